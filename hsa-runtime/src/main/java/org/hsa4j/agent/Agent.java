@@ -1,0 +1,259 @@
+package org.hsa4j.agent;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+import org.hsa4j.memory.Allocation;
+import org.hsa4j.memory.MemoryKind;
+import org.hsa4j.memory.MemoryManager;
+import org.hsa4j.memory.MemoryPool;
+import org.hsa4j.memory.Svm;
+import org.hsa4j.packet.AqlPacket;
+import org.hsa4j.queue.Queue;
+import org.hsa4j.queue.QueueDescriptor;
+import org.hsa4j.queue.QueueErrorCallback;
+import org.hsa4j.queue.QueueType;
+import org.hsa4j.runtime.HsaException;
+import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.signal.Signal;
+import org.hsa4j.signal.SignalDescriptor;
+import org.hsa4j.signal.SignalManager;
+
+/**
+ * An HSA agent ({@code hsa_agent_t}): its attributes, its memory pools, its view of SVM, its
+ * queues and the compute units (worker threads) that consume them through a
+ * {@link PacketProcessor}. A GPU agent runs kernel dispatch packets; the CPU agent runs agent
+ * dispatch packets through registered {@link AgentDispatchHandler}s. Both run barrier packets.
+ */
+public final class Agent {
+    private static final AtomicLong QUEUE_IDS = new AtomicLong();
+
+    private final int index;
+    private final AgentProperties properties;
+    private final MemoryManager memory;
+    private final SignalManager signals;
+    private final MemoryPool queuePool;
+    private final List<MemoryPool> pools;
+    private final Svm svm;
+    private final PacketProcessor processor;
+    private final Map<Integer, AgentDispatchHandler> handlers = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    /** Built by the runtime while it makes the topology. */
+    public Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
+                 MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock) {
+        this.index = index;
+        this.properties = properties;
+        this.memory = memory;
+        this.signals = signals;
+        this.queuePool = queuePool;
+        this.pools = List.copyOf(pools);
+        this.svm = new Svm(memory.addressSpace(), index, properties.name());
+        this.processor = new PacketProcessor(this, memory, signals, svm, clock);
+    }
+
+    /** Starts the compute units; called once by the runtime. */
+    public void start() {
+        processor.start(properties.computeUnits(), properties.groupSegmentMax(), "hsa4j-" + properties.name());
+    }
+
+    /** Index of this agent: its bit in access masks. */
+    public int index() {
+        return index;
+    }
+
+    /** The agent's attributes. */
+    public AgentProperties properties() {
+        return properties;
+    }
+
+    /** {@code HSA_AGENT_INFO_NAME}. */
+    public String name() {
+        return properties.name();
+    }
+
+    /** {@code HSA_AGENT_INFO_VENDOR_NAME}. */
+    public String vendor() {
+        return "hsa4j";
+    }
+
+    /** {@code HSA_AGENT_INFO_DEVICE}. */
+    public DeviceType deviceType() {
+        return properties.deviceType();
+    }
+
+    /** {@code HSA_AGENT_INFO_FEATURE}. */
+    public Set<AgentFeature> features() {
+        return properties.features();
+    }
+
+    /** True when the agent has {@code feature}. */
+    public boolean hasFeature(AgentFeature feature) {
+        return properties.features().contains(feature);
+    }
+
+    /** {@code HSA_AGENT_INFO_PROFILE}: FULL, since host and agents share one address space. */
+    public Profile profile() {
+        return Profile.FULL;
+    }
+
+    /** {@code HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT}. */
+    public int computeUnits() {
+        return properties.computeUnits();
+    }
+
+    /** {@code HSA_AGENT_INFO_WAVEFRONT_SIZE}. */
+    public int wavefrontSize() {
+        return properties.wavefrontSize();
+    }
+
+    /** {@code HSA_AGENT_INFO_WORKGROUP_MAX_DIM}. */
+    public int[] workgroupMaxDim() {
+        return properties.workgroupMaxDim();
+    }
+
+    /** {@code HSA_AGENT_INFO_WORKGROUP_MAX_SIZE}. */
+    public int workgroupMaxSize() {
+        return properties.workgroupMaxSize();
+    }
+
+    /** {@code HSA_AGENT_INFO_GRID_MAX_DIM}. */
+    public long[] gridMaxDim() {
+        return properties.gridMaxDim();
+    }
+
+    /** {@code HSA_AGENT_INFO_GRID_MAX_SIZE}. */
+    public long gridMaxSize() {
+        return properties.gridMaxSize();
+    }
+
+    /** {@code HSA_AGENT_INFO_QUEUE_MIN_SIZE}. */
+    public int queueMinSize() {
+        return properties.queueMinSize();
+    }
+
+    /** {@code HSA_AGENT_INFO_QUEUE_MAX_SIZE}. */
+    public int queueMaxSize() {
+        return properties.queueMaxSize();
+    }
+
+    /** {@code HSA_AGENT_INFO_QUEUES_MAX}. */
+    public int queuesMax() {
+        return properties.queuesMax();
+    }
+
+    /** The memory pools of this agent ({@code hsa_amd_agent_iterate_memory_pools}). */
+    public List<MemoryPool> memoryPools() {
+        return pools;
+    }
+
+    /** This agent's view of shared virtual memory. */
+    public Svm svm() {
+        return svm;
+    }
+
+    /** Number of live queues. */
+    public int queueCount() {
+        return processor.queueCount();
+    }
+
+    /** The compute unit threads, for diagnostics and tests. */
+    public Thread[] computeUnitThreads() {
+        return processor.threads();
+    }
+
+    /**
+     * {@code hsa_queue_create}: a queue of {@code size} packets (a power of two within the
+     * agent's limits) whose packets this agent consumes.
+     *
+     * @throws HsaException INVALID_ARGUMENT for a bad size, OUT_OF_RESOURCES past {@link #queuesMax()}
+     */
+    public Queue createQueue(int size, QueueType type, QueueErrorCallback errorCallback) {
+        Objects.requireNonNull(type, "type");
+        checkOpen();
+        if (size < properties.queueMinSize() || size > properties.queueMaxSize() || Integer.bitCount(size) != 1) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "queue size " + size + " must be a power of two in "
+                    + properties.queueMinSize() + ".." + properties.queueMaxSize());
+        }
+        int features = (hasFeature(AgentFeature.KERNEL_DISPATCH) ? QueueDescriptor.FEATURE_KERNEL_DISPATCH : 0)
+                | (hasFeature(AgentFeature.AGENT_DISPATCH) ? QueueDescriptor.FEATURE_AGENT_DISPATCH : 0);
+        synchronized (this) {
+            if (processor.queueCount() >= properties.queuesMax()) {
+                throw new HsaException(HsaStatus.OUT_OF_RESOURCES, name() + " already has its maximum of "
+                        + properties.queuesMax() + " queues");
+            }
+            Allocation descriptor = memory.allocate(queuePool, QueueDescriptor.BYTES, QueueDescriptor.ALIGNMENT,
+                    MemoryKind.INTERNAL, -1L, index, null);
+            Allocation ring;
+            try {
+                ring = memory.allocate(queuePool, (long) size * AqlPacket.SIZE, Math.max(AqlPacket.ALIGNMENT, 4096),
+                        MemoryKind.INTERNAL, -1L, index, null);
+            } catch (HsaException e) {
+                memory.release(descriptor);
+                throw e;
+            }
+            Signal doorbell = signals.create(-1, SignalDescriptor.KIND_DOORBELL);
+            Queue queue = new Queue(this, descriptor, ring, size, QUEUE_IDS.incrementAndGet(), type, features,
+                    doorbell, errorCallback, this::destroyQueue);
+            processor.attach(queue);
+            return queue;
+        }
+    }
+
+    private void destroyQueue(Queue queue) {
+        processor.detach(queue, new HsaException(HsaStatus.INVALID_QUEUE, "queue " + queue.id() + " was destroyed"));
+        queue.markDestroyed();
+        for (Allocation a : queue.allocations()) {
+            memory.release(a);
+        }
+        queue.doorbell().destroy();
+    }
+
+    /** Registers the handler for agent dispatch packets of function {@code type} (0-65535). */
+    public void registerAgentDispatchHandler(int type, AgentDispatchHandler handler) {
+        Objects.requireNonNull(handler, "handler");
+        if (!hasFeature(AgentFeature.AGENT_DISPATCH)) {
+            throw new HsaException(HsaStatus.INVALID_AGENT, name() + " does not support agent dispatch");
+        }
+        if (type < 0 || type > 0xFFFF) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "agent dispatch type must be 0..65535, was " + type);
+        }
+        handlers.put(type, handler);
+    }
+
+    /** Removes the handler for {@code type}. */
+    public void unregisterAgentDispatchHandler(int type) {
+        handlers.remove(type);
+    }
+
+    AgentDispatchHandler handler(int type) {
+        return handlers.get(type);
+    }
+
+    /** Wakes the packet processor: something may be ready to launch. */
+    public void notifyWork() {
+        processor.notifyWork();
+    }
+
+    /** Stops the compute units within {@code timeoutNanos}; queued and launched work fails with {@code reason}. */
+    public void shutdown(HsaException reason, long timeoutNanos) {
+        closed = true;
+        processor.shutdown(reason, timeoutNanos);
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new HsaException(HsaStatus.NOT_INITIALIZED, "the runtime has been shut down");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name();
+    }
+}

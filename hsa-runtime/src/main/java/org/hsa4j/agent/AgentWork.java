@@ -1,0 +1,50 @@
+package org.hsa4j.agent;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.hsa4j.runtime.HsaException;
+import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.signal.Signal;
+
+/** A launched agent dispatch: one compute unit runs its handler. */
+final class AgentWork extends Work {
+    private final AgentDispatchHandler handler;
+    private final AgentDispatchRequest request;
+    private final Signal completion;
+    private final int releaseScope;
+    private final PacketProcessor processor;
+    private final AtomicBoolean claimed = new AtomicBoolean();
+
+    AgentWork(QueueSlot slot, AgentDispatchHandler handler, AgentDispatchRequest request, Signal completion,
+              int releaseScope, PacketProcessor processor) {
+        super(slot);
+        this.handler = handler;
+        this.request = request;
+        this.completion = completion;
+        this.releaseScope = releaseScope;
+        this.processor = processor;
+    }
+
+    @Override
+    boolean claimable() {
+        return !claimed.get();
+    }
+
+    @Override
+    boolean runOne(ComputeUnit unit) {
+        if (!claimed.compareAndSet(false, true)) {
+            return false;
+        }
+        HsaException failure = null;
+        try {
+            handler.handle(request);
+        } catch (HsaException e) {
+            failure = e;
+        } catch (Throwable t) {
+            failure = new HsaException(HsaStatus.EXCEPTION, "agent dispatch handler for type " + request.type()
+                    + " threw: " + t, t);
+        }
+        processor.complete(this, failure, completion, releaseScope);
+        return true;
+    }
+}

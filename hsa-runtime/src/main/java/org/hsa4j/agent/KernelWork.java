@@ -1,0 +1,52 @@
+package org.hsa4j.agent;
+
+import org.hsa4j.kernel.Dispatch;
+import org.hsa4j.runtime.HsaException;
+import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.signal.Signal;
+
+/** A launched kernel dispatch: compute units claim and run its workgroups one at a time. */
+final class KernelWork extends Work {
+    final Dispatch dispatch;
+    final Signal completion;
+    final int releaseScope;
+    private final PacketProcessor processor;
+
+    KernelWork(QueueSlot slot, Dispatch dispatch, Signal completion, int releaseScope, PacketProcessor processor) {
+        super(slot);
+        this.dispatch = dispatch;
+        this.completion = completion;
+        this.releaseScope = releaseScope;
+        this.processor = processor;
+    }
+
+    @Override
+    boolean claimable() {
+        return dispatch.hasUnclaimedGroups();
+    }
+
+    @Override
+    boolean runOne(ComputeUnit unit) {
+        long group = dispatch.claimGroup();
+        if (group < 0) {
+            return false;
+        }
+        try {
+            unit.executor.run(dispatch, group);
+        } catch (HsaException e) {
+            dispatch.fail(e);
+        } catch (Throwable t) {
+            dispatch.fail(new HsaException(HsaStatus.EXCEPTION, "kernel " + dispatch.code().name()
+                    + " threw in workgroup " + group + ": " + t, t));
+        }
+        if (dispatch.finishGroup()) {
+            processor.complete(this, dispatch.failure(), completion, releaseScope);
+        }
+        return true;
+    }
+
+    @Override
+    public String toString() {
+        return dispatch.toString();
+    }
+}

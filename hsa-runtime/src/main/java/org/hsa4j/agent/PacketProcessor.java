@@ -1,0 +1,669 @@
+package org.hsa4j.agent;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+
+import org.hsa4j.kernel.Dispatch;
+import org.hsa4j.kernel.Executable;
+import org.hsa4j.kernel.KernelCode;
+import org.hsa4j.kernel.KernelDescriptor;
+import org.hsa4j.memory.Allocation;
+import org.hsa4j.memory.MemoryFaultException;
+import org.hsa4j.memory.MemoryManager;
+import org.hsa4j.memory.Svm;
+import org.hsa4j.packet.AgentDispatchPacket;
+import org.hsa4j.packet.AqlPacket;
+import org.hsa4j.packet.BarrierPacket;
+import org.hsa4j.packet.KernelDispatchPacket;
+import org.hsa4j.packet.PacketHeader;
+import org.hsa4j.packet.PacketType;
+import org.hsa4j.queue.Queue;
+import org.hsa4j.queue.QueueState;
+import org.hsa4j.runtime.HsaException;
+import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.signal.Signal;
+import org.hsa4j.signal.SignalManager;
+import org.hsa4j.signal.SignalWaiter;
+
+/**
+ * The packet processor of one agent. It is not a thread: it is a role that one compute unit at a
+ * time holds (leader/follower), so the unit that finds a one-workgroup dispatch can run it itself
+ * with no hand-off, which is what makes a dispatch round trip cost about one cache-line exchange
+ * each way.
+ *
+ * <h2>Processing</h2>
+ * The role holder scans the agent's queues. In each it acquire-loads the 32-bit header word at the
+ * read index; INVALID means nothing is published. Packets launch in order: a set barrier bit waits
+ * until the queue has nothing in flight; a barrier-AND/OR packet waits (without blocking the other
+ * queues) until its dependencies are observed at 0, with the agent registered as a waiter on them.
+ * Launching copies what the packet says into a {@link Dispatch}, sets the slot back to INVALID and
+ * advances the read index with a screlease store, so the slot is free for the producer at once and
+ * packets may complete out of order. Workgroups are then claimed by any compute unit.
+ *
+ * <h2>Completion</h2>
+ * The unit that finishes the last workgroup applies the release fence of the packet's scope,
+ * records the end timestamp, and decrements the completion signal with screlease order (which
+ * wakes its waiters). A bad packet or a failing kernel raises the queue's error (callback once),
+ * and fails the packet's completion signal, so no wait on it hangs; later packets of that queue
+ * are drained the same way. Other queues and agents are untouched.
+ *
+ * <h2>Waking</h2>
+ * {@link #notifyWork()} bumps an epoch and, if no unit holds the role, unparks one idle unit. A
+ * unit that is about to park first marks itself parked and re-reads the epoch; both sides use
+ * volatile accesses, so a notification is never lost between a last scan and a park.
+ */
+final class PacketProcessor {
+    /** How long the role holder keeps scanning idle queues before it gives up the role. */
+    static final long PROCESSOR_SPIN_NANOS = 50_000;
+    /** Most packets launched from one queue before the scan moves on (fairness). */
+    static final int BATCH = 64;
+
+    private static final VarHandle ROLE;
+    private static final VarHandle DEP = ValueLayout.JAVA_LONG.varHandle();
+
+    static {
+        try {
+            ROLE = MethodHandles.lookup().findVarHandle(PacketProcessor.class, "role", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Agent agent;
+    private final MemoryManager memory;
+    private final SignalManager signals;
+    private final Svm svm;
+    private final LongSupplier clock;
+    private final AtomicLong epoch = new AtomicLong();
+    private final ConcurrentLinkedQueue<Work> runnable = new ConcurrentLinkedQueue<>();
+    final SignalWaiter waiter = s -> notifyWork();
+    private volatile QueueSlot[] queues = new QueueSlot[0];
+    private ComputeUnit[] units = new ComputeUnit[0];
+    private volatile boolean shutdown;
+    @SuppressWarnings("unused")
+    private volatile int role;
+    private int nextQueue;
+
+    PacketProcessor(Agent agent, MemoryManager memory, SignalManager signals, Svm svm, LongSupplier clock) {
+        this.agent = agent;
+        this.memory = memory;
+        this.signals = signals;
+        this.svm = svm;
+        this.clock = clock;
+    }
+
+    void start(int computeUnits, int groupSegmentMax, String threadPrefix) {
+        ComputeUnit[] made = new ComputeUnit[computeUnits];
+        for (int i = 0; i < computeUnits; i++) {
+            made[i] = new ComputeUnit(i, this, groupSegmentMax);
+        }
+        units = made;
+        for (ComputeUnit u : made) {
+            Thread t = new Thread(u, threadPrefix + "-cu" + u.id);
+            t.setDaemon(true);
+            u.thread = t;
+        }
+        for (ComputeUnit u : made) {
+            u.thread.start();
+        }
+    }
+
+    // ---- role and waking ------------------------------------------------------------------------
+
+    boolean isShutdown() {
+        return shutdown;
+    }
+
+    long epoch() {
+        return epoch.get();
+    }
+
+    boolean tryAcquireRole() {
+        return role == 0 && ROLE.compareAndSet(this, 0, 1);
+    }
+
+    private void releaseRole() {
+        role = 0;
+    }
+
+    /** Something may be ready: a doorbell rang, a dependency changed, a queue changed state. */
+    void notifyWork() {
+        epoch.incrementAndGet();
+        if (role == 0) {
+            wakeIdle(1);
+        }
+    }
+
+    private void wakeIdle(long count) {
+        for (ComputeUnit u : units) {
+            if (count <= 0) {
+                return;
+            }
+            if (u.wake()) {
+                count--;
+            }
+        }
+    }
+
+    boolean hasClaimableWork() {
+        Work w = runnable.peek();
+        return w != null && w.claimable();
+    }
+
+    /** Runs one claimable part of launched work; false when there is none. */
+    boolean runWork(ComputeUnit unit) {
+        Work w;
+        while ((w = runnable.peek()) != null) {
+            if (w.runOne(unit)) {
+                return true;
+            }
+            runnable.remove(w);
+        }
+        return false;
+    }
+
+    /**
+     * Acts as packet processor until work is launched (true) or the queues stayed idle for
+     * {@link #PROCESSOR_SPIN_NANOS} (false). The caller holds the role; this releases it.
+     */
+    boolean actAsProcessor() {
+        long idleSince = 0;
+        boolean launched = false;
+        try {
+            while (!shutdown) {
+                boolean progress = processQueues();
+                if (hasClaimableWork()) {
+                    launched = true;
+                    return true;
+                }
+                if (progress) {
+                    idleSince = 0;
+                    continue;
+                }
+                long now = System.nanoTime();
+                if (idleSince == 0) {
+                    idleSince = now;
+                } else if (now - idleSince > PROCESSOR_SPIN_NANOS) {
+                    return false;
+                }
+                Thread.onSpinWait();
+            }
+            return false;
+        } finally {
+            releaseRole();
+            if (launched) {
+                Work w = runnable.peek();
+                if (w instanceof KernelWork k && k.dispatch.totalGroups() > 1) {
+                    wakeIdle(Math.min(units.length - 1, k.dispatch.totalGroups() - 1));
+                } else if (runnable.size() > 1) {
+                    wakeIdle(1);
+                }
+            }
+        }
+    }
+
+    // ---- queues ---------------------------------------------------------------------------------
+
+    void attach(Queue queue) {
+        synchronized (this) {
+            QueueSlot[] grown = Arrays.copyOf(queues, queues.length + 1);
+            grown[queues.length] = new QueueSlot(queue);
+            queues = grown;
+        }
+        queue.doorbell().addWaiter(waiter);
+    }
+
+    int queueCount() {
+        return queues.length;
+    }
+
+    /**
+     * Drains and detaches a destroyed queue: waits (bounded) for the processor role so no scan
+     * is reading the ring, fails every published packet's completion signal, then removes it.
+     */
+    void detach(Queue queue, HsaException reason) {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        boolean held = false;
+        while (!(held = tryAcquireRole())) {
+            if (System.nanoTime() - deadline > 0) {
+                break;
+            }
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+        try {
+            synchronized (this) {
+                QueueSlot found = null;
+                for (QueueSlot s : queues) {
+                    if (s.queue == queue) {
+                        found = s;
+                    }
+                }
+                if (found == null) {
+                    return;
+                }
+                if (held) {
+                    drain(found, reason);
+                    unwatch(found);
+                }
+                QueueSlot target = found;
+                queues = Arrays.stream(queues).filter(s -> s != target).toArray(QueueSlot[]::new);
+            }
+        } finally {
+            if (held) {
+                releaseRole();
+            }
+        }
+        queue.doorbell().removeWaiter(waiter);
+    }
+
+    /** One pass over every queue; true when some packet was consumed. */
+    private boolean processQueues() {
+        QueueSlot[] qs = queues;
+        int n = qs.length;
+        if (n == 0) {
+            return false;
+        }
+        boolean progress = false;
+        int start = nextQueue++ % n;
+        for (int i = 0; i < n; i++) {
+            QueueSlot q = qs[(start + i) % n];
+            QueueState state = q.queue.state();
+            if (state == QueueState.ACTIVE) {
+                progress |= launch(q);
+            } else {
+                HsaException reason = q.queue.error();
+                progress |= drain(q, new HsaException(reason != null ? reason.status() : HsaStatus.INVALID_QUEUE,
+                        "queue " + q.queue.id() + " is " + state + (reason != null ? ": " + reason.getMessage() : ""),
+                        reason));
+            }
+        }
+        return progress;
+    }
+
+    private boolean launch(QueueSlot q) {
+        int launched = 0;
+        MemorySegment ring = q.ring;
+        while (launched < BATCH) {
+            long index = q.readIndex;
+            long off = (index & q.mask) * AqlPacket.SIZE;
+            int word = AqlPacket.loadHeaderWordAcquire(ring, off);
+            int type = PacketHeader.typeCode(word);
+            if (type == PacketType.INVALID.code()) {
+                break;
+            }
+            if (PacketHeader.barrier(word) && q.inflight.get() > 0) {
+                break;
+            }
+            int acquire = PacketHeader.acquireScopeCode(word);
+            int release = PacketHeader.releaseScopeCode(word);
+            if (acquire == 3 || release == 3) {
+                reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, "reserved fence scope value 3 in the header");
+                return true;
+            }
+            if (acquire != 0) {
+                VarHandle.acquireFence();
+            }
+            if (type == PacketType.KERNEL_DISPATCH.code()) {
+                if (!launchKernel(q, index, off, word, release)) {
+                    return true;
+                }
+            } else if (type == PacketType.BARRIER_AND.code() || type == PacketType.BARRIER_OR.code()) {
+                int outcome = barrier(q, index, off, type == PacketType.BARRIER_AND.code());
+                if (outcome < 0) {
+                    return true;
+                }
+                if (outcome == 0) {
+                    break;
+                }
+            } else if (type == PacketType.AGENT_DISPATCH.code()) {
+                if (!launchAgentDispatch(q, index, off, word, release)) {
+                    return true;
+                }
+            } else {
+                reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, type == PacketType.VENDOR_SPECIFIC.code()
+                        ? "vendor-specific packets are not supported" : "unknown packet type " + type);
+                return true;
+            }
+            launched++;
+        }
+        return launched > 0;
+    }
+
+    private void consume(QueueSlot q, long index, long off) {
+        AqlPacket.storeInvalid(q.ring, off);
+        q.readIndex = index + 1;
+        q.queue.storeReadIndexScrelease(index + 1);
+    }
+
+    private boolean launchKernel(QueueSlot q, long index, long off, int word, int release) {
+        MemorySegment ring = q.ring;
+        AgentProperties p = agent.properties();
+        if (!agent.hasFeature(AgentFeature.KERNEL_DISPATCH)) {
+            reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, agent.name() + " does not run kernel dispatch packets");
+            return false;
+        }
+        int dims = KernelDispatchPacket.dimensions(word >>> 16);
+        int[] wg = {
+                Short.toUnsignedInt(ring.get(ValueLayout.JAVA_SHORT, off + KernelDispatchPacket.WORKGROUP_SIZE_X)),
+                Short.toUnsignedInt(ring.get(ValueLayout.JAVA_SHORT, off + KernelDispatchPacket.WORKGROUP_SIZE_Y)),
+                Short.toUnsignedInt(ring.get(ValueLayout.JAVA_SHORT, off + KernelDispatchPacket.WORKGROUP_SIZE_Z))};
+        long[] grid = {
+                Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GRID_SIZE_X)),
+                Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GRID_SIZE_Y)),
+                Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GRID_SIZE_Z))};
+        long privateSize = Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.PRIVATE_SEGMENT_SIZE));
+        long groupSize = Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GROUP_SEGMENT_SIZE));
+        long kernelObject = ring.get(ValueLayout.JAVA_LONG, off + KernelDispatchPacket.KERNEL_OBJECT);
+        long kernargAddress = ring.get(ValueLayout.JAVA_LONG, off + KernelDispatchPacket.KERNARG_ADDRESS);
+        long completionHandle = ring.get(ValueLayout.JAVA_LONG, off + AqlPacket.COMPLETION_SIGNAL);
+
+        String problem = null;
+        if (dims < 1) {
+            problem = "setup gives 0 dimensions (must be 1 to 3)";
+        }
+        long wgTotal = 1;
+        long gridTotal = 1;
+        char[] axis = {'x', 'y', 'z'};
+        for (int d = 0; d < 3 && problem == null; d++) {
+            if (d < dims) {
+                if (wg[d] < 1 || wg[d] > p.workgroupMaxDim()[d]) {
+                    problem = "workgroup_size_" + axis[d] + " " + wg[d] + " is outside 1.." + p.workgroupMaxDim()[d];
+                } else if (grid[d] < 1 || grid[d] > p.gridMaxDim()[d]) {
+                    problem = "grid_size_" + axis[d] + " " + grid[d] + " is outside 1.." + p.gridMaxDim()[d];
+                }
+            } else if (wg[d] != 1 || grid[d] != 1) {
+                problem = "workgroup_size_" + axis[d] + " and grid_size_" + axis[d] + " must be 1 in a "
+                        + dims + "-dimensional dispatch";
+            }
+            wgTotal *= wg[d];
+            gridTotal *= grid[d];
+        }
+        if (problem == null && wgTotal > p.workgroupMaxSize()) {
+            problem = "workgroup of " + wgTotal + " work-items exceeds the agent's maximum " + p.workgroupMaxSize();
+        }
+        if (problem == null && gridTotal > p.gridMaxSize()) {
+            problem = "grid of " + gridTotal + " work-items exceeds the agent's maximum " + p.gridMaxSize();
+        }
+        if (problem == null && groupSize > p.groupSegmentMax()) {
+            problem = "group segment of " + groupSize + " bytes exceeds the agent's maximum " + p.groupSegmentMax();
+        }
+        if (problem == null && privateSize > p.privateSegmentMax()) {
+            problem = "private segment of " + privateSize + " bytes exceeds the agent's maximum " + p.privateSegmentMax();
+        }
+        KernelCode code = null;
+        if (problem == null) {
+            code = Executable.fromHandle(memory, kernelObject);
+            if (code == null) {
+                problem = String.format("unknown kernel object 0x%x", kernelObject);
+            }
+        }
+        MemorySegment kernarg = MemorySegment.NULL;
+        if (problem == null) {
+            KernelDescriptor kd = code.descriptor();
+            if (groupSize < kd.groupSegmentSize()) {
+                problem = "group segment of " + groupSize + " bytes is below kernel " + code.name() + "'s "
+                        + kd.groupSegmentSize();
+            } else if (privateSize < kd.privateSegmentSize()) {
+                problem = "private segment of " + privateSize + " bytes is below kernel " + code.name() + "'s "
+                        + kd.privateSegmentSize();
+            } else if (kd.kernargSegmentSize() > 0) {
+                try {
+                    kernarg = svm.segment(kernargAddress, kd.kernargSegmentSize());
+                } catch (MemoryFaultException e) {
+                    problem = String.format("kernarg segment of %d bytes at 0x%x is outside memory %s may read (%s)",
+                            kd.kernargSegmentSize(), kernargAddress, agent.name(), e.getMessage());
+                }
+            } else if (kernargAddress != 0) {
+                Allocation a = memory.find(kernargAddress);
+                if (a != null && (a.accessMask() & (1L << agent.index())) != 0) {
+                    kernarg = a.segment().asSlice(kernargAddress - a.base());
+                }
+            }
+        }
+        if (problem != null) {
+            reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, problem);
+            return false;
+        }
+        Signal completion = completionSignal(q, index, off, completionHandle);
+        if (completion == null && completionHandle != 0) {
+            return false;
+        }
+        Dispatch dispatch = new Dispatch(code, dims, wg[0], wg[1], wg[2], grid[0], grid[1], grid[2], kernargAddress,
+                kernarg, (int) groupSize, (int) privateSize, svm, index, q);
+        consume(q, index, off);
+        if (completion != null) {
+            completion.recordStart(clock.getAsLong());
+        }
+        q.inflight.incrementAndGet();
+        runnable.add(new KernelWork(q, dispatch, completion, release, this));
+        return true;
+    }
+
+    private boolean launchAgentDispatch(QueueSlot q, long index, long off, int word, int release) {
+        if (!agent.hasFeature(AgentFeature.AGENT_DISPATCH)) {
+            reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, agent.name() + " does not run agent dispatch packets");
+            return false;
+        }
+        int type = (word >>> 16) & 0xFFFF;
+        AgentDispatchHandler handler = agent.handler(type);
+        if (handler == null) {
+            reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, "no agent dispatch handler for type " + type
+                    + " on " + agent.name());
+            return false;
+        }
+        MemorySegment ring = q.ring;
+        long completionHandle = ring.get(ValueLayout.JAVA_LONG, off + AqlPacket.COMPLETION_SIGNAL);
+        Signal completion = completionSignal(q, index, off, completionHandle);
+        if (completion == null && completionHandle != 0) {
+            return false;
+        }
+        AgentDispatchRequest request = new AgentDispatchRequest(type,
+                ring.get(ValueLayout.JAVA_LONG, off + AgentDispatchPacket.RETURN_ADDRESS),
+                ring.get(ValueLayout.JAVA_LONG, off + AgentDispatchPacket.ARG0),
+                ring.get(ValueLayout.JAVA_LONG, off + AgentDispatchPacket.ARG0 + 8),
+                ring.get(ValueLayout.JAVA_LONG, off + AgentDispatchPacket.ARG0 + 16),
+                ring.get(ValueLayout.JAVA_LONG, off + AgentDispatchPacket.ARG0 + 24),
+                index, svm);
+        consume(q, index, off);
+        if (completion != null) {
+            completion.recordStart(clock.getAsLong());
+        }
+        q.inflight.incrementAndGet();
+        runnable.add(new AgentWork(q, handler, request, completion, release, this));
+        return true;
+    }
+
+    /**
+     * Handles the barrier packet at {@code index}: 1 when it completed, 0 when it still waits
+     * for dependencies, -1 when it was rejected.
+     */
+    private int barrier(QueueSlot q, long index, long off, boolean and) {
+        MemorySegment ring = q.ring;
+        if (q.barrierIndex != index) {
+            unwatch(q);
+            q.barrierIndex = index;
+            q.satisfied = 0;
+        }
+        int pending = 0;
+        Signal[] deps = new Signal[BarrierPacket.DEP_SIGNAL_COUNT];
+        boolean any = false;
+        for (int i = 0; i < BarrierPacket.DEP_SIGNAL_COUNT; i++) {
+            long handle = (long) DEP.get(ring, off + BarrierPacket.DEP_SIGNAL0 + 8L * i);
+            if (handle == 0) {
+                continue;
+            }
+            if ((q.satisfied & (1 << i)) != 0) {
+                any = true;
+                continue;
+            }
+            Signal s;
+            try {
+                s = signals.fromHandle(handle);
+            } catch (HsaException e) {
+                reject(q, index, off, HsaStatus.INVALID_SIGNAL, "barrier dependency " + i + ": " + e.getMessage());
+                return -1;
+            }
+            HsaException failed = s.failure();
+            if (failed != null) {
+                reject(q, index, off, failed.status(), "barrier dependency " + i + " (signal " + s + ") failed: "
+                        + failed.getMessage());
+                return -1;
+            }
+            if (s.loadScacquire() == 0) {
+                q.satisfied |= 1 << i;
+                any = true;
+            } else {
+                deps[pending++] = s;
+            }
+        }
+        boolean done = and ? pending == 0 : any;
+        if (!done) {
+            if (q.watched == null) {
+                q.watched = Arrays.copyOf(deps, pending);
+                for (Signal s : q.watched) {
+                    s.addWaiter(waiter);
+                }
+                return barrier(q, index, off, and);
+            }
+            return 0;
+        }
+        unwatch(q);
+        q.barrierIndex = -1;
+        long completionHandle = ring.get(ValueLayout.JAVA_LONG, off + AqlPacket.COMPLETION_SIGNAL);
+        Signal completion = completionSignal(q, index, off, completionHandle);
+        if (completion == null && completionHandle != 0) {
+            return -1;
+        }
+        int word = AqlPacket.loadHeaderWordAcquire(ring, off);
+        consume(q, index, off);
+        if (PacketHeader.releaseScopeCode(word) != 0) {
+            VarHandle.fullFence();
+        }
+        if (completion != null) {
+            long now = clock.getAsLong();
+            completion.recordStart(now);
+            completion.recordEnd(now);
+            completion.subtractScrelease(1);
+        }
+        return 1;
+    }
+
+    private void unwatch(QueueSlot q) {
+        if (q.watched != null) {
+            for (Signal s : q.watched) {
+                s.removeWaiter(waiter);
+            }
+            q.watched = null;
+        }
+    }
+
+    private Signal completionSignal(QueueSlot q, long index, long off, long handle) {
+        if (handle == 0) {
+            return null;
+        }
+        try {
+            return signals.fromHandle(handle);
+        } catch (HsaException e) {
+            reject(q, index, off, HsaStatus.INVALID_SIGNAL, "completion signal: " + e.getMessage());
+            return null;
+        }
+    }
+
+    /** Rejects the packet at {@code index}: raises the queue's error, fails its signal, consumes it. */
+    private void reject(QueueSlot q, long index, long off, HsaStatus status, String problem) {
+        HsaException e = new HsaException(status, "packet " + index + " on queue " + q.queue.id() + " ("
+                + agent.name() + "): " + problem);
+        q.queue.raiseError(e);
+        failCompletion(q.ring, off, e);
+        unwatch(q);
+        q.barrierIndex = -1;
+        consume(q, index, off);
+    }
+
+    private void failCompletion(MemorySegment ring, long off, HsaException e) {
+        long handle = ring.get(ValueLayout.JAVA_LONG, off + AqlPacket.COMPLETION_SIGNAL);
+        if (handle != 0) {
+            try {
+                signals.fromHandle(handle).fail(e);
+            } catch (HsaException ignored) {
+                // the packet named no live signal: there is nobody to tell
+            }
+        }
+    }
+
+    /** Fails and consumes every published packet of a queue that is no longer active. */
+    private boolean drain(QueueSlot q, HsaException reason) {
+        boolean progress = false;
+        while (true) {
+            long index = q.readIndex;
+            long off = (index & q.mask) * AqlPacket.SIZE;
+            int word = AqlPacket.loadHeaderWordAcquire(q.ring, off);
+            if (PacketHeader.typeCode(word) == PacketType.INVALID.code()) {
+                return progress;
+            }
+            failCompletion(q.ring, off, reason);
+            consume(q, index, off);
+            progress = true;
+        }
+    }
+
+    /** Completes launched work: release fence, end timestamp, completion signal or failure. */
+    void complete(Work work, HsaException failure, Signal completion, int releaseScope) {
+        if (releaseScope != 0) {
+            VarHandle.fullFence();
+        }
+        work.slot.inflight.decrementAndGet();
+        if (failure != null) {
+            work.slot.queue.raiseError(failure);
+            if (completion != null) {
+                completion.fail(failure);
+            }
+        } else if (completion != null) {
+            completion.recordEnd(clock.getAsLong());
+            completion.subtractScrelease(1);
+        }
+    }
+
+    // ---- shutdown -------------------------------------------------------------------------------
+
+    /** Stops the compute units, failing what is still queued or launched with {@code reason}. */
+    void shutdown(HsaException reason, long timeoutNanos) {
+        shutdown = true;
+        for (ComputeUnit u : units) {
+            LockSupport.unpark(u.thread);
+        }
+        long deadline = System.nanoTime() + timeoutNanos;
+        for (ComputeUnit u : units) {
+            long left = deadline - System.nanoTime();
+            if (left > 0) {
+                try {
+                    u.thread.join(Math.max(1, left / 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+        for (QueueSlot q : queues) {
+            q.queue.doorbell().removeWaiter(waiter);
+            unwatch(q);
+        }
+        Work w;
+        while ((w = runnable.poll()) != null) {
+            if (w instanceof KernelWork k && k.completion != null) {
+                k.completion.fail(reason);
+            }
+        }
+    }
+
+    Thread[] threads() {
+        return Arrays.stream(units).map(u -> u.thread).toArray(Thread[]::new);
+    }
+}

@@ -1,0 +1,34 @@
+package org.hsa4j.agent;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.hsa4j.queue.Queue;
+import org.hsa4j.signal.Signal;
+
+/**
+ * The packet processor's private state for one queue. Plain fields are touched only by the
+ * compute unit that holds the agent's processor role; handing the role over is a volatile
+ * write and a successful compare-and-set, which orders them between holders.
+ */
+final class QueueSlot {
+    final Queue queue;
+    final MemorySegment ring;
+    final long mask;
+    /** Packets launched and not yet completed; decremented by compute units. */
+    final AtomicInteger inflight = new AtomicInteger();
+    /** Next packet id to consume (mirrors the read index). */
+    long readIndex;
+    /** Packet id of the barrier packet whose dependencies are being watched, or -1. */
+    long barrierIndex = -1;
+    /** Dependencies of that barrier packet already observed at 0. */
+    int satisfied;
+    /** Dependency signals the agent's waiter is registered on. */
+    Signal[] watched;
+
+    QueueSlot(Queue queue) {
+        this.queue = queue;
+        this.ring = queue.ring();
+        this.mask = queue.size() - 1;
+    }
+}

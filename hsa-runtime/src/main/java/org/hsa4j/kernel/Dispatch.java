@@ -1,0 +1,123 @@
+package org.hsa4j.kernel;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.hsa4j.memory.Svm;
+import org.hsa4j.runtime.HsaException;
+
+/**
+ * A launched kernel dispatch: what the packet processor copied out of the packet before freeing
+ * its slot, plus the workgroup counters compute units share. Compute units claim workgroups with
+ * {@link #claimGroup()} and report each with {@link #finishGroup()}; the one that finishes the last
+ * group completes the dispatch.
+ */
+public final class Dispatch {
+    final KernelCode code;
+    final int dimensions;
+    final int workgroupX;
+    final int workgroupY;
+    final int workgroupZ;
+    final long gridX;
+    final long gridY;
+    final long gridZ;
+    final long groupsX;
+    final long groupsY;
+    final long groupsZ;
+    final long totalGroups;
+    final long kernargAddress;
+    final MemorySegment kernarg;
+    final int groupSegmentSize;
+    final int privateSegmentSize;
+    final Svm svm;
+    final long packetId;
+    private final Object owner;
+    private final AtomicLong nextGroup = new AtomicLong();
+    private final AtomicLong groupsLeft;
+    private volatile HsaException failure;
+
+    /** Made by the packet processor from a validated kernel dispatch packet. */
+    public Dispatch(KernelCode code, int dimensions, int workgroupX, int workgroupY, int workgroupZ, long gridX,
+                    long gridY, long gridZ, long kernargAddress, MemorySegment kernarg, int groupSegmentSize,
+                    int privateSegmentSize, Svm svm, long packetId, Object owner) {
+        this.code = code;
+        this.dimensions = dimensions;
+        this.workgroupX = workgroupX;
+        this.workgroupY = workgroupY;
+        this.workgroupZ = workgroupZ;
+        this.gridX = gridX;
+        this.gridY = gridY;
+        this.gridZ = gridZ;
+        this.groupsX = (gridX + workgroupX - 1) / workgroupX;
+        this.groupsY = (gridY + workgroupY - 1) / workgroupY;
+        this.groupsZ = (gridZ + workgroupZ - 1) / workgroupZ;
+        this.totalGroups = groupsX * groupsY * groupsZ;
+        this.kernargAddress = kernargAddress;
+        this.kernarg = kernarg;
+        this.groupSegmentSize = groupSegmentSize;
+        this.privateSegmentSize = privateSegmentSize;
+        this.svm = svm;
+        this.packetId = packetId;
+        this.owner = owner;
+        this.groupsLeft = new AtomicLong(totalGroups);
+    }
+
+    /** The kernel being run. */
+    public KernelCode code() {
+        return code;
+    }
+
+    /** The processor-side object this dispatch belongs to (its queue's state). */
+    public Object owner() {
+        return owner;
+    }
+
+    /** Number of workgroups. */
+    public long totalGroups() {
+        return totalGroups;
+    }
+
+    /** True while some workgroup has not been claimed. */
+    public boolean hasUnclaimedGroups() {
+        return nextGroup.get() < totalGroups;
+    }
+
+    /** Claims the next workgroup; returns its flat id, or -1 when all are claimed. */
+    public long claimGroup() {
+        long g = nextGroup.getAndIncrement();
+        return g < totalGroups ? g : -1;
+    }
+
+    /** Reports a claimed workgroup done; true for the one call that finished the last group. */
+    public boolean finishGroup() {
+        return groupsLeft.decrementAndGet() == 0;
+    }
+
+    /**
+     * Records the first failure and stops handing out workgroups. Called by the compute unit whose
+     * group failed, before it reports that group, so the count cannot reach zero here.
+     */
+    public void fail(HsaException e) {
+        if (failure == null) {
+            synchronized (this) {
+                if (failure == null) {
+                    failure = e;
+                }
+            }
+        }
+        long claimed = nextGroup.getAndSet(Long.MAX_VALUE / 2);
+        if (claimed < totalGroups) {
+            groupsLeft.addAndGet(claimed - totalGroups);
+        }
+    }
+
+    /** The first failure of a workgroup, or null. */
+    public HsaException failure() {
+        return failure;
+    }
+
+    @Override
+    public String toString() {
+        return code.name() + "#" + packetId;
+    }
+}

@@ -1,0 +1,180 @@
+package org.hsa4j.kernel;
+
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.LambdaMetafactory;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.hsa4j.memory.Allocation;
+import org.hsa4j.memory.MemoryKind;
+import org.hsa4j.memory.MemoryManager;
+import org.hsa4j.memory.MemoryPool;
+import org.hsa4j.runtime.HsaException;
+import org.hsa4j.runtime.HsaStatus;
+
+/**
+ * An executable ({@code hsa_executable_t}): Java kernels loaded by symbol name. Define kernels
+ * one by one or load every {@link KernelSymbol} method of a class (a "code object"), then
+ * {@link #freeze()} and look symbols up by name to get the kernel object handle for packets.
+ * Each kernel object is 64 bytes of SVM ({@link KernelObjectDescriptor}) whose allocation carries
+ * the {@link KernelCode}, so a packet processor resolves a handle with one lookup.
+ */
+public final class Executable implements AutoCloseable {
+    private static final AtomicLong SYMBOL_IDS = new AtomicLong();
+
+    private final MemoryManager memory;
+    private final MemoryPool pool;
+    private final Map<String, KernelCode> kernels = new LinkedHashMap<>();
+    private boolean frozen;
+    private boolean destroyed;
+
+    /** Created by the runtime's {@code createExecutable}. */
+    public Executable(MemoryManager memory, MemoryPool pool) {
+        this.memory = memory;
+        this.pool = pool;
+    }
+
+    /** Defines kernel {@code name}; fails when the name is taken or the executable is frozen. */
+    public synchronized Executable define(String name, KernelDescriptor descriptor, Kernel kernel) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(descriptor, "descriptor");
+        Objects.requireNonNull(kernel, "kernel");
+        checkUsable();
+        if (frozen) {
+            throw new HsaException(HsaStatus.FROZEN_EXECUTABLE, "cannot define " + name + ": the executable is frozen");
+        }
+        if (kernels.containsKey(name)) {
+            throw new HsaException(HsaStatus.VARIABLE_ALREADY_DEFINED, "kernel " + name + " is already defined");
+        }
+        KernelCode code = new KernelCode(name, descriptor, kernel);
+        Allocation object = memory.allocate(pool, KernelObjectDescriptor.BYTES, 64, MemoryKind.INTERNAL, -1L,
+                pool.ownerAgent(), code);
+        var s = object.segment();
+        s.set(ValueLayout.JAVA_INT, KernelObjectDescriptor.KERNARG_SEGMENT_SIZE, descriptor.kernargSegmentSize());
+        s.set(ValueLayout.JAVA_INT, KernelObjectDescriptor.GROUP_SEGMENT_SIZE, descriptor.groupSegmentSize());
+        s.set(ValueLayout.JAVA_INT, KernelObjectDescriptor.PRIVATE_SEGMENT_SIZE, descriptor.privateSegmentSize());
+        s.set(ValueLayout.JAVA_INT, KernelObjectDescriptor.FLAGS,
+                descriptor.barriers() ? KernelObjectDescriptor.FLAG_BARRIERS : 0);
+        s.set(ValueLayout.JAVA_LONG, KernelObjectDescriptor.SYMBOL_ID, SYMBOL_IDS.incrementAndGet());
+        code.object = object;
+        kernels.put(name, code);
+        return this;
+    }
+
+    /**
+     * Loads a code object: every {@code static void m(WorkItem)} method of {@code codeObject}
+     * annotated with {@link KernelSymbol} becomes a kernel.
+     *
+     * @throws HsaException INVALID_CODE_OBJECT when the class has no such method or one has the wrong shape
+     */
+    public synchronized Executable loadCodeObject(Class<?> codeObject) {
+        int found = 0;
+        for (Method m : codeObject.getDeclaredMethods()) {
+            KernelSymbol symbol = m.getAnnotation(KernelSymbol.class);
+            if (symbol == null) {
+                continue;
+            }
+            if (!Modifier.isStatic(m.getModifiers()) || m.getReturnType() != void.class
+                    || m.getParameterCount() != 1 || m.getParameterTypes()[0] != WorkItem.class) {
+                throw new HsaException(HsaStatus.INVALID_CODE_OBJECT,
+                        m + " must be a static void method taking one WorkItem");
+            }
+            String name = symbol.name().isEmpty() ? m.getName() : symbol.name();
+            KernelDescriptor d = new KernelDescriptor(symbol.kernargSize(), symbol.groupSegmentSize(),
+                    symbol.privateSegmentSize(), symbol.barriers());
+            define(name, d, bind(codeObject, m));
+            found++;
+        }
+        if (found == 0) {
+            throw new HsaException(HsaStatus.INVALID_CODE_OBJECT, codeObject.getName() + " has no @KernelSymbol method");
+        }
+        return this;
+    }
+
+    private static Kernel bind(Class<?> owner, Method m) {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(owner, MethodHandles.lookup());
+            MethodHandle target = lookup.unreflect(m);
+            MethodType type = MethodType.methodType(void.class, WorkItem.class);
+            return (Kernel) LambdaMetafactory.metafactory(lookup, "execute", MethodType.methodType(Kernel.class),
+                    type, target, type).getTarget().invoke();
+        } catch (Throwable e) {
+            throw new HsaException(HsaStatus.INVALID_CODE_OBJECT, "cannot bind " + m, e);
+        }
+    }
+
+    /** {@code hsa_executable_freeze}: no more definitions; symbols can be looked up. */
+    public synchronized Executable freeze() {
+        checkUsable();
+        frozen = true;
+        return this;
+    }
+
+    /** True once frozen. */
+    public synchronized boolean isFrozen() {
+        return frozen;
+    }
+
+    /**
+     * {@code hsa_executable_get_symbol_by_name}.
+     *
+     * @throws HsaException INVALID_EXECUTABLE when not frozen, INVALID_SYMBOL_NAME when unknown
+     */
+    public synchronized ExecutableSymbol symbol(String name) {
+        checkUsable();
+        if (!frozen) {
+            throw new HsaException(HsaStatus.INVALID_EXECUTABLE, "freeze the executable before looking up symbols");
+        }
+        KernelCode code = kernels.get(name);
+        if (code == null) {
+            throw new HsaException(HsaStatus.INVALID_SYMBOL_NAME, "no kernel named " + name);
+        }
+        KernelDescriptor d = code.descriptor();
+        return new ExecutableSymbol(name, code.handle(), d.kernargSegmentSize(), d.groupSegmentSize(),
+                d.privateSegmentSize(), d.barriers());
+    }
+
+    /** Every symbol, in definition order. */
+    public synchronized List<ExecutableSymbol> symbols() {
+        return kernels.keySet().stream().map(this::symbol).toList();
+    }
+
+    /**
+     * The live kernel whose object handle is {@code handle}, or null. Used by packet processors.
+     */
+    public static KernelCode fromHandle(MemoryManager memory, long handle) {
+        Allocation a = memory.find(handle);
+        if (a != null && a.base() == handle && a.attachment() instanceof KernelCode code && !code.isReleased()) {
+            return code;
+        }
+        return null;
+    }
+
+    private void checkUsable() {
+        if (destroyed) {
+            throw new HsaException(HsaStatus.INVALID_EXECUTABLE, "the executable has been destroyed");
+        }
+    }
+
+    /** {@code hsa_executable_destroy}: releases every kernel object; later dispatches of them fail. */
+    @Override
+    public synchronized void close() {
+        if (destroyed) {
+            return;
+        }
+        destroyed = true;
+        for (KernelCode code : kernels.values()) {
+            code.released = true;
+            memory.release(code.object);
+        }
+        kernels.clear();
+    }
+}

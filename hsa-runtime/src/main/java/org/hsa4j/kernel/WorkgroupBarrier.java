@@ -1,0 +1,33 @@
+package org.hsa4j.kernel;
+
+import org.hsa4j.runtime.HsaException;
+import org.hsa4j.runtime.HsaStatus;
+
+/**
+ * The workgroup barrier (HSAIL {@code barrier}): every work-item of the workgroup waits until all
+ * have arrived; group-segment writes before it are visible to all after it. Work-items of a
+ * barrier kernel are continuations run by one compute unit in turn, so a workgroup's progress
+ * never depends on how many threads the agent has.
+ */
+public final class WorkgroupBarrier {
+    private final WorkgroupExecutor executor;
+
+    WorkgroupBarrier(WorkgroupExecutor executor) {
+        this.executor = executor;
+    }
+
+    /**
+     * Waits for every work-item of the workgroup.
+     *
+     * @throws HsaException EXCEPTION when the kernel's descriptor does not declare barriers and
+     *                      the workgroup has more than one work-item
+     */
+    public void await() {
+        executor.barrier();
+    }
+
+    static HsaException undeclared(String kernel) {
+        return new HsaException(HsaStatus.EXCEPTION, "kernel " + kernel
+                + " waits on a workgroup barrier but its descriptor does not declare barriers");
+    }
+}

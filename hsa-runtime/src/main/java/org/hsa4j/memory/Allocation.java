@@ -1,0 +1,100 @@
+package org.hsa4j.memory;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One live region of the SVM address space: its base address, its backing off-heap segment
+ * (exactly {@code size} bytes, so every access is bounds-checked by the segment itself), the pool
+ * it came from and the set of agents that may touch it.
+ */
+public final class Allocation {
+    final long base;
+    final long size;
+    final MemorySegment segment;
+    final MemoryPool pool;
+    final MemoryKind kind;
+    final int slot;
+    final Object attachment;
+    final int sizeClass;
+    final MemorySegment block;
+    final Arena dedicatedArena;
+    final long reservedBytes;
+    volatile long accessMask;
+    volatile int ownerAgent;
+    volatile boolean freed;
+
+    Allocation(long base, long size, MemorySegment segment, MemoryPool pool, MemoryKind kind, int slot,
+               Object attachment, int sizeClass, MemorySegment block, Arena dedicatedArena, long reservedBytes,
+               long accessMask, int ownerAgent) {
+        this.base = base;
+        this.size = size;
+        this.segment = segment;
+        this.pool = pool;
+        this.kind = kind;
+        this.slot = slot;
+        this.attachment = attachment;
+        this.sizeClass = sizeClass;
+        this.block = block;
+        this.dedicatedArena = dedicatedArena;
+        this.reservedBytes = reservedBytes;
+        this.accessMask = accessMask;
+        this.ownerAgent = ownerAgent;
+    }
+
+    /** The SVM address of the first byte. */
+    public long base() {
+        return base;
+    }
+
+    /** The size in bytes the caller asked for. */
+    public long size() {
+        return size;
+    }
+
+    /** The backing segment: offset 0 is {@link #base()}. */
+    public MemorySegment segment() {
+        return segment;
+    }
+
+    /** The pool this allocation came from. */
+    public MemoryPool pool() {
+        return pool;
+    }
+
+    /** The entry point that made this allocation. */
+    public MemoryKind kind() {
+        return kind;
+    }
+
+    /** True when the allocation is fine-grained (coherent during kernels). */
+    public boolean fineGrained() {
+        return pool.isFineGrained();
+    }
+
+    /** The runtime object this memory belongs to (a signal block, a kernel object), or null. */
+    public Object attachment() {
+        return attachment;
+    }
+
+    /** Bit i set when the agent with index i may access this allocation. */
+    public long accessMask() {
+        return accessMask;
+    }
+
+    /** Index of the agent that owns this allocation (coarse-grained memory is owned by one agent). */
+    public int ownerAgent() {
+        return ownerAgent;
+    }
+
+    /** True when {@code address .. address+bytes} lies inside this allocation. */
+    public boolean contains(long address, long bytes) {
+        long offset = address - base;
+        return offset >= 0 && bytes >= 0 && offset <= size - bytes;
+    }
+
+    @Override
+    public String toString() {
+        return String.format("Allocation[0x%016x, %d bytes, %s, %s]", base, size, kind, pool.name());
+    }
+}

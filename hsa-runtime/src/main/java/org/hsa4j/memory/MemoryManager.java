@@ -1,0 +1,161 @@
+package org.hsa4j.memory;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.hsa4j.runtime.HsaException;
+import org.hsa4j.runtime.HsaStatus;
+
+/**
+ * Owns the SVM address space, the off-heap heap behind it and the memory pools. Every allocation,
+ * whichever entry point makes it (pool, HIP-style call, signal, queue, kernel object), goes through
+ * {@link #allocate} and every free through {@link #free}, so the checks on double free, foreign
+ * addresses and exhausted pools live in one place.
+ */
+public final class MemoryManager implements AutoCloseable {
+    private final AddressSpace space = new AddressSpace();
+    private final BlockHeap heap = new BlockHeap();
+    private final List<MemoryPool> pools = new CopyOnWriteArrayList<>();
+    private volatile boolean closed;
+
+    /** The address space: slot table from SVM address to allocation. */
+    public AddressSpace addressSpace() {
+        return space;
+    }
+
+    /** Creates a pool; the runtime calls this while it builds the topology. */
+    public MemoryPool createPool(String name, SegmentKind segment, Set<GlobalFlag> flags, int ownerAgent,
+                                 long size, long allocMax, boolean accessibleByAll, boolean runtimeAllocAllowed) {
+        MemoryPool pool = new MemoryPool(this, name, segment, flags, ownerAgent, size,
+                Math.min(allocMax, SvmAddress.MAX_ALLOCATION_SIZE), accessibleByAll, runtimeAllocAllowed);
+        pools.add(pool);
+        return pool;
+    }
+
+    /** Every pool, in creation order. */
+    public List<MemoryPool> pools() {
+        return List.copyOf(pools);
+    }
+
+    /**
+     * Allocates {@code bytes} from {@code pool}: reserves capacity, takes off-heap memory, and
+     * publishes a slot so that the returned allocation's addresses resolve.
+     */
+    public Allocation allocate(MemoryPool pool, long bytes, long alignment, MemoryKind kind, long accessMask,
+                               int ownerAgent, Object attachment) {
+        ensureOpen();
+        pool.checkAllocatable(bytes, alignment);
+        int sizeClass = BlockHeap.sizeClass(bytes, alignment);
+        long reserved = sizeClass >= 0 ? BlockHeap.blockSize(sizeClass)
+                : (bytes + MemoryPool.GRANULE - 1) & -MemoryPool.GRANULE;
+        pool.reserve(reserved, bytes);
+        long base = 0;
+        Arena dedicated = null;
+        try {
+            base = space.reserve();
+            MemorySegment segment;
+            MemorySegment block = null;
+            if (sizeClass >= 0) {
+                block = heap.allocateBlock(sizeClass);
+                segment = block.asSlice(0, bytes);
+            } else {
+                dedicated = Arena.ofShared();
+                segment = dedicated.allocate(bytes, Math.max(alignment, MemoryPool.ALIGNMENT));
+                heap.addDedicated(reserved);
+            }
+            Allocation allocation = new Allocation(base, bytes, segment, pool, kind, SvmAddress.slot(base),
+                    attachment, sizeClass, block, dedicated, reserved, accessMask, ownerAgent);
+            space.publish(allocation);
+            return allocation;
+        } catch (OutOfMemoryError | RuntimeException e) {
+            pool.unreserve(reserved);
+            if (base != 0) {
+                space.cancel(base);
+            }
+            if (dedicated != null) {
+                dedicated.close();
+            }
+            if (e instanceof HsaException he) {
+                throw he;
+            }
+            throw new HsaException(HsaStatus.OUT_OF_RESOURCES, "off-heap allocation of " + bytes + " bytes failed", e);
+        }
+    }
+
+    /**
+     * Frees the allocation that starts at {@code address}. A second free, an address that is not
+     * the start of a live allocation, or (when {@code expectedPool} is given) an allocation of
+     * another pool is refused with a status and changes nothing.
+     */
+    public void free(long address, MemoryPool expectedPool) {
+        ensureOpen();
+        Allocation a = space.lookup(address);
+        if (a == null) {
+            throw new HsaException(HsaStatus.INVALID_ALLOCATION, String.format(
+                    "free of 0x%016x: not a live allocation (double free or foreign address)", address));
+        }
+        if (a.base != address) {
+            throw new HsaException(HsaStatus.INVALID_ALLOCATION, String.format(
+                    "free of 0x%016x: points %d bytes into an allocation, not at its start", address, address - a.base));
+        }
+        if (expectedPool != null && a.pool != expectedPool) {
+            throw new HsaException(HsaStatus.INVALID_MEMORY_POOL, String.format(
+                    "free of 0x%016x: allocated from pool %s, not %s", address, a.pool.name(), expectedPool.name()));
+        }
+        release(a);
+    }
+
+    /** Frees a runtime-internal allocation. */
+    public void release(Allocation a) {
+        synchronized (a) {
+            if (a.freed) {
+                throw new HsaException(HsaStatus.INVALID_ALLOCATION,
+                        String.format("free of 0x%016x: already freed", a.base));
+            }
+            a.freed = true;
+        }
+        space.unpublish(a);
+        a.pool.unreserve(a.reservedBytes);
+        if (a.dedicatedArena != null) {
+            a.dedicatedArena.close();
+        } else {
+            heap.releaseBlock(a.sizeClass, a.block);
+        }
+    }
+
+    /** Sets which agents may access {@code a} (bit i for the agent with index i). */
+    public void setAccessMask(Allocation a, long mask) {
+        a.accessMask = mask;
+    }
+
+    /** Makes the agent with index {@code agent} the owner of {@code a}. */
+    public void setOwner(Allocation a, int agent) {
+        a.ownerAgent = agent;
+    }
+
+    /** The live allocation containing {@code address}, or null. */
+    public Allocation find(long address) {
+        Allocation a = space.lookup(address);
+        return a != null && a.contains(address, 0) ? a : null;
+    }
+
+    /** Off-heap bytes the runtime holds (chunks and dedicated arenas). */
+    public long reservedBytes() {
+        return heap.reservedBytes();
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new HsaException(HsaStatus.NOT_INITIALIZED, "the runtime has been shut down");
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        heap.close();
+    }
+}

@@ -1,0 +1,502 @@
+package org.hsa4j.memory;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
+
+import org.hsa4j.runtime.HsaException;
+import org.hsa4j.runtime.HsaStatus;
+
+/**
+ * One agent's view of the shared virtual memory: typed and atomic access by SVM address.
+ *
+ * <p>The host holds the CPU agent's view; a kernel gets its agent's view from its work-item. Every
+ * access translates the address through the {@link AddressSpace} (two array loads), checks that the
+ * bytes lie inside a live allocation and that this agent may touch it, and then reads or writes the
+ * allocation's off-heap segment. A bad address raises {@link MemoryFaultException}, never a crash.
+ * For hot loops take a typed view ({@link #floats}, {@link #ints}, ...) once and index it: the view is
+ * checked when made and then costs one segment bounds check per element.
+ *
+ * <p>Atomics follow the HSA memory model: see {@link MemoryOrder} for how orders map to Java
+ * accesses (acquire/release are sequentially consistent here). Atomics need natural alignment;
+ * plain accesses may be unaligned.
+ */
+public final class Svm {
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final ValueLayout.OfShort SHORT_U = ValueLayout.JAVA_SHORT_UNALIGNED;
+    private static final ValueLayout.OfInt INT_U = ValueLayout.JAVA_INT_UNALIGNED;
+    private static final ValueLayout.OfLong LONG_U = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final ValueLayout.OfFloat FLOAT_U = ValueLayout.JAVA_FLOAT_UNALIGNED;
+    private static final ValueLayout.OfDouble DOUBLE_U = ValueLayout.JAVA_DOUBLE_UNALIGNED;
+
+    private final AddressSpace space;
+    private final int agentIndex;
+    private final long agentBit;
+    private final String agentName;
+
+    /** The view of the agent with {@code agentIndex}; the runtime makes one per agent. */
+    public Svm(AddressSpace space, int agentIndex, String agentName) {
+        this.space = space;
+        this.agentIndex = agentIndex;
+        this.agentBit = 1L << agentIndex;
+        this.agentName = agentName;
+    }
+
+    /** Index of the agent this view accesses memory as. */
+    public int agentIndex() {
+        return agentIndex;
+    }
+
+    /**
+     * Resolves {@code bytes} bytes at {@code address} for this agent: the allocation they lie in.
+     *
+     * @throws MemoryFaultException when the bytes are not inside one live allocation or this agent has no access
+     */
+    public Allocation resolve(long address, long bytes) {
+        Allocation a = space.lookup(address);
+        if (a == null || !a.contains(address, bytes)) {
+            throw fault(address, bytes, a);
+        }
+        if ((a.accessMask & agentBit) == 0) {
+            throw new MemoryFaultException(HsaStatus.MEMORY_APERTURE_VIOLATION, address,
+                    agentName + " has no access to " + a + " (allow_access grants it)");
+        }
+        return a;
+    }
+
+    private MemoryFaultException fault(long address, long bytes, Allocation a) {
+        if (address == 0) {
+            return new MemoryFaultException(HsaStatus.MEMORY_FAULT, 0, agentName + " dereferenced the null address");
+        }
+        String where = a == null ? "not inside any live allocation"
+                : String.format("%d bytes at offset %d run past the end of %s", bytes, address - a.base, a);
+        return new MemoryFaultException(HsaStatus.MEMORY_FAULT, address, agentName + " accessed " + where);
+    }
+
+    /** A checked slice of {@code bytes} bytes at {@code address}, for bulk access. */
+    public MemorySegment segment(long address, long bytes) {
+        Allocation a = resolve(address, bytes);
+        return a.segment.asSlice(address - a.base, bytes);
+    }
+
+    // ---- plain typed access -------------------------------------------------------------------
+
+    /** Reads a byte. */
+    public byte getByte(long address) {
+        Allocation a = resolve(address, 1);
+        return a.segment.get(ValueLayout.JAVA_BYTE, address - a.base);
+    }
+
+    /** Writes a byte. */
+    public void setByte(long address, byte value) {
+        Allocation a = resolve(address, 1);
+        a.segment.set(ValueLayout.JAVA_BYTE, address - a.base, value);
+    }
+
+    /** Reads a 16-bit value. */
+    public short getShort(long address) {
+        Allocation a = resolve(address, 2);
+        return a.segment.get(SHORT_U, address - a.base);
+    }
+
+    /** Writes a 16-bit value. */
+    public void setShort(long address, short value) {
+        Allocation a = resolve(address, 2);
+        a.segment.set(SHORT_U, address - a.base, value);
+    }
+
+    /** Reads an int. */
+    public int getInt(long address) {
+        Allocation a = resolve(address, 4);
+        return a.segment.get(INT_U, address - a.base);
+    }
+
+    /** Writes an int. */
+    public void setInt(long address, int value) {
+        Allocation a = resolve(address, 4);
+        a.segment.set(INT_U, address - a.base, value);
+    }
+
+    /** Reads a long. */
+    public long getLong(long address) {
+        Allocation a = resolve(address, 8);
+        return a.segment.get(LONG_U, address - a.base);
+    }
+
+    /** Writes a long. */
+    public void setLong(long address, long value) {
+        Allocation a = resolve(address, 8);
+        a.segment.set(LONG_U, address - a.base, value);
+    }
+
+    /** Reads an SVM pointer (a long). */
+    public long getAddress(long address) {
+        return getLong(address);
+    }
+
+    /** Writes an SVM pointer (a long). */
+    public void setAddress(long address, long pointer) {
+        setLong(address, pointer);
+    }
+
+    /** Reads a float. */
+    public float getFloat(long address) {
+        Allocation a = resolve(address, 4);
+        return a.segment.get(FLOAT_U, address - a.base);
+    }
+
+    /** Writes a float. */
+    public void setFloat(long address, float value) {
+        Allocation a = resolve(address, 4);
+        a.segment.set(FLOAT_U, address - a.base, value);
+    }
+
+    /** Reads a double. */
+    public double getDouble(long address) {
+        Allocation a = resolve(address, 8);
+        return a.segment.get(DOUBLE_U, address - a.base);
+    }
+
+    /** Writes a double. */
+    public void setDouble(long address, double value) {
+        Allocation a = resolve(address, 8);
+        a.segment.set(DOUBLE_U, address - a.base, value);
+    }
+
+    /** Copies {@code bytes} bytes from {@code src} to {@code dst}; both ranges are checked. */
+    public void copy(long dst, long src, long bytes) {
+        MemorySegment.copy(segment(src, bytes), 0, segment(dst, bytes), 0, bytes);
+    }
+
+    /** Sets {@code bytes} bytes at {@code address} to {@code value}. */
+    public void fill(long address, long bytes, byte value) {
+        segment(address, bytes).fill(value);
+    }
+
+    // ---- typed views ----------------------------------------------------------------------------
+
+    /** A view of {@code count} ints at {@code address}. */
+    public IntView ints(long address, long count) {
+        return new IntView(address, alignedSegment(address, count, 4));
+    }
+
+    /** A view of {@code count} longs at {@code address}. */
+    public LongView longs(long address, long count) {
+        return new LongView(address, alignedSegment(address, count, 8));
+    }
+
+    /** A view of {@code count} floats at {@code address}. */
+    public FloatView floats(long address, long count) {
+        return new FloatView(address, alignedSegment(address, count, 4));
+    }
+
+    /** A view of {@code count} doubles at {@code address}. */
+    public DoubleView doubles(long address, long count) {
+        return new DoubleView(address, alignedSegment(address, count, 8));
+    }
+
+    private MemorySegment alignedSegment(long address, long count, int elementSize) {
+        if (count < 0) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "negative element count " + count);
+        }
+        checkAligned(address, elementSize);
+        return segment(address, count * elementSize);
+    }
+
+    // ---- atomics --------------------------------------------------------------------------------
+
+    private Allocation atomic(long address, int bytes, MemoryScope scope) {
+        Objects.requireNonNull(scope, "scope");
+        checkAligned(address, bytes);
+        return resolve(address, bytes);
+    }
+
+    private static void checkAligned(long address, int bytes) {
+        if ((address & (bytes - 1)) != 0) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT,
+                    String.format("address 0x%016x is not aligned to %d bytes, as atomics need", address, bytes));
+        }
+    }
+
+    private static void checkLoad(MemoryOrder order) {
+        if (!order.validForLoad()) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "an atomic load cannot have order " + order);
+        }
+    }
+
+    private static void checkStore(MemoryOrder order) {
+        if (!order.validForStore()) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "an atomic store cannot have order " + order);
+        }
+    }
+
+    /** Atomic int load: RELAXED is opaque, ACQUIRE and SEQ_CST are volatile (HSA scacquire). */
+    public int atomicLoadInt(long address, MemoryOrder order, MemoryScope scope) {
+        checkLoad(order);
+        Allocation a = atomic(address, 4, scope);
+        long off = address - a.base;
+        return order == MemoryOrder.RELAXED ? (int) INT.getOpaque(a.segment, off) : (int) INT.getVolatile(a.segment, off);
+    }
+
+    /** Atomic int store: RELAXED is opaque, RELEASE and SEQ_CST are volatile (HSA screlease). */
+    public void atomicStoreInt(long address, int value, MemoryOrder order, MemoryScope scope) {
+        checkStore(order);
+        Allocation a = atomic(address, 4, scope);
+        long off = address - a.base;
+        if (order == MemoryOrder.RELAXED) {
+            INT.setOpaque(a.segment, off, value);
+        } else {
+            INT.setVolatile(a.segment, off, value);
+        }
+    }
+
+    /** Atomically replaces the int; returns the previous value. */
+    public int atomicExchangeInt(long address, int value, MemoryOrder order, MemoryScope scope) {
+        Allocation a = atomic(address, 4, scope);
+        return (int) INT.getAndSet(a.segment, address - a.base, value);
+    }
+
+    /** Compare-and-swap; returns the value found, which equals {@code expected} on success. */
+    public int atomicCompareExchangeInt(long address, int expected, int desired, MemoryOrder order, MemoryScope scope) {
+        Allocation a = atomic(address, 4, scope);
+        return (int) INT.compareAndExchange(a.segment, address - a.base, expected, desired);
+    }
+
+    /** Fetch-and-add; returns the previous value. */
+    public int atomicAddInt(long address, int delta, MemoryOrder order, MemoryScope scope) {
+        Allocation a = atomic(address, 4, scope);
+        return (int) INT.getAndAdd(a.segment, address - a.base, delta);
+    }
+
+    /** Fetch-and-subtract; returns the previous value. */
+    public int atomicSubInt(long address, int delta, MemoryOrder order, MemoryScope scope) {
+        Allocation a = atomic(address, 4, scope);
+        return (int) INT.getAndAdd(a.segment, address - a.base, -delta);
+    }
+
+    /** Fetch-and-and; returns the previous value. */
+    public int atomicAndInt(long address, int mask, MemoryOrder order, MemoryScope scope) {
+        Allocation a = atomic(address, 4, scope);
+        return (int) INT.getAndBitwiseAnd(a.segment, address - a.base, mask);
+    }
+
+    /** Fetch-and-or; returns the previous value. */
+    public int atomicOrInt(long address, int mask, MemoryOrder order, MemoryScope scope) {
+        Allocation a = atomic(address, 4, scope);
+        return (int) INT.getAndBitwiseOr(a.segment, address - a.base, mask);
+    }
+
+    /** Fetch-and-xor; returns the previous value. */
+    public int atomicXorInt(long address, int mask, MemoryOrder order, MemoryScope scope) {
+        Allocation a = atomic(address, 4, scope);
+        return (int) INT.getAndBitwiseXor(a.segment, address - a.base, mask);
+    }
+
+    /** Atomic signed minimum; returns the previous value. */
+    public int atomicMinInt(long address, int value, MemoryOrder order, MemoryScope scope) {
+        Allocation a = atomic(address, 4, scope);
+        long off = address - a.base;
+        int seen = (int) INT.getVolatile(a.segment, off);
+        while (value < seen) {
+            int witness = (int) INT.compareAndExchange(a.segment, off, seen, value);
+            if (witness == seen) {
+                break;
+            }
+            seen = witness;
+        }
+        return seen;
+    }
+
+    /** Atomic signed maximum; returns the previous value. */
+    public int atomicMaxInt(long address, int value, MemoryOrder order, MemoryScope scope) {
+        Allocation a = atomic(address, 4, scope);
+        long off = address - a.base;
+        int seen = (int) INT.getVolatile(a.segment, off);
+        while (value > seen) {
+            int witness = (int) INT.compareAndExchange(a.segment, off, seen, value);
+            if (witness == seen) {
+                break;
+            }
+            seen = witness;
+        }
+        return seen;
+    }
+
+    /** Atomic long load: RELAXED is opaque, ACQUIRE and SEQ_CST are volatile (HSA scacquire). */
+    public long atomicLoadLong(long address, MemoryOrder order, MemoryScope scope) {
+        checkLoad(order);
+        Allocation a = atomic(address, 8, scope);
+        long off = address - a.base;
+        return order == MemoryOrder.RELAXED ? (long) LONG.getOpaque(a.segment, off) : (long) LONG.getVolatile(a.segment, off);
+    }
+
+    /** Atomic long store: RELAXED is opaque, RELEASE and SEQ_CST are volatile (HSA screlease). */
+    public void atomicStoreLong(long address, long value, MemoryOrder order, MemoryScope scope) {
+        checkStore(order);
+        Allocation a = atomic(address, 8, scope);
+        long off = address - a.base;
+        if (order == MemoryOrder.RELAXED) {
+            LONG.setOpaque(a.segment, off, value);
+        } else {
+            LONG.setVolatile(a.segment, off, value);
+        }
+    }
+
+    /** Atomically replaces the long; returns the previous value. */
+    public long atomicExchangeLong(long address, long value, MemoryOrder order, MemoryScope scope) {
+        Allocation a = atomic(address, 8, scope);
+        return (long) LONG.getAndSet(a.segment, address - a.base, value);
+    }
+
+    /** Compare-and-swap; returns the value found, which equals {@code expected} on success. */
+    public long atomicCompareExchangeLong(long address, long expected, long desired, MemoryOrder order, MemoryScope scope) {
+        Allocation a = atomic(address, 8, scope);
+        return (long) LONG.compareAndExchange(a.segment, address - a.base, expected, desired);
+    }
+
+    /** Fetch-and-add; returns the previous value. */
+    public long atomicAddLong(long address, long delta, MemoryOrder order, MemoryScope scope) {
+        Allocation a = atomic(address, 8, scope);
+        return (long) LONG.getAndAdd(a.segment, address - a.base, delta);
+    }
+
+    /** Fetch-and-subtract; returns the previous value. */
+    public long atomicSubLong(long address, long delta, MemoryOrder order, MemoryScope scope) {
+        Allocation a = atomic(address, 8, scope);
+        return (long) LONG.getAndAdd(a.segment, address - a.base, -delta);
+    }
+
+    /** Fetch-and-and; returns the previous value. */
+    public long atomicAndLong(long address, long mask, MemoryOrder order, MemoryScope scope) {
+        Allocation a = atomic(address, 8, scope);
+        return (long) LONG.getAndBitwiseAnd(a.segment, address - a.base, mask);
+    }
+
+    /** Fetch-and-or; returns the previous value. */
+    public long atomicOrLong(long address, long mask, MemoryOrder order, MemoryScope scope) {
+        Allocation a = atomic(address, 8, scope);
+        return (long) LONG.getAndBitwiseOr(a.segment, address - a.base, mask);
+    }
+
+    /** Fetch-and-xor; returns the previous value. */
+    public long atomicXorLong(long address, long mask, MemoryOrder order, MemoryScope scope) {
+        Allocation a = atomic(address, 8, scope);
+        return (long) LONG.getAndBitwiseXor(a.segment, address - a.base, mask);
+    }
+
+    /** Atomic signed minimum; returns the previous value. */
+    public long atomicMinLong(long address, long value, MemoryOrder order, MemoryScope scope) {
+        Allocation a = atomic(address, 8, scope);
+        long off = address - a.base;
+        long seen = (long) LONG.getVolatile(a.segment, off);
+        while (value < seen) {
+            long witness = (long) LONG.compareAndExchange(a.segment, off, seen, value);
+            if (witness == seen) {
+                break;
+            }
+            seen = witness;
+        }
+        return seen;
+    }
+
+    /** Atomic signed maximum; returns the previous value. */
+    public long atomicMaxLong(long address, long value, MemoryOrder order, MemoryScope scope) {
+        Allocation a = atomic(address, 8, scope);
+        long off = address - a.base;
+        long seen = (long) LONG.getVolatile(a.segment, off);
+        while (value > seen) {
+            long witness = (long) LONG.compareAndExchange(a.segment, off, seen, value);
+            if (witness == seen) {
+                break;
+            }
+            seen = witness;
+        }
+        return seen;
+    }
+
+    /** Float fetch-and-add as a compare-and-swap loop on the bits; returns the previous value. */
+    public float atomicAddFloat(long address, float delta, MemoryOrder order, MemoryScope scope) {
+        Allocation a = atomic(address, 4, scope);
+        long off = address - a.base;
+        int seen = (int) INT.getVolatile(a.segment, off);
+        while (true) {
+            int next = Float.floatToRawIntBits(Float.intBitsToFloat(seen) + delta);
+            int witness = (int) INT.compareAndExchange(a.segment, off, seen, next);
+            if (witness == seen) {
+                return Float.intBitsToFloat(seen);
+            }
+            seen = witness;
+        }
+    }
+
+    /** Double fetch-and-add as a compare-and-swap loop on the bits; returns the previous value. */
+    public double atomicAddDouble(long address, double delta, MemoryOrder order, MemoryScope scope) {
+        Allocation a = atomic(address, 8, scope);
+        long off = address - a.base;
+        long seen = (long) LONG.getVolatile(a.segment, off);
+        while (true) {
+            long next = Double.doubleToRawLongBits(Double.longBitsToDouble(seen) + delta);
+            long witness = (long) LONG.compareAndExchange(a.segment, off, seen, next);
+            if (witness == seen) {
+                return Double.longBitsToDouble(seen);
+            }
+            seen = witness;
+        }
+    }
+
+    /** HSA scacquire int load at system scope (volatile). */
+    public int loadIntAcquire(long address) {
+        return atomicLoadInt(address, MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
+    }
+
+    /** Relaxed int load (opaque). */
+    public int loadIntRelaxed(long address) {
+        return atomicLoadInt(address, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
+    }
+
+    /** HSA screlease int store at system scope (volatile). */
+    public void storeIntRelease(long address, int value) {
+        atomicStoreInt(address, value, MemoryOrder.RELEASE, MemoryScope.SYSTEM);
+    }
+
+    /** Relaxed int store (opaque). */
+    public void storeIntRelaxed(long address, int value) {
+        atomicStoreInt(address, value, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
+    }
+
+    /** HSA scacquire long load at system scope (volatile). */
+    public long loadLongAcquire(long address) {
+        return atomicLoadLong(address, MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
+    }
+
+    /** Relaxed long load (opaque). */
+    public long loadLongRelaxed(long address) {
+        return atomicLoadLong(address, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
+    }
+
+    /** HSA screlease long store at system scope (volatile). */
+    public void storeLongRelease(long address, long value) {
+        atomicStoreLong(address, value, MemoryOrder.RELEASE, MemoryScope.SYSTEM);
+    }
+
+    /** Relaxed long store (opaque). */
+    public void storeLongRelaxed(long address, long value) {
+        atomicStoreLong(address, value, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
+    }
+
+    /**
+     * A memory fence: ACQUIRE orders earlier loads before later accesses, RELEASE orders earlier
+     * accesses before later stores, ACQ_REL and SEQ_CST are full fences; RELAXED does nothing.
+     */
+    public static void fence(MemoryOrder order, MemoryScope scope) {
+        Objects.requireNonNull(scope, "scope");
+        switch (order) {
+            case RELAXED -> { }
+            case ACQUIRE -> VarHandle.acquireFence();
+            case RELEASE -> VarHandle.releaseFence();
+            case ACQ_REL, SEQ_CST -> VarHandle.fullFence();
+        }
+    }
+}

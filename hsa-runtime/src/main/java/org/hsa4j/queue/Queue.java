@@ -1,0 +1,381 @@
+package org.hsa4j.queue;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+import org.hsa4j.agent.Agent;
+import org.hsa4j.memory.Allocation;
+import org.hsa4j.packet.AgentDispatchPacket;
+import org.hsa4j.packet.AqlPacket;
+import org.hsa4j.packet.BarrierPacket;
+import org.hsa4j.packet.KernelDispatchPacket;
+import org.hsa4j.runtime.HsaException;
+import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.signal.Signal;
+
+/**
+ * A user-mode AQL queue ({@code hsa_queue_t}): a power-of-two ring of 64-byte packets in SVM, a
+ * descriptor in SVM holding the write and read indices, and a doorbell signal.
+ *
+ * <p>The raw protocol works exactly as the spec writes it, with nothing hidden: reserve an id with
+ * {@code addWriteIndex*} (or {@code casWriteIndex*}), wait until {@code id < readIndex + size},
+ * write the body at {@link #packetAddress(long)}, publish the header and setup with one 32-bit
+ * release store, store the id into the {@link #doorbell()}. Everything lives at SVM addresses, so
+ * the same steps work through {@link org.hsa4j.memory.Svm} by address. {@link #reserveSlot()} and the
+ * packet flyweights are conveniences on top of the same protocol.
+ *
+ * <p>Index operations carry the HSA order in their name: scacquire/screlease are volatile
+ * accesses, relaxed ones are opaque, and read-modify-writes are always volatile.
+ */
+public final class Queue {
+    private static final VarHandle INDEX = ValueLayout.JAVA_LONG.varHandle();
+    /** Longest park of a producer waiting for space in a full queue. */
+    private static final long MAX_SPACE_PARK_NANOS = 1_000_000;
+
+    private final Agent agent;
+    private final Allocation descriptorAllocation;
+    private final Allocation ringAllocation;
+    private final MemorySegment descriptor;
+    private final MemorySegment ring;
+    private final int size;
+    private final long id;
+    private final QueueType type;
+    private final int features;
+    private final Signal doorbell;
+    private final QueueErrorCallback errorCallback;
+    private final Consumer<Queue> destroyer;
+    private volatile QueueState state = QueueState.ACTIVE;
+    private volatile HsaException error;
+
+    /** Called by {@link Agent#createQueue}; not for applications. */
+    public Queue(Agent agent, Allocation descriptorAllocation, Allocation ringAllocation, int size, long id,
+                 QueueType type, int features, Signal doorbell, QueueErrorCallback errorCallback,
+                 Consumer<Queue> destroyer) {
+        this.agent = agent;
+        this.descriptorAllocation = descriptorAllocation;
+        this.ringAllocation = ringAllocation;
+        this.descriptor = descriptorAllocation.segment();
+        this.ring = ringAllocation.segment();
+        this.size = size;
+        this.id = id;
+        this.type = type;
+        this.features = features;
+        this.doorbell = doorbell;
+        this.errorCallback = errorCallback;
+        this.destroyer = destroyer;
+        descriptor.set(ValueLayout.JAVA_INT, QueueDescriptor.TYPE, type.code());
+        descriptor.set(ValueLayout.JAVA_INT, QueueDescriptor.FEATURES, features);
+        descriptor.set(ValueLayout.JAVA_LONG, QueueDescriptor.BASE_ADDRESS, ringAllocation.base());
+        descriptor.set(ValueLayout.JAVA_LONG, QueueDescriptor.DOORBELL_SIGNAL, doorbell.handle());
+        descriptor.set(ValueLayout.JAVA_INT, QueueDescriptor.SIZE, size);
+        descriptor.set(ValueLayout.JAVA_LONG, QueueDescriptor.ID, id);
+        for (long slot = 0; slot < size; slot++) {
+            AqlPacket.storeInvalid(ring, slot * AqlPacket.SIZE);
+        }
+        INDEX.setVolatile(descriptor, QueueDescriptor.WRITE_INDEX, 0L);
+        INDEX.setVolatile(descriptor, QueueDescriptor.READ_INDEX, 0L);
+    }
+
+    /** The agent whose packet processor consumes this queue. */
+    public Agent agent() {
+        return agent;
+    }
+
+    /** SVM address of the descriptor ({@link QueueDescriptor}): the queue's handle. */
+    public long handle() {
+        return descriptorAllocation.base();
+    }
+
+    /** SVM address of the packet ring. */
+    public long baseAddress() {
+        return ringAllocation.base();
+    }
+
+    /** Number of packet slots. */
+    public int size() {
+        return size;
+    }
+
+    /** Unique queue id. */
+    public long id() {
+        return id;
+    }
+
+    /** The queue type. */
+    public QueueType type() {
+        return type;
+    }
+
+    /** Feature bits ({@link QueueDescriptor#FEATURE_KERNEL_DISPATCH}, ...). */
+    public int features() {
+        return features;
+    }
+
+    /** The doorbell signal. */
+    public Signal doorbell() {
+        return doorbell;
+    }
+
+    /** The ring's backing segment (slot i at byte {@code (i & (size-1)) * 64}). */
+    public MemorySegment ring() {
+        return ring;
+    }
+
+    /** The current state. */
+    public QueueState state() {
+        return state;
+    }
+
+    /** The error that put the queue in the error state, or null. */
+    public HsaException error() {
+        return error;
+    }
+
+    /** SVM address of the slot that packet id {@code index} occupies. */
+    public long packetAddress(long index) {
+        return ringAllocation.base() + slotOffset(index);
+    }
+
+    /** Byte offset in {@link #ring()} of packet id {@code index}. */
+    public long slotOffset(long index) {
+        return (index & (size - 1)) * AqlPacket.SIZE;
+    }
+
+    // ---- write index ----------------------------------------------------------------------------
+
+    /** {@code hsa_queue_load_write_index_scacquire}. */
+    public long loadWriteIndexScacquire() {
+        return (long) INDEX.getVolatile(descriptor, QueueDescriptor.WRITE_INDEX);
+    }
+
+    /** {@code hsa_queue_load_write_index_relaxed}. */
+    public long loadWriteIndexRelaxed() {
+        return (long) INDEX.getOpaque(descriptor, QueueDescriptor.WRITE_INDEX);
+    }
+
+    /** {@code hsa_queue_store_write_index_relaxed}. */
+    public void storeWriteIndexRelaxed(long value) {
+        INDEX.setOpaque(descriptor, QueueDescriptor.WRITE_INDEX, value);
+    }
+
+    /** {@code hsa_queue_store_write_index_screlease}. */
+    public void storeWriteIndexScrelease(long value) {
+        INDEX.setVolatile(descriptor, QueueDescriptor.WRITE_INDEX, value);
+    }
+
+    /** {@code hsa_queue_cas_write_index_scacq_screl}: returns the value found. */
+    public long casWriteIndexScacqScrel(long expected, long value) {
+        return (long) INDEX.compareAndExchange(descriptor, QueueDescriptor.WRITE_INDEX, expected, value);
+    }
+
+    /** {@code hsa_queue_cas_write_index_scacquire}: returns the value found. */
+    public long casWriteIndexScacquire(long expected, long value) {
+        return casWriteIndexScacqScrel(expected, value);
+    }
+
+    /** {@code hsa_queue_cas_write_index_screlease}: returns the value found. */
+    public long casWriteIndexScrelease(long expected, long value) {
+        return casWriteIndexScacqScrel(expected, value);
+    }
+
+    /** {@code hsa_queue_cas_write_index_relaxed}: returns the value found. */
+    public long casWriteIndexRelaxed(long expected, long value) {
+        return casWriteIndexScacqScrel(expected, value);
+    }
+
+    /** {@code hsa_queue_add_write_index_scacq_screl}: returns the previous value. */
+    public long addWriteIndexScacqScrel(long delta) {
+        return (long) INDEX.getAndAdd(descriptor, QueueDescriptor.WRITE_INDEX, delta);
+    }
+
+    /** {@code hsa_queue_add_write_index_scacquire}: returns the previous value. */
+    public long addWriteIndexScacquire(long delta) {
+        return addWriteIndexScacqScrel(delta);
+    }
+
+    /** {@code hsa_queue_add_write_index_screlease}: returns the previous value. */
+    public long addWriteIndexScrelease(long delta) {
+        return addWriteIndexScacqScrel(delta);
+    }
+
+    /** {@code hsa_queue_add_write_index_relaxed}: returns the previous value. */
+    public long addWriteIndexRelaxed(long delta) {
+        return addWriteIndexScacqScrel(delta);
+    }
+
+    // ---- read index -----------------------------------------------------------------------------
+
+    /** {@code hsa_queue_load_read_index_scacquire}. */
+    public long loadReadIndexScacquire() {
+        return (long) INDEX.getVolatile(descriptor, QueueDescriptor.READ_INDEX);
+    }
+
+    /** {@code hsa_queue_load_read_index_relaxed}. */
+    public long loadReadIndexRelaxed() {
+        return (long) INDEX.getOpaque(descriptor, QueueDescriptor.READ_INDEX);
+    }
+
+    /** {@code hsa_queue_store_read_index_relaxed}; only the packet processor moves the read index. */
+    public void storeReadIndexRelaxed(long value) {
+        INDEX.setOpaque(descriptor, QueueDescriptor.READ_INDEX, value);
+    }
+
+    /** {@code hsa_queue_store_read_index_screlease}; only the packet processor moves the read index. */
+    public void storeReadIndexScrelease(long value) {
+        INDEX.setVolatile(descriptor, QueueDescriptor.READ_INDEX, value);
+    }
+
+    // ---- conveniences over the raw protocol -----------------------------------------------------
+
+    /**
+     * Reserves the next packet id once its slot is free, with the compare-and-swap form of the
+     * spec's submission protocol, so a producer that gives up while the queue is full has reserved
+     * nothing. Waits with back-pressure (spin, then park) while the queue is full.
+     *
+     * @throws HsaException INVALID_QUEUE when the queue is not active (its error, if any, is the cause),
+     *                      or INVALID_RUNTIME_STATE when the thread is interrupted while waiting
+     */
+    public long reserveSlot() {
+        int spins = 0;
+        long park = 1_000;
+        while (true) {
+            checkActive();
+            long write = loadWriteIndexScacquire();
+            if (write - loadReadIndexScacquire() < size) {
+                if (casWriteIndexScacqScrel(write, write + 1) == write) {
+                    return write;
+                }
+                continue;
+            }
+            if (++spins < 100) {
+                Thread.onSpinWait();
+                continue;
+            }
+            if (Thread.currentThread().isInterrupted()) {
+                throw new HsaException(HsaStatus.INVALID_RUNTIME_STATE,
+                        "interrupted while waiting for space in queue " + id);
+            }
+            LockSupport.parkNanos(this, park);
+            park = Math.min(park * 2, MAX_SPACE_PARK_NANOS);
+        }
+    }
+
+    /**
+     * Waits until packet id {@code index}, already reserved with {@code addWriteIndex*}, has a free
+     * slot: {@code index < readIndex + size}.
+     *
+     * @throws HsaException INVALID_QUEUE when the queue stops being active, INVALID_RUNTIME_STATE on interrupt
+     */
+    public void waitForSpace(long index) {
+        int spins = 0;
+        long park = 1_000;
+        while (index - loadReadIndexScacquire() >= size) {
+            checkActive();
+            if (++spins < 100) {
+                Thread.onSpinWait();
+                continue;
+            }
+            if (Thread.currentThread().isInterrupted()) {
+                throw new HsaException(HsaStatus.INVALID_RUNTIME_STATE,
+                        "interrupted while waiting for space in queue " + id);
+            }
+            LockSupport.parkNanos(this, park);
+            park = Math.min(park * 2, MAX_SPACE_PARK_NANOS);
+        }
+    }
+
+    /** A kernel dispatch flyweight over the slot of packet id {@code index}. */
+    public KernelDispatchPacket kernelDispatchPacket(long index) {
+        return new KernelDispatchPacket().wrap(ring, slotOffset(index));
+    }
+
+    /** A barrier-AND / barrier-OR flyweight over the slot of packet id {@code index}. */
+    public BarrierPacket barrierPacket(long index) {
+        return new BarrierPacket().wrap(ring, slotOffset(index));
+    }
+
+    /** An agent dispatch flyweight over the slot of packet id {@code index}. */
+    public AgentDispatchPacket agentDispatchPacket(long index) {
+        return new AgentDispatchPacket().wrap(ring, slotOffset(index));
+    }
+
+    /** Rings the doorbell with packet id {@code index} (a screlease store). */
+    public void ringDoorbell(long index) {
+        doorbell.storeScrelease(index);
+    }
+
+    private void checkActive() {
+        QueueState s = state;
+        if (s != QueueState.ACTIVE) {
+            HsaException e = error;
+            throw new HsaException(HsaStatus.INVALID_QUEUE, "queue " + id + " is " + s
+                    + (e != null ? " after " + e.getMessage() : ""), e);
+        }
+    }
+
+    // ---- life cycle -----------------------------------------------------------------------------
+
+    /**
+     * Puts the queue in the error state and calls the error callback, once; later calls return
+     * false. Called by the packet processor when a packet fails.
+     */
+    public boolean raiseError(HsaException cause) {
+        synchronized (this) {
+            if (state != QueueState.ACTIVE) {
+                return false;
+            }
+            error = cause;
+            state = QueueState.ERROR;
+        }
+        if (errorCallback != null) {
+            try {
+                errorCallback.onError(cause, this);
+            } catch (Throwable t) {
+                System.getLogger(Queue.class.getName()).log(System.Logger.Level.WARNING,
+                        "error callback of queue " + id + " threw", t);
+            }
+        }
+        return true;
+    }
+
+    /** {@code hsa_queue_inactivate}: no further packet is launched; later packets' completion signals fail. */
+    public void inactivate() {
+        synchronized (this) {
+            if (state == QueueState.ACTIVE) {
+                state = QueueState.INACTIVE;
+            }
+        }
+        agent.notifyWork();
+    }
+
+    /** {@code hsa_queue_destroy}: inactivates, fails unconsumed packets' signals, frees the ring. */
+    public void destroy() {
+        synchronized (this) {
+            if (state == QueueState.DESTROYED) {
+                throw new HsaException(HsaStatus.INVALID_QUEUE, "queue " + id + " has already been destroyed");
+            }
+            if (state == QueueState.ACTIVE) {
+                state = QueueState.INACTIVE;
+            }
+        }
+        destroyer.accept(this);
+    }
+
+    /** Marks the queue destroyed; called by its agent once the ring is drained. */
+    public void markDestroyed() {
+        state = QueueState.DESTROYED;
+    }
+
+    /** The descriptor and ring allocations, for the agent that frees them. */
+    public Allocation[] allocations() {
+        return new Allocation[] {descriptorAllocation, ringAllocation};
+    }
+
+    @Override
+    public String toString() {
+        return "Queue[" + id + ", " + type + ", size " + size + ", " + state + "]";
+    }
+}

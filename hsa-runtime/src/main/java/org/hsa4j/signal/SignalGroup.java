@@ -1,0 +1,117 @@
+package org.hsa4j.signal;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.locks.LockSupport;
+
+import org.hsa4j.runtime.HsaException;
+import org.hsa4j.runtime.HsaStatus;
+
+/**
+ * {@code hsa_signal_group_t}: a fixed set of signals that one thread waits on together with
+ * {@link #waitAnyScacquire}. Waiting spins for a bounded time, then registers one waiter on every
+ * member and parks, re-checking at least every {@link Signal#RECHECK_NANOS}.
+ */
+public final class SignalGroup {
+    private final List<Signal> signals;
+
+    /** The outcome of a wait: which member satisfied its condition, and the value observed. */
+    public record Satisfied(int index, Signal signal, long value) {
+    }
+
+    /** {@code hsa_signal_group_create}. */
+    public SignalGroup(List<Signal> signals) {
+        if (signals == null || signals.isEmpty()) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "a signal group needs at least one signal");
+        }
+        for (Signal s : signals) {
+            if (s == null || s.isDestroyed()) {
+                throw new HsaException(HsaStatus.INVALID_SIGNAL, "a signal group member is null or destroyed");
+            }
+        }
+        this.signals = List.copyOf(signals);
+    }
+
+    /** The members, in order. */
+    public List<Signal> signals() {
+        return signals;
+    }
+
+    /**
+     * {@code hsa_signal_group_wait_any_scacquire}: waits until some member {@code i} satisfies
+     * {@code conditions[i]} against {@code compareValues[i]}; returns it, or null when
+     * {@code timeoutNanos} passed or the thread was interrupted first.
+     */
+    public Satisfied waitAnyScacquire(SignalCondition[] conditions, long[] compareValues, WaitState state,
+                                      long timeoutNanos) {
+        return waitAny(conditions, compareValues, state, timeoutNanos, true);
+    }
+
+    /** {@code hsa_signal_group_wait_any_relaxed}: as {@link #waitAnyScacquire} with relaxed loads. */
+    public Satisfied waitAnyRelaxed(SignalCondition[] conditions, long[] compareValues, WaitState state,
+                                    long timeoutNanos) {
+        return waitAny(conditions, compareValues, state, timeoutNanos, false);
+    }
+
+    private Satisfied waitAny(SignalCondition[] conditions, long[] values, WaitState state, long timeoutNanos,
+                              boolean acquire) {
+        Objects.requireNonNull(state, "state");
+        if (conditions == null || values == null || conditions.length != signals.size()
+                || values.length != signals.size()) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT,
+                    "need one condition and one compare value per member (" + signals.size() + ")");
+        }
+        Satisfied found = poll(conditions, values, acquire);
+        if (found != null || timeoutNanos <= 0) {
+            return found;
+        }
+        long start = System.nanoTime();
+        long deadline = start + Math.min(timeoutNanos, Long.MAX_VALUE / 4);
+        long spinEnd = start + Math.min(timeoutNanos,
+                state == WaitState.ACTIVE ? Signal.ACTIVE_SPIN_NANOS : Signal.BLOCKED_SPIN_NANOS);
+        while (System.nanoTime() - spinEnd < 0) {
+            Thread.onSpinWait();
+            found = poll(conditions, values, acquire);
+            if (found != null) {
+                return found;
+            }
+        }
+        Thread thread = Thread.currentThread();
+        SignalWaiter self = s -> LockSupport.unpark(thread);
+        for (Signal s : signals) {
+            s.addWaiter(self);
+        }
+        try {
+            while (true) {
+                found = poll(conditions, values, acquire);
+                if (found != null) {
+                    return found;
+                }
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0 || thread.isInterrupted()) {
+                    return null;
+                }
+                LockSupport.parkNanos(this, Math.min(remaining, Signal.RECHECK_NANOS));
+            }
+        } finally {
+            for (Signal s : signals) {
+                s.removeWaiter(self);
+            }
+        }
+    }
+
+    private Satisfied poll(SignalCondition[] conditions, long[] values, boolean acquire) {
+        for (int i = 0; i < conditions.length; i++) {
+            Signal s = signals.get(i);
+            long v = acquire ? s.loadScacquire() : s.loadRelaxed();
+            if (conditions[i].test(v, values[i])) {
+                return new Satisfied(i, s, v);
+            }
+            HsaException failure = s.failure();
+            if (failure != null) {
+                throw new HsaException(failure.status(), "signal " + s + " in the group failed: " + failure.getMessage(), failure);
+            }
+        }
+        return null;
+    }
+}
