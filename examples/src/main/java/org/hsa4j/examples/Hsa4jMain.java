@@ -1,0 +1,87 @@
+package org.hsa4j.examples;
+
+import java.io.PrintStream;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.hsa4j.runtime.HsaRuntime;
+import org.hsa4j.runtime.SystemReport;
+
+/** The command behind {@code ./hsa4j info} and {@code ./hsa4j run NAME|all}. */
+public final class Hsa4jMain {
+    /** Every example, in the order {@code run all} runs them. */
+    static final List<Example> EXAMPLES = List.of(new HsaDispatch());
+
+    private Hsa4jMain() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length == 0) {
+            return usage(err);
+        }
+        switch (args[0]) {
+            case "info" -> {
+                try (HsaRuntime rt = HsaRuntime.init()) {
+                    SystemReport.write(rt, out);
+                }
+                return 0;
+            }
+            case "list" -> {
+                for (Example e : EXAMPLES) {
+                    out.printf("%-20s %s%n", e.name(), e.description());
+                }
+                return 0;
+            }
+            case "run" -> {
+                if (args.length < 2) {
+                    return usage(err);
+                }
+                boolean small = args.length > 2 && args[2].equals("--small");
+                return runExamples(args[1], small, out, err);
+            }
+            default -> {
+                err.println("unknown command: " + args[0]);
+                return usage(err);
+            }
+        }
+    }
+
+    private static int runExamples(String which, boolean small, PrintStream out, PrintStream err) {
+        Map<String, Example> byName = new LinkedHashMap<>();
+        for (Example e : EXAMPLES) {
+            byName.put(e.name(), e);
+        }
+        List<Example> chosen;
+        if (which.equals("all")) {
+            chosen = EXAMPLES;
+        } else if (byName.containsKey(which)) {
+            chosen = List.of(byName.get(which));
+        } else {
+            err.println("no example named " + which + "; known: " + String.join(", ", byName.keySet()));
+            return 2;
+        }
+        int failed = 0;
+        long start = System.nanoTime();
+        for (Example e : chosen) {
+            try {
+                e.run(out, small);
+            } catch (Throwable t) {
+                failed++;
+                err.println(e.name() + ": FAILED: " + t);
+                t.printStackTrace(err);
+            }
+        }
+        out.printf("%d passed, %d failed (%.1f s)%n", chosen.size() - failed, failed, (System.nanoTime() - start) / 1e9);
+        return failed == 0 ? 0 : 1;
+    }
+
+    private static int usage(PrintStream err) {
+        err.println("usage: hsa4j info | list | run NAME|all [--small]");
+        return 2;
+    }
+}
