@@ -1,0 +1,110 @@
+package org.hsa4j.stress.litmus;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
+import org.hsa4j.memory.MemoryOrder;
+import org.hsa4j.memory.MemoryScope;
+import org.hsa4j.memory.Svm;
+import org.hsa4j.runtime.HsaRuntime;
+import org.hsa4j.signal.Signal;
+import org.hsa4j.stress.StressRuntime;
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Arbiter;
+import org.openjdk.jcstress.annotations.Description;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.LLL_Result;
+
+/**
+ * WRC (write-to-read causality), across agents:
+ * {@code x = 1 || r1 = x; y = 1 || r2 = y; r3 = x}. The middle thread is a kernel on the GPU
+ * agent ({@link ThreePartyKernel}), the other two are the jcstress actors, and the arbiter
+ * collects the kernel's {@code r1}. If the kernel saw x = 1 and published y with release, a host
+ * thread that acquires y must see x = 1 too: {@code 1, 1, 0} is forbidden (release is cumulative).
+ * With every access RELAXED the outcome is allowed (x86 is multi-copy atomic, so only a compiler
+ * could show it).
+ *
+ * <p>Outcomes read {@code r1 (kernel), r2, r3}.
+ */
+public final class WriteReadCausalityLitmus {
+    static final HsaRuntime RT = StressRuntime.start();
+    static final Svm SVM = RT.svm();
+
+    private WriteReadCausalityLitmus() {
+    }
+
+    /** Kernel: ACQUIRE load of x, RELEASE store of y; host: RELEASE store of x, ACQUIRE loads. */
+    @JCStressTest
+    @Description("WRC with a kernel in the middle, acquire/release: 1, 1, 0 is forbidden")
+    @Outcome(id = {"0, 0, 0", "0, 0, 1", "0, 1, 0", "0, 1, 1", "1, 0, 0", "1, 0, 1", "1, 1, 1"}, expect = ACCEPTABLE,
+            desc = "outcomes consistent with causality")
+    @Outcome(id = "1, 1, 0", expect = FORBIDDEN, desc = "the host saw y but not the x the kernel had seen")
+    @Outcome(id = "TIMEOUT, .*", expect = FORBIDDEN, desc = "the kernel never completed")
+    @State
+    public static class AcquireRelease {
+        static final ThreePartyKernel KERNEL = ThreePartyKernel.of(RT, Litmus.X, Litmus.Y, MemoryOrder.ACQUIRE,
+                MemoryOrder.RELEASE);
+
+        final long slot = KERNEL.slot();
+        final Signal completion = KERNEL.completion();
+
+        /** Dispatches the kernel; x = 1 (release). */
+        @Actor
+        public void writer() {
+            KERNEL.dispatch(slot, completion);
+            SVM.atomicStoreInt(slot + Litmus.X, 1, MemoryOrder.RELEASE, MemoryScope.SYSTEM);
+        }
+
+        /** r2 = y (acquire); r3 = x (acquire). */
+        @Actor
+        public void observer(LLL_Result r) {
+            r.r2 = SVM.atomicLoadInt(slot + Litmus.Y, MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
+            r.r3 = SVM.atomicLoadInt(slot + Litmus.X, MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
+        }
+
+        /** r1 = what the kernel saw. */
+        @Arbiter
+        public void arbiter(LLL_Result r) {
+            KERNEL.collect(slot, completion, r);
+        }
+    }
+
+    /** The relaxed twin. */
+    @JCStressTest
+    @Description("WRC with a kernel in the middle, all RELAXED: 1, 1, 0 is allowed")
+    @Outcome(id = {"0, 0, 0", "0, 0, 1", "0, 1, 0", "0, 1, 1", "1, 0, 0", "1, 0, 1", "1, 1, 1"}, expect = ACCEPTABLE,
+            desc = "outcomes consistent with causality")
+    @Outcome(id = "1, 1, 0", expect = ACCEPTABLE_INTERESTING, desc = "the host saw y but not the x the kernel had seen")
+    @Outcome(id = "TIMEOUT, .*", expect = FORBIDDEN, desc = "the kernel never completed")
+    @State
+    public static class Relaxed {
+        static final ThreePartyKernel KERNEL = ThreePartyKernel.of(RT, Litmus.X, Litmus.Y, MemoryOrder.RELAXED,
+                MemoryOrder.RELAXED);
+
+        final long slot = KERNEL.slot();
+        final Signal completion = KERNEL.completion();
+
+        /** Dispatches the kernel; x = 1, relaxed. */
+        @Actor
+        public void writer() {
+            KERNEL.dispatch(slot, completion);
+            SVM.atomicStoreInt(slot + Litmus.X, 1, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
+        }
+
+        /** r2 = y; r3 = x, relaxed. */
+        @Actor
+        public void observer(LLL_Result r) {
+            r.r2 = SVM.atomicLoadInt(slot + Litmus.Y, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
+            r.r3 = SVM.atomicLoadInt(slot + Litmus.X, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
+        }
+
+        /** r1 = what the kernel saw. */
+        @Arbiter
+        public void arbiter(LLL_Result r) {
+            KERNEL.collect(slot, completion, r);
+        }
+    }
+}
