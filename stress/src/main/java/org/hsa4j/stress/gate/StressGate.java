@@ -50,7 +50,9 @@ import org.openjdk.jcstress.infra.runners.TestList;
  * <p>Usage: {@code StressGate [--budget SECONDS] [--dir DIR] [JCSTRESS OPTIONS]}. Without options
  * the run is quick mode ({@code -m quick}), one fork per test on the default JVM configuration
  * ({@code -sc false} and {@code -jvmArgs} set to this JVM's flags), every test in the jar; any
- * option given replaces the default of the same name.
+ * option given replaces the default of the same name. {@code StressGate --judge FILE [-t REGEXP]}
+ * runs nothing and judges the result file of an earlier run (such as a full
+ * {@code ./hsa4j stress} run) by the same rules.
  */
 public final class StressGate {
     /** Default time budget for the jcstress run. */
@@ -75,13 +77,19 @@ public final class StressGate {
     int run(String[] args) throws IOException, InterruptedException {
         Duration budget = DEFAULT_BUDGET;
         Path dir = null;
+        Path judge = null;
         List<String> jcstress = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--budget" -> budget = Duration.ofSeconds(Long.parseLong(requireValue(args, ++i, "--budget")));
                 case "--dir" -> dir = Path.of(requireValue(args, ++i, "--dir"));
+                case "--judge" -> judge = Path.of(requireValue(args, ++i, "--judge"));
                 default -> jcstress.add(args[i]);
             }
+        }
+        if (judge != null) {
+            addDefault(jcstress, "-t", DEFAULT_FILTER);
+            return report(select(valueOf(jcstress, "-t")), read(List.of(judge)), true);
         }
         addDefault(jcstress, "-m", "quick");
         addDefault(jcstress, "-sc", "false");
@@ -114,7 +122,11 @@ public final class StressGate {
         out.println("stress gate: jcstress " + (finished ? "finished" : "was stopped at the budget") + " after "
                 + seconds + " s");
 
-        Collection<TestResult> results = readResults(dir);
+        return report(selected, readResults(dir), finished);
+    }
+
+    /** Prints a verdict per selected test and the final count line; the exit status. */
+    private int report(SortedSet<String> selected, Collection<TestResult> results, boolean finished) {
         List<Verdict> verdicts = judge(selected, results, finished);
         int passed = 0;
         int failed = 0;
@@ -197,11 +209,14 @@ public final class StressGate {
 
     /** Every result in the binary result file jcstress wrote into {@code dir} (none if there is none). */
     private Collection<TestResult> readResults(Path dir) throws IOException {
-        InProcessCollector collector = new InProcessCollector();
-        List<Path> files;
         try (Stream<Path> listing = Files.list(dir)) {
-            files = listing.filter(p -> p.getFileName().toString().matches("jcstress-results-.*\\.bin\\.gz")).toList();
+            return read(listing.filter(p -> p.getFileName().toString().matches("jcstress-results-.*\\.bin\\.gz")).toList());
         }
+    }
+
+    /** Every result in the given jcstress result files; a file cut short yields what it holds. */
+    private Collection<TestResult> read(List<Path> files) {
+        InProcessCollector collector = new InProcessCollector();
         for (Path file : files) {
             try {
                 DiskReadCollector reader = new DiskReadCollector(file.toString(), collector);
@@ -234,8 +249,8 @@ public final class StressGate {
     private static Verdict judge(String test, List<TestResult> runs, boolean finished) {
         if (runs.isEmpty()) {
             return new Verdict(test, false, finished
-                    ? "never ran (jcstress skipped it: more actors than CPUs, or no scheduling class)"
-                    : "never ran before the time budget ran out");
+                    ? "has no result: jcstress did not run it (more actors than CPUs, or no scheduling class)"
+                    : "has no result: the run was stopped at the time budget first");
         }
         List<String> problems = new ArrayList<>();
         long samples = 0;
