@@ -107,6 +107,10 @@ final class BlockHeap {
         dedicatedBytes += bytes;
     }
 
+    synchronized void removeDedicated(long bytes) {
+        dedicatedBytes -= bytes;
+    }
+
     /** Off-heap bytes held: chunks plus dedicated arenas. */
     synchronized long reservedBytes() {
         return reservedChunkBytes + dedicatedBytes;

@@ -4,6 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.hsa4j.runtime.HsaException;
@@ -14,11 +15,16 @@ import org.hsa4j.runtime.HsaStatus;
  * whichever entry point makes it (pool, HIP-style call, signal, queue, kernel object), goes through
  * {@link #allocate} and every free through {@link #free}, so the checks on double free, foreign
  * addresses and exhausted pools live in one place.
+ *
+ * <p>Large allocations own a dedicated arena; the manager keeps the live ones in a set so that
+ * {@link #close()} gives their memory back even when the application never freed them. Exactly one
+ * of {@link #release} and {@link #close} closes each such arena (whoever removes it from the set).
  */
 public final class MemoryManager implements AutoCloseable {
     private final AddressSpace space = new AddressSpace();
     private final BlockHeap heap = new BlockHeap();
     private final List<MemoryPool> pools = new CopyOnWriteArrayList<>();
+    private final Set<Allocation> dedicated = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     /** The address space: slot table from SVM address to allocation. */
@@ -68,6 +74,12 @@ public final class MemoryManager implements AutoCloseable {
             }
             Allocation allocation = new Allocation(base, bytes, segment, pool, kind, SvmAddress.slot(base),
                     attachment, sizeClass, block, dedicated, reserved, accessMask, ownerAgent);
+            if (dedicated != null) {
+                this.dedicated.add(allocation);
+                if (closed && this.dedicated.remove(allocation)) {
+                    throw new HsaException(HsaStatus.NOT_INITIALIZED, "the runtime has been shut down");
+                }
+            }
             space.publish(allocation);
             return allocation;
         } catch (OutOfMemoryError | RuntimeException e) {
@@ -75,7 +87,7 @@ public final class MemoryManager implements AutoCloseable {
             if (base != 0) {
                 space.cancel(base);
             }
-            if (dedicated != null) {
+            if (dedicated != null && dedicated.scope().isAlive()) {
                 dedicated.close();
             }
             if (e instanceof HsaException he) {
@@ -120,7 +132,10 @@ public final class MemoryManager implements AutoCloseable {
         space.unpublish(a);
         a.pool.unreserve(a.reservedBytes);
         if (a.dedicatedArena != null) {
-            a.dedicatedArena.close();
+            heap.removeDedicated(a.reservedBytes);
+            if (dedicated.remove(a)) {
+                a.dedicatedArena.close();
+            }
         } else {
             heap.releaseBlock(a.sizeClass, a.block);
         }
@@ -153,9 +168,15 @@ public final class MemoryManager implements AutoCloseable {
         }
     }
 
+    /** Gives back all off-heap memory, live allocations included; later allocations fail. */
     @Override
     public void close() {
         closed = true;
+        for (Allocation a : dedicated) {
+            if (dedicated.remove(a)) {
+                a.dedicatedArena.close();
+            }
+        }
         heap.close();
     }
 }

@@ -106,4 +106,12 @@ class BlockHeapTest {
             assertTrue(prev.address() + prev.byteSize() <= live.get(i).address(), "blocks overlap");
         }
     }
+
+    @Test
+    void shouldCountDedicatedBytesUntilTheyAreRemoved() {
+        heap.addDedicated(3L << 20);
+        assertEquals(3L << 20, heap.reservedBytes());
+        heap.removeDedicated(3L << 20);
+        assertEquals(0, heap.reservedBytes());
+    }
 }
