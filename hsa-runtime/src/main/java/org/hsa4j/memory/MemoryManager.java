@@ -13,8 +13,9 @@ import org.hsa4j.runtime.HsaStatus;
 /**
  * Owns the SVM address space, the off-heap heap behind it and the memory pools. Every allocation,
  * whichever entry point makes it (pool, HIP-style call, signal, queue, kernel object), goes through
- * {@link #allocate} and every free through {@link #free}, so the checks on double free, foreign
- * addresses and exhausted pools live in one place.
+ * {@link #allocate} and every free through {@link #free} (user memory) or {@link #release}
+ * (runtime-internal memory), so the checks on double free, foreign addresses, runtime-owned memory
+ * and exhausted pools live in one place.
  *
  * <p>Large allocations own a dedicated arena; the manager keeps the live ones in a set so that
  * {@link #close()} gives their memory back even when the application never freed them. Exactly one
@@ -99,7 +100,8 @@ public final class MemoryManager implements AutoCloseable {
 
     /**
      * Frees the allocation that starts at {@code address}. A second free, an address that is not
-     * the start of a live allocation, or (when {@code expectedPool} is given) an allocation of
+     * the start of a live allocation, runtime-internal memory (a signal block, a queue, a kernel
+     * object: {@link MemoryKind#INTERNAL}), or (when {@code expectedPool} is given) an allocation of
      * another pool is refused with a status and changes nothing.
      */
     public void free(long address, MemoryPool expectedPool) {
@@ -113,6 +115,10 @@ public final class MemoryManager implements AutoCloseable {
             throw new HsaException(HsaStatus.INVALID_ALLOCATION, String.format(
                     "free of 0x%016x: points %d bytes into an allocation, not at its start", address, address - a.base));
         }
+        if (a.kind == MemoryKind.INTERNAL) {
+            throw new HsaException(HsaStatus.INVALID_ALLOCATION, String.format(
+                    "free of 0x%016x: the runtime owns this memory (a signal, queue or kernel object)", address));
+        }
         if (expectedPool != null && a.pool != expectedPool) {
             throw new HsaException(HsaStatus.INVALID_MEMORY_POOL, String.format(
                     "free of 0x%016x: allocated from pool %s, not %s", address, a.pool.name(), expectedPool.name()));
@@ -120,7 +126,7 @@ public final class MemoryManager implements AutoCloseable {
         release(a);
     }
 
-    /** Frees a runtime-internal allocation. */
+    /** Frees an allocation without the checks of {@link #free}: for the runtime's own structures. */
     public void release(Allocation a) {
         synchronized (a) {
             if (a.freed) {

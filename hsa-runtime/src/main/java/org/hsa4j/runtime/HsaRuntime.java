@@ -222,11 +222,6 @@ public final class HsaRuntime implements AutoCloseable {
      * @throws HsaException INVALID_ALLOCATION on a double free, a foreign or interior address, or runtime memory
      */
     public void free(long address) {
-        Allocation a = memory.find(address);
-        if (a != null && a.kind() == MemoryKind.INTERNAL) {
-            throw new HsaException(HsaStatus.INVALID_ALLOCATION, String.format(
-                    "free of 0x%016x: the runtime owns this memory (a signal, queue or kernel object)", address));
-        }
         memory.free(address, null);
     }
 
