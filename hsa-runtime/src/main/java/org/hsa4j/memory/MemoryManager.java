@@ -147,14 +147,26 @@ public final class MemoryManager implements AutoCloseable {
         }
     }
 
-    /** Sets which agents may access {@code a} (bit i for the agent with index i). */
-    public void setAccessMask(Allocation a, long mask) {
-        a.accessMask = mask;
+    /** Lets the agents in {@code agentBits} (bit i for the agent with index i) access {@code a}, besides those that already may. */
+    public void grantAccess(Allocation a, long agentBits) {
+        synchronized (a) {
+            a.accessMask |= agentBits;
+        }
     }
 
-    /** Makes the agent with index {@code agent} the owner of {@code a}. */
-    public void setOwner(Allocation a, int agent) {
-        a.ownerAgent = agent;
+    /**
+     * Makes the agent with index {@code agent} the owner of {@code a}, with access; the previous
+     * owner loses its access unless it is the new owner ({@code hsa_memory_assign_agent}).
+     */
+    public void transferOwnership(Allocation a, int agent) {
+        synchronized (a) {
+            long mask = a.accessMask;
+            if (a.ownerAgent != agent) {
+                mask &= ~(1L << a.ownerAgent);
+            }
+            a.accessMask = mask | 1L << agent;
+            a.ownerAgent = agent;
+        }
     }
 
     /** The live allocation containing {@code address}, or null. */

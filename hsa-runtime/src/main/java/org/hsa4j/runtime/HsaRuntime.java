@@ -227,23 +227,33 @@ public final class HsaRuntime implements AutoCloseable {
 
     /** {@code hsa_amd_agents_allow_access}: lets {@code agents} access the allocation at {@code address}. */
     public void allowAccess(long address, Agent... agents) {
+        Objects.requireNonNull(agents, "agents");
+        checkOpen();
         Allocation a = liveStart(address);
-        long mask = a.accessMask();
+        long bits = 0;
         for (Agent agent : agents) {
-            mask |= 1L << agent.index();
+            bits |= 1L << Objects.requireNonNull(agent, "agent").index();
         }
-        setMask(a, mask);
+        memory.grantAccess(a, bits);
     }
 
-    /** {@code hsa_memory_assign_agent}: makes {@code agent} the owner of the allocation, with access. */
+    /**
+     * {@code hsa_memory_assign_agent}: makes {@code agent} the owner of a coarse-grained allocation,
+     * with access; as the spec says, the previous owner can no longer access it, and on fine-grained
+     * memory this does nothing.
+     */
     public void assignAgent(long address, Agent agent) {
+        Objects.requireNonNull(agent, "agent");
+        checkOpen();
         Allocation a = liveStart(address);
-        setOwner(a, agent.index());
-        setMask(a, a.accessMask() | 1L << agent.index());
+        if (!a.fineGrained()) {
+            memory.transferOwnership(a, agent.index());
+        }
     }
 
     /** {@code hsa_memory_copy}: copies between any two live allocations (as a DMA engine would). */
     public void memoryCopy(long dst, long src, long bytes) {
+        checkOpen();
         Allocation s = memory.find(src);
         Allocation d = memory.find(dst);
         if (s == null || !s.contains(src, bytes)) {
@@ -267,14 +277,6 @@ public final class HsaRuntime implements AutoCloseable {
                     "0x%016x is not the start of a live allocation", address));
         }
         return a;
-    }
-
-    private void setMask(Allocation a, long mask) {
-        memory.setAccessMask(a, mask);
-    }
-
-    private void setOwner(Allocation a, int owner) {
-        memory.setOwner(a, owner);
     }
 
     // ---- signals --------------------------------------------------------------------------------
