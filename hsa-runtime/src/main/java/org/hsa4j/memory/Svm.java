@@ -74,8 +74,15 @@ public final class Svm {
         return new MemoryFaultException(HsaStatus.MEMORY_FAULT, address, agentName + " accessed " + where);
     }
 
-    /** A checked slice of {@code bytes} bytes at {@code address}, for bulk access. */
+    /**
+     * A checked slice of {@code bytes} bytes at {@code address}, for bulk access.
+     *
+     * @throws HsaException INVALID_ARGUMENT when {@code bytes} is negative
+     */
     public MemorySegment segment(long address, long bytes) {
+        if (bytes < 0) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "negative byte count " + bytes);
+        }
         Allocation a = resolve(address, bytes);
         return a.segment.asSlice(address - a.base, bytes);
     }

@@ -229,6 +229,17 @@ class SvmAccessTest {
     }
 
     @Test
+    void shouldRefuseANegativeByteCountForCopyAndFill() {
+        long a = rt.hostMalloc(16);
+        svm.setLong(a, 9);
+        HsaException copy = assertThrows(HsaException.class, () -> svm.copy(a + 8, a, -8));
+        HsaException fill = assertThrows(HsaException.class, () -> svm.fill(a, -1, (byte) 0));
+        assertEquals(HsaStatus.INVALID_ARGUMENT, copy.status());
+        assertEquals(HsaStatus.INVALID_ARGUMENT, fill.status());
+        assertEquals(9, svm.getLong(a));
+    }
+
+    @Test
     void shouldShareBytesBetweenIntViewAndAddressAccess() {
         long a = rt.hostMalloc(40);
         IntView v = svm.ints(a, 10);
