@@ -186,10 +186,14 @@ public final class MemoryManager implements AutoCloseable {
         }
     }
 
-    /** Gives back all off-heap memory, live allocations included; later allocations fail. */
+    /**
+     * Gives back all off-heap memory, live allocations included: later allocations fail with
+     * NOT_INITIALIZED and every address faults.
+     */
     @Override
     public void close() {
         closed = true;
+        space.clear();
         for (Allocation a : dedicated) {
             if (dedicated.remove(a)) {
                 a.dedicatedArena.close();

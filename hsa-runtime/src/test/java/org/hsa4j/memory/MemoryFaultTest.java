@@ -3,6 +3,7 @@ package org.hsa4j.memory;
 import static org.hsa4j.memory.KernelLauncher.arg;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.concurrent.CompletableFuture;
@@ -142,6 +143,20 @@ class MemoryFaultTest {
         svm.setLong(a + 8, 99);
         assertFault(a + 12, () -> svm.setLong(a + 12, -1));
         assertEquals(99, svm.getLong(a + 8));
+    }
+
+    @Test
+    void shouldFaultOnEveryAddressOnceTheRuntimeIsClosed() {
+        long small = rt.hostMalloc(64);
+        long large = rt.hostMalloc(2L << 20);
+        rt.close();
+        assertFault(small, () -> svm.getLong(small));
+        assertFault(large + 8, () -> svm.setLong(large + 8, 1));
+        assertNull(rt.pointerInfo(small));
+        HsaException allocate = assertThrows(HsaException.class, () -> rt.hostMalloc(64));
+        assertEquals(HsaStatus.NOT_INITIALIZED, allocate.status());
+        HsaException free = assertThrows(HsaException.class, () -> rt.free(small));
+        assertEquals(HsaStatus.NOT_INITIALIZED, free.status());
     }
 
     // ---- in a kernel ----------------------------------------------------------------------------
