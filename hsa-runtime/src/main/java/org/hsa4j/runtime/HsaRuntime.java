@@ -192,6 +192,7 @@ public final class HsaRuntime implements AutoCloseable {
 
     /** hipMalloc: coarse-grained memory of {@code gpu}; only that agent may access it until allow_access. */
     public long deviceMalloc(Agent gpu, long bytes) {
+        checkAgent(gpu);
         if (gpu.deviceType() != DeviceType.GPU) {
             throw new HsaException(HsaStatus.INVALID_AGENT, gpu.name() + " is not a GPU agent");
         }
@@ -232,7 +233,7 @@ public final class HsaRuntime implements AutoCloseable {
         Allocation a = liveStart(address);
         long bits = 0;
         for (Agent agent : agents) {
-            bits |= 1L << Objects.requireNonNull(agent, "agent").index();
+            bits |= 1L << checkAgent(agent).index();
         }
         memory.grantAccess(a, bits);
     }
@@ -243,7 +244,7 @@ public final class HsaRuntime implements AutoCloseable {
      * memory this does nothing.
      */
     public void assignAgent(long address, Agent agent) {
-        Objects.requireNonNull(agent, "agent");
+        checkAgent(agent);
         checkOpen();
         Allocation a = liveStart(address);
         if (!a.fineGrained()) {
@@ -268,6 +269,15 @@ public final class HsaRuntime implements AutoCloseable {
     /** {@code hsa_amd_pointer_info}: the live allocation containing {@code address}, or null. */
     public Allocation pointerInfo(long address) {
         return memory.find(address);
+    }
+
+    /** {@code agent}, when it is one of this runtime's agents; else INVALID_AGENT. */
+    private Agent checkAgent(Agent agent) {
+        Objects.requireNonNull(agent, "agent");
+        if (agent.index() >= agents.size() || agents.get(agent.index()) != agent) {
+            throw new HsaException(HsaStatus.INVALID_AGENT, agent.name() + " is not an agent of this runtime");
+        }
+        return agent;
     }
 
     private Allocation liveStart(long address) {

@@ -135,6 +135,31 @@ class AgentAccessTest {
     }
 
     @Test
+    void shouldRefuseAnAgentOfAnotherRuntime() {
+        runtime(1, false);
+        try (HsaRuntime other = HsaRuntime.init(RuntimeConfig.builder().gpuAgents(2).computeUnits(1).build())) {
+            long d = rt.deviceMalloc(rt.gpuAgent(), 64);
+            Agent foreign = other.gpuAgents().get(1);
+            for (Runnable call : new Runnable[] {
+                    () -> rt.deviceMalloc(foreign, 64),
+                    () -> rt.allowAccess(d, foreign),
+                    () -> rt.assignAgent(d, other.gpuAgent())}) {
+                HsaException e = assertThrows(HsaException.class, call::run);
+                assertEquals(HsaStatus.INVALID_AGENT, e.status(), e.getMessage());
+            }
+            assertEquals(1L << rt.gpuAgent().index(), rt.pointerInfo(d).accessMask());
+            assertEquals(rt.gpuAgent().index(), rt.pointerInfo(d).ownerAgent());
+        }
+    }
+
+    @Test
+    void shouldRefuseDeviceMemoryOfTheCpuAgent() {
+        runtime(1, false);
+        HsaException e = assertThrows(HsaException.class, () -> rt.deviceMalloc(rt.cpuAgent(), 64));
+        assertEquals(HsaStatus.INVALID_AGENT, e.status());
+    }
+
+    @Test
     void shouldKeepOneGpuOutOfAnotherGpusDeviceMemoryUntilAllowAccess() {
         runtime(2, false);
         Agent gpu0 = rt.gpuAgents().get(0);
