@@ -116,8 +116,8 @@ public final class MemoryManager implements AutoCloseable {
                     "free of 0x%016x: points %d bytes into an allocation, not at its start", address, address - a.base));
         }
         if (a.kind == MemoryKind.INTERNAL) {
-            throw new HsaException(HsaStatus.INVALID_ALLOCATION, String.format(
-                    "free of 0x%016x: the runtime owns this memory (a signal, queue or kernel object)", address));
+            throw new HsaException(HsaStatus.INVALID_ALLOCATION, String.format("free of 0x%016x: the runtime owns "
+                    + "this memory (a signal, queue or kernel object)", address));
         }
         if (expectedPool != null && a.pool != expectedPool) {
             throw new HsaException(HsaStatus.INVALID_MEMORY_POOL, String.format(
@@ -147,7 +147,7 @@ public final class MemoryManager implements AutoCloseable {
         }
     }
 
-    /** Lets the agents in {@code agentBits} (bit i for the agent with index i) access {@code a}, besides those that already may. */
+    /** Lets the agents in {@code agentBits} (bit i for agent i) access {@code a} too ({@code allow_access}). */
     public void grantAccess(Allocation a, long agentBits) {
         synchronized (a) {
             a.accessMask |= agentBits;
