@@ -1,7 +1,6 @@
 package org.hsa4j.signal;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 import org.hsa4j.memory.Allocation;
@@ -15,16 +14,26 @@ import org.hsa4j.runtime.HsaStatus;
  * Creates and destroys signals. Slots are carved 64 at a time from 4 KiB fine-grained blocks that
  * every agent may access; a block's allocation carries the block as its attachment, so a handle
  * (an SVM address) maps back to its {@link Signal} with one address-space lookup.
+ *
+ * <p>Blocks are never returned to the pool, so a signal's memory stays valid for the runtime's
+ * life. Freed slots are reused first-in first-out, and only once more than
+ * {@link #REUSE_DISTANCE} of them are waiting: a stale handle (of a destroyed signal) keeps
+ * resolving to nothing for a long while instead of silently naming the next signal created, and
+ * a late waiter of a destroyed signal does not read a new signal's value.
  */
 public final class SignalManager {
     /** Signals per 4 KiB block. */
     public static final int SIGNALS_PER_BLOCK = 64;
+    /** Freed slots kept back before one is reused (64 KiB of slots). */
+    public static final int REUSE_DISTANCE = 1024;
 
     private final MemoryManager memory;
     private final MemoryPool pool;
     private final List<Block> blocks = new ArrayList<>();
-    private int[] free = new int[SIGNALS_PER_BLOCK];
-    private int freeCount;
+    private int fresh;
+    private int[] recycled = new int[SIGNALS_PER_BLOCK];
+    private int recycledHead;
+    private int recycledCount;
     private int live;
 
     /** A 4 KiB run of signal slots. */
@@ -45,10 +54,17 @@ public final class SignalManager {
 
     /** Creates a signal of the given {@link SignalDescriptor} kind. */
     public synchronized Signal create(long initialValue, int kind) {
-        if (freeCount == 0) {
-            growBlock();
+        int global;
+        if (recycledCount > REUSE_DISTANCE) {
+            global = recycled[recycledHead];
+            recycledHead = (recycledHead + 1) % recycled.length;
+            recycledCount--;
+        } else {
+            if (fresh == blocks.size() * SIGNALS_PER_BLOCK) {
+                growBlock();
+            }
+            global = fresh++;
         }
-        int global = free[--freeCount];
         Block block = blocks.get(global / SIGNALS_PER_BLOCK);
         int index = global % SIGNALS_PER_BLOCK;
         long offset = index * SignalDescriptor.SIZE;
@@ -64,10 +80,6 @@ public final class SignalManager {
         block.allocation = memory.allocate(pool, SIGNALS_PER_BLOCK * SignalDescriptor.SIZE, 4096,
                 MemoryKind.INTERNAL, -1L, pool.ownerAgent(), block);
         blocks.add(block);
-        int first = (blocks.size() - 1) * SIGNALS_PER_BLOCK;
-        for (int i = SIGNALS_PER_BLOCK - 1; i >= 0; i--) {
-            free[freeCount++] = first + i;
-        }
     }
 
     synchronized void destroy(Signal signal) {
@@ -78,10 +90,16 @@ public final class SignalManager {
         }
         block.signals[index] = null;
         signal.markDestroyed();
-        if (freeCount == free.length) {
-            free = Arrays.copyOf(free, free.length * 2);
+        if (recycledCount == recycled.length) {
+            int[] bigger = new int[recycled.length * 2];
+            for (int i = 0; i < recycledCount; i++) {
+                bigger[i] = recycled[(recycledHead + i) % recycled.length];
+            }
+            recycled = bigger;
+            recycledHead = 0;
         }
-        free[freeCount++] = signal.index;
+        recycled[(recycledHead + recycledCount) % recycled.length] = signal.index;
+        recycledCount++;
         live--;
     }
 
