@@ -29,12 +29,14 @@ public final class SignalManager {
 
     private final MemoryManager memory;
     private final MemoryPool pool;
+    private final long recheckNanos;
     private final List<Block> blocks = new ArrayList<>();
     private int fresh;
     private int[] recycled = new int[SIGNALS_PER_BLOCK];
     private int recycledHead;
     private int recycledCount;
     private int live;
+    private volatile HsaException shutdown;
 
     /** A 4 KiB run of signal slots. */
     static final class Block {
@@ -42,9 +44,29 @@ public final class SignalManager {
         Allocation allocation;
     }
 
+    /** A manager whose parked waiters re-check the value every {@link Signal#RECHECK_NANOS}. */
     public SignalManager(MemoryManager memory, MemoryPool pool) {
+        this(memory, pool, Signal.RECHECK_NANOS);
+    }
+
+    /**
+     * A manager whose parked waiters re-check the value at least every {@code recheckNanos}, the
+     * longest a change made behind the API (a kernel writing the slot, a silent store) goes unseen.
+     * A very long interval leaves waking to the notifications alone (tests use it to prove that no
+     * wake-up is lost).
+     */
+    public SignalManager(MemoryManager memory, MemoryPool pool, long recheckNanos) {
+        if (recheckNanos <= 0) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "recheck interval must be positive, was " + recheckNanos);
+        }
         this.memory = memory;
         this.pool = pool;
+        this.recheckNanos = recheckNanos;
+    }
+
+    /** The longest a parked waiter sleeps between two looks at the value. */
+    public long recheckNanos() {
+        return recheckNanos;
     }
 
     /** {@code hsa_signal_create}: a user signal with {@code initialValue}. */
@@ -127,8 +149,13 @@ public final class SignalManager {
         return live;
     }
 
-    /** Fails every live signal, so that no wait outlives the runtime. */
+    /**
+     * Fails every live signal with {@code cause}, so that no wait outlives the runtime; the runtime
+     * calls this when it shuts down, before it releases the memory. A signal used after that
+     * memory is gone reports {@code cause}'s status.
+     */
     public void failAll(HsaException cause) {
+        shutdown = cause;
         List<Signal> all = new ArrayList<>();
         synchronized (this) {
             for (Block b : blocks) {
@@ -142,5 +169,10 @@ public final class SignalManager {
         for (Signal s : all) {
             s.fail(cause);
         }
+    }
+
+    /** The cause given to {@link #failAll}, or null while the runtime runs. */
+    HsaException shutdownCause() {
+        return shutdown;
     }
 }
