@@ -59,26 +59,25 @@ public final class Signal {
     private static final int OR = 3;
     private static final int XOR = 4;
 
-    private final SignalManager manager;
+    /** The 4 KiB block holding the slot; it knows the manager and the block's SVM address. */
+    final SignalManager.Block slots;
+    /** The block's memory, kept here so that an operation costs one dependent load. */
     private final MemorySegment block;
-    private final long offset;
-    private final long handle;
-    final int index;
+    /** Byte offset of the slot in the block. */
+    final int offset;
     private volatile Object waiters;
     private volatile HsaException failure;
     private volatile boolean destroyed;
 
-    Signal(SignalManager manager, MemorySegment block, long offset, long handle, int index) {
-        this.manager = manager;
-        this.block = block;
+    Signal(SignalManager.Block slots, int offset) {
+        this.slots = slots;
+        this.block = slots.allocation.segment();
         this.offset = offset;
-        this.handle = handle;
-        this.index = index;
     }
 
     /** The opaque handle: the SVM address of the signal's slot. Goes into packets. */
     public long handle() {
-        return handle;
+        return slots.allocation.base() + offset;
     }
 
     // ---- loads ----------------------------------------------------------------------------------
@@ -359,7 +358,7 @@ public final class Signal {
         }
         Thread thread = Thread.currentThread();
         SignalWaiter self = s -> LockSupport.unpark(thread);
-        long recheck = manager.recheckNanos();
+        long recheck = slots.manager.recheckNanos();
         addWaiter(self);
         try {
             while (true) {
@@ -389,7 +388,7 @@ public final class Signal {
 
     /** The longest a parked waiter of this signal sleeps between two looks at the value. */
     long recheckNanos() {
-        return manager.recheckNanos();
+        return slots.manager.recheckNanos();
     }
 
     // ---- waiter list ----------------------------------------------------------------------------
@@ -485,7 +484,7 @@ public final class Signal {
 
     /** {@code hsa_signal_destroy}: frees the slot; waiters wake and fail with INVALID_SIGNAL. */
     public void destroy() {
-        manager.destroy(this);
+        slots.manager.destroy(this);
     }
 
     void markDestroyed() {
@@ -562,7 +561,7 @@ public final class Signal {
 
     /** The error for an access after the runtime released the signal's memory (its arena is closed). */
     private HsaException released(IllegalStateException e) {
-        HsaException cause = manager.shutdownCause();
+        HsaException cause = slots.manager.shutdownCause();
         if (cause == null) {
             cause = failure;
         }
@@ -572,6 +571,6 @@ public final class Signal {
 
     @Override
     public String toString() {
-        return String.format("0x%x", handle);
+        return String.format("0x%x", handle());
     }
 }

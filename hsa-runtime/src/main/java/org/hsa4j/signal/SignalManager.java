@@ -40,8 +40,15 @@ public final class SignalManager {
 
     /** A 4 KiB run of signal slots. */
     static final class Block {
+        final SignalManager manager;
+        final int number;
         final Signal[] signals = new Signal[SIGNALS_PER_BLOCK];
         Allocation allocation;
+
+        Block(SignalManager manager, int number) {
+            this.manager = manager;
+            this.number = number;
+        }
     }
 
     /** A manager whose parked waiters re-check the value every {@link Signal#RECHECK_NANOS}. */
@@ -89,8 +96,7 @@ public final class SignalManager {
         }
         Block block = blocks.get(global / SIGNALS_PER_BLOCK);
         int index = global % SIGNALS_PER_BLOCK;
-        long offset = index * SignalDescriptor.SIZE;
-        Signal signal = new Signal(this, block.allocation.segment(), offset, block.allocation.base() + offset, global);
+        Signal signal = new Signal(block, (int) (index * SignalDescriptor.SIZE));
         signal.initialize(initialValue, kind);
         block.signals[index] = signal;
         live++;
@@ -98,15 +104,15 @@ public final class SignalManager {
     }
 
     private void growBlock() {
-        Block block = new Block();
+        Block block = new Block(this, blocks.size());
         block.allocation = memory.allocate(pool, SIGNALS_PER_BLOCK * SignalDescriptor.SIZE, 4096,
                 MemoryKind.INTERNAL, -1L, pool.ownerAgent(), block);
         blocks.add(block);
     }
 
     synchronized void destroy(Signal signal) {
-        Block block = blocks.get(signal.index / SIGNALS_PER_BLOCK);
-        int index = signal.index % SIGNALS_PER_BLOCK;
+        Block block = signal.slots;
+        int index = (int) (signal.offset / SignalDescriptor.SIZE);
         if (block.signals[index] != signal) {
             throw new HsaException(HsaStatus.INVALID_SIGNAL, "signal " + signal + " has already been destroyed");
         }
@@ -120,7 +126,7 @@ public final class SignalManager {
             recycled = bigger;
             recycledHead = 0;
         }
-        recycled[(recycledHead + recycledCount) % recycled.length] = signal.index;
+        recycled[(recycledHead + recycledCount) % recycled.length] = block.number * SIGNALS_PER_BLOCK + index;
         recycledCount++;
         live--;
     }
