@@ -81,8 +81,15 @@ public final class SignalManager {
         return create(initialValue, SignalDescriptor.KIND_USER);
     }
 
-    /** Creates a signal of the given {@link SignalDescriptor} kind. */
+    /**
+     * Creates a signal of the given {@link SignalDescriptor} kind.
+     *
+     * @throws HsaException INVALID_ARGUMENT for a kind other than KIND_USER or KIND_DOORBELL
+     */
     public synchronized Signal create(long initialValue, int kind) {
+        if (kind != SignalDescriptor.KIND_USER && kind != SignalDescriptor.KIND_DOORBELL) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "unknown signal kind " + kind);
+        }
         int global;
         if (recycledCount > REUSE_DISTANCE) {
             global = recycled[recycledHead];
