@@ -273,7 +273,9 @@ public final class HsaRuntime implements AutoCloseable {
 
     /** {@code agent}, when it is one of this runtime's agents; else INVALID_AGENT. */
     private Agent checkAgent(Agent agent) {
-        Objects.requireNonNull(agent, "agent");
+        if (agent == null) {
+            throw new HsaException(HsaStatus.INVALID_AGENT, "agent must not be null");
+        }
         if (agent.index() >= agents.size() || agents.get(agent.index()) != agent) {
             throw new HsaException(HsaStatus.INVALID_AGENT, agent.name() + " is not an agent of this runtime");
         }
@@ -299,12 +301,18 @@ public final class HsaRuntime implements AutoCloseable {
 
     /** {@code hsa_signal_create}: {@code consumers} lists the agents that may wait (informational here). */
     public Signal createSignal(long initialValue, List<Agent> consumers) {
-        Objects.requireNonNull(consumers, "consumers");
+        if (consumers == null) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "consumers must be a list of agents (empty for any)");
+        }
+        for (Agent agent : consumers) {
+            checkAgent(agent);
+        }
         return createSignal(initialValue);
     }
 
     /** The live signal with {@code handle}. */
     public Signal signal(long handle) {
+        checkOpen();
         return signals.fromHandle(handle);
     }
 
@@ -315,6 +323,7 @@ public final class HsaRuntime implements AutoCloseable {
 
     /** {@code hsa_signal_group_create}. */
     public SignalGroup createSignalGroup(List<Signal> members) {
+        checkOpen();
         return new SignalGroup(members);
     }
 
