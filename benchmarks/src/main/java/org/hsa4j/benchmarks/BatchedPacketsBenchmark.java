@@ -13,7 +13,6 @@ import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
-import org.hsa4j.runtime.RuntimeConfig;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;
 import org.hsa4j.signal.WaitState;
@@ -51,7 +50,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * </ul>
  *
  * <p>Why it is fair: it is the raw protocol an application (or a HIP-like layer) uses to stream
- * work, with one doorbell per batch as the spec allows, one reused queue, signal and kernel object.
+ * work, with one doorbell per batch as the spec allows, one reused queue, signal and kernel object,
+ * on the runtime's default configuration ({@code HsaRuntime.init()}).
  * Every packet has a system-scope acquire fence; only the last has a system-scope release fence,
  * which is all the host needs to see the whole batch's effects once it sees the signal.
  * The queue never overflows (a batch is a quarter of the ring) and every packet body is written in
@@ -99,7 +99,7 @@ public class BatchedPacketsBenchmark {
         if (packetType != PacketType.BARRIER_AND && packetType != PacketType.KERNEL_DISPATCH) {
             throw new IllegalArgumentException("packetType must be BARRIER_AND or KERNEL_DISPATCH, was " + packetType);
         }
-        rt = HsaRuntime.init(RuntimeConfig.defaults());
+        rt = HsaRuntime.init();
         queue = rt.gpuAgent().createQueue(QUEUE_SIZE, QueueType.SINGLE, null);
         ring = queue.ring();
         done = rt.createSignal(0);
@@ -110,7 +110,9 @@ public class BatchedPacketsBenchmark {
 
     @TearDown(Level.Trial)
     public void stop() {
-        rt.close();
+        if (rt != null) {
+            rt.close();
+        }
     }
 
     /** One batch of {@value #BATCH} packets, one doorbell, one wait; scored per packet. */

@@ -11,7 +11,6 @@ import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
-import org.hsa4j.runtime.RuntimeConfig;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;
 import org.hsa4j.signal.WaitState;
@@ -43,7 +42,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>Why it is fair: it is the full user-visible path of the spec's submission protocol with
  * nothing skipped (the same steps as RawDispatchProtocolTest), on the runtime's default
- * configuration, and with an empty kernel so only the runtime's overhead is measured. Goals
+ * configuration ({@code HsaRuntime.init()}: one GPU agent with a compute unit per core; HSA4J_*
+ * environment variables change it), and with an empty kernel so only the runtime's overhead is
+ * measured. Goals
  * (issue hsa-runtime), each against a baseline from the same JMH run:
  * ACTIVE wait within 6x the raw ping-pong ({@link RawPingPongBenchmark}), the floor for any
  * round trip; BLOCKED wait no slower than {@code ExecutorService.submit().get()}
@@ -72,7 +73,7 @@ public class DispatchRoundTripBenchmark {
 
     @Setup(Level.Trial)
     public void start() {
-        rt = HsaRuntime.init(RuntimeConfig.defaults());
+        rt = HsaRuntime.init();
         queue = rt.gpuAgent().createQueue(256, QueueType.SINGLE, null);
         done = rt.createSignal(0);
         executable = rt.createExecutable().define("empty", KernelDescriptor.EMPTY, wi -> {
@@ -82,7 +83,9 @@ public class DispatchRoundTripBenchmark {
 
     @TearDown(Level.Trial)
     public void stop() {
-        rt.close();
+        if (rt != null) {
+            rt.close();
+        }
     }
 
     /** One empty-kernel dispatch, from reserving the packet id to seeing the completion signal at 0. */

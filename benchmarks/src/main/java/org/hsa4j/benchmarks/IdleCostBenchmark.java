@@ -28,7 +28,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * FIGURES: what an initialized but idle runtime costs: CPU while idle, and its footprint at rest.
  *
  * <p>What it measures: each iteration's setup settles the heap (full GCs until nothing more is
- * freed), initializes a runtime with the default configuration (one GPU agent plus the CPU agent)
+ * freed), initializes a runtime with {@code HsaRuntime.init()} (the defaults: one GPU agent with a compute unit
+ * per core, plus the CPU agent; HSA4J_* environment variables change them)
  * and creates one 1024-slot queue, then settles the heap again. The difference is the heap the
  * runtime retains ({@code heapBytes}); {@code rt.memory().reservedBytes()} is its off-heap
  * footprint ({@code offHeapBytes}); {@code threads} is how many threads it started. The single
@@ -92,7 +93,7 @@ public class IdleCostBenchmark {
         public void start() {
             long heapBefore = Probes.settledHeapUsed();
             int threadsBefore = Probes.liveThreads();
-            rt = HsaRuntime.init(RuntimeConfig.defaults());
+            rt = HsaRuntime.init();
             rt.gpuAgent().createQueue(1024, QueueType.SINGLE, null);
             heapBytes = Probes.settledHeapUsed() - heapBefore;
             threads = Probes.liveThreads() - threadsBefore;
@@ -106,7 +107,9 @@ public class IdleCostBenchmark {
 
         @TearDown(Level.Iteration)
         public void stop() {
-            rt.close();
+            if (rt != null) {
+                rt.close();
+            }
         }
     }
 
@@ -120,7 +123,7 @@ public class IdleCostBenchmark {
 
         @Setup(Level.Iteration)
         public void start() {
-            RuntimeConfig config = RuntimeConfig.defaults();
+            RuntimeConfig config = RuntimeConfig.fromEnvironment();
             int n = config.gpuAgents() * config.computeUnits() + config.cpuComputeUnits();
             List<Thread> made = new ArrayList<>();
             long heapBefore = Probes.settledHeapUsed();
@@ -139,6 +142,9 @@ public class IdleCostBenchmark {
 
         @TearDown(Level.Iteration)
         public void stop() throws InterruptedException {
+            if (pool == null) {
+                return;
+            }
             pool.shutdown();
             if (!pool.awaitTermination(10, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("baseline pool did not stop within 10 s");

@@ -81,6 +81,9 @@ public class RawPingPongBenchmark {
 
     @TearDown(Level.Trial)
     public void stopPartner() throws InterruptedException {
+        if (partner == null) {
+            return;
+        }
         CELL.setVolatile(line, 0L, STOP);
         LockSupport.unpark(partner);
         partner.join(10_000);

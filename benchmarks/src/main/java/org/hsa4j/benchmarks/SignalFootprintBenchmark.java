@@ -4,7 +4,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.hsa4j.runtime.HsaRuntime;
-import org.hsa4j.runtime.RuntimeConfig;
 import org.hsa4j.signal.Signal;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -23,7 +22,7 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * FIGURES: what one signal costs, measured over {@value #COUNT} live signals.
  *
- * <p>What it measures: in a fresh runtime (default configuration) per iteration, the single op
+ * <p>What it measures: in a fresh runtime ({@code HsaRuntime.init()}) per iteration, the single op
  * creates {@value #COUNT} signals and keeps them all alive in an array made beforehand. Around the
  * creation it reads the runtime's off-heap bytes ({@code rt.memory().reservedBytes()}), the heap in
  * use after full GCs have settled, and the JVM's live thread count. Reported as JMH auxiliary
@@ -79,14 +78,16 @@ public class SignalFootprintBenchmark {
 
         @Setup(Level.Iteration)
         public void start() {
-            rt = HsaRuntime.init(RuntimeConfig.defaults());
+            rt = HsaRuntime.init();
             signals = new Signal[COUNT];
         }
 
         @TearDown(Level.Iteration)
         public void stop() {
             signals = null;
-            rt.close();
+            if (rt != null) {
+                rt.close();
+            }
         }
     }
 

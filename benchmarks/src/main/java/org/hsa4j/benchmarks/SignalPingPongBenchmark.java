@@ -12,7 +12,6 @@ import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
-import org.hsa4j.runtime.RuntimeConfig;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;
 import org.hsa4j.signal.WaitState;
@@ -40,7 +39,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>Why it is fair: both sides go through the public signal operations an application would use
  * (with their waiter bookkeeping and wake-ups), and the kernel runs on a compute unit of the
- * runtime's default configuration, not on a thread of the benchmark's making. It is the same
+ * runtime's default configuration ({@code HsaRuntime.init()}), not on a thread of the benchmark's making. It is the same
  * exchange as {@link RawPingPongBenchmark} (one value there, one value back), so that is its
  * baseline, measured in the same JMH run; goal (issue hsa-runtime): within 2x of it.
  *
@@ -69,7 +68,7 @@ public class SignalPingPongBenchmark {
 
     @Setup(Level.Trial)
     public void start() {
-        rt = HsaRuntime.init(RuntimeConfig.defaults());
+        rt = HsaRuntime.init();
         ping = rt.createSignal(0);
         pong = rt.createSignal(0);
         kernelDone = rt.createSignal(1);
@@ -98,6 +97,9 @@ public class SignalPingPongBenchmark {
 
     @TearDown(Level.Trial)
     public void stop() {
+        if (rt == null) {
+            return;
+        }
         try {
             ping.storeScrelease(STOP);
             Waits.await(kernelDone, SignalCondition.EQ, 0, WaitState.BLOCKED);

@@ -251,11 +251,15 @@ public final class PerformanceReport {
         for (JmhResult r : results) {
             md.append("| ").append(r.benchmark()).append(" | ").append(r.params().isEmpty() ? "-" : paramString(r.params()))
                     .append(" | ").append(r.mode()).append(" | ").append(r.forks())
-                    .append(" | ").append(r.warmupIterations()).append(" x ").append(r.warmupTime())
-                    .append(" | ").append(r.measurementIterations()).append(" x ").append(r.measurementTime())
+                    .append(" | ").append(iterations(r, r.warmupIterations(), r.warmupTime()))
+                    .append(" | ").append(iterations(r, r.measurementIterations(), r.measurementTime()))
                     .append(" | ").append(r.primary().samples()).append(" |\n");
         }
         md.append('\n');
+    }
+
+    private static String iterations(JmhResult r, int count, String time) {
+        return "ss".equals(r.mode()) ? count + " single shot" + (count == 1 ? "" : "s") : count + " x " + time;
     }
 
     private void measures(StringBuilder md) {
@@ -374,7 +378,7 @@ public final class PerformanceReport {
 
     private static String bytes(double b) {
         if (Math.abs(b) < 10_000) {
-            return String.format(Locale.ROOT, Math.abs(b - Math.rint(b)) < 0.05 ? "%.0f B" : "%.1f B", b);
+            return String.format(Locale.ROOT, Math.abs(b - Math.rint(b)) < 0.05 ? "%,.0f B" : "%,.1f B", b);
         }
         if (Math.abs(b) < 1 << 20) {
             return String.format(Locale.ROOT, "%,.0f B (%.1f KiB)", b, b / 1024);
