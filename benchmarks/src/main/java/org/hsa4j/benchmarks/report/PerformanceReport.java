@@ -34,7 +34,7 @@ import org.hsa4j.benchmarks.report.JmhResult.Metric;
  * <p>A run with one measured iteration per benchmark (what {@code ./hsa4j bench --quick} does) or
  * started with {@code --smoke} is headed as a provisional smoke run.
  *
- * <pre>usage: PerformanceReport RESULTS.json OUTPUT.md [--command CMD] [--jmh-command CMD] [--smoke]</pre>
+ * <pre>usage: PerformanceReport RESULTS.json OUTPUT.md [--command CMD] [--jmh-command CMD] [--load TEXT] [--smoke]</pre>
  */
 public final class PerformanceReport {
     private static final double[] PERCENTILES = {50.0, 90.0, 99.0, 99.9, 99.99, 100.0};
@@ -47,10 +47,12 @@ public final class PerformanceReport {
     private final String command;
     private final String jmhCommand;
     private final boolean smoke;
+    private final String load;
     private String verdict = "";
 
     private PerformanceReport(List<JmhResult> results, String resultsPath, String command, String jmhCommand,
-                              boolean smoke) {
+                              boolean smoke, String load) {
+        this.load = load;
         this.results = results;
         this.resultsPath = resultsPath;
         this.command = command;
@@ -61,22 +63,24 @@ public final class PerformanceReport {
     /** Reads the JSON results named by the first argument and writes the Markdown report to the second. */
     public static void main(String[] args) throws IOException {
         if (args.length < 2) {
-            System.err.println("usage: PerformanceReport RESULTS.json OUTPUT.md [--command CMD] [--jmh-command CMD] [--smoke]");
+            System.err.println("usage: PerformanceReport RESULTS.json OUTPUT.md [--command CMD] [--jmh-command CMD] [--load TEXT] [--smoke]");
             System.exit(2);
         }
         String command = null;
         String jmhCommand = null;
         boolean smoke = false;
+        String load = null;
         for (int i = 2; i < args.length; i++) {
             switch (args[i]) {
                 case "--command" -> command = args[++i];
                 case "--jmh-command" -> jmhCommand = args[++i];
                 case "--smoke" -> smoke = true;
+                case "--load" -> load = args[++i];
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
         List<JmhResult> results = JmhResult.parseAll(Files.readString(Path.of(args[0])));
-        PerformanceReport report = new PerformanceReport(results, args[0], command, jmhCommand, smoke);
+        PerformanceReport report = new PerformanceReport(results, args[0], command, jmhCommand, smoke, load);
         String text = report.render();
         Path out = Path.of(args[1]);
         if (out.getParent() != null) {
@@ -93,14 +97,21 @@ public final class PerformanceReport {
         md.append("# hsa4j performance\n\n");
         if (smoke) {
             md.append("> **PROVISIONAL: smoke run.** These numbers come from a quick run (1 fork, one short\n"
-                    + "> warmup and measurement iteration per benchmark) on a machine shared with other builds.\n"
-                    + "> They only show that every benchmark runs; they are not measurements. Regenerate this\n"
-                    + "> file from a full run: `./hsa4j bench`.\n\n");
+                    + "> warmup and measurement iteration per benchmark). They only show that every benchmark\n"
+                    + "> runs; they are not measurements. Regenerate this file from a full run: `./hsa4j bench`.\n\n");
         }
         md.append("Generated ").append(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")))
                 .append(" by `org.hsa4j.benchmarks.report.PerformanceReport` from `").append(resultsPath)
-                .append("`. Every baseline was measured in the same JMH run as the figure it judges, so both saw the same\n"
+                .append("`.\nEvery baseline was measured in the same JMH run as the figure it judges, so both saw the same\n"
                         + "machine, load and JIT. Goals come from the issue named beside them.\n\n");
+        md.append("How to read it:\n\n"
+                + "- Round trips are JMH SampleTime distributions. A round-trip goal is judged on the median: on a\n"
+                + "  2-core machine the mean of a sub-microsecond round trip is dominated by the rare times a thread\n"
+                + "  is descheduled, which the mean, p99, p99.9 and max rows of each figure show separately.\n"
+                + "- Throughputs are JMH scores (packets or tasks per second, 256 per invocation).\n"
+                + "- Idle CPU and footprints are JMH auxiliary counters, one value per single-shot iteration; the\n"
+                + "  figure is their mean over all iterations of all forks (min and max are in its detail).\n"
+                + "- Ratio is value / baseline; \"-\" where the baseline is 0 or missing.\n\n");
         machine(md);
         summary(md);
         details(md);
@@ -123,6 +134,9 @@ public final class PerformanceReport {
                     .append(any.field("vmVersion")).append(" |\n");
             md.append("| JVM arguments | `").append(String.join(" ", jvmArgs(any))).append("` |\n");
             md.append("| JMH | ").append(any.field("jmhVersion")).append(" |\n");
+        }
+        if (load != null) {
+            md.append("| Load average (1, 5, 15 min) | ").append(load).append(" |\n");
         }
         md.append("| Command | `").append(command != null ? command : "(not recorded)").append("` |\n");
         if (jmhCommand != null) {
