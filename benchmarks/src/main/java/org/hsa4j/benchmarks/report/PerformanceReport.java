@@ -98,7 +98,11 @@ public final class PerformanceReport {
         if (smoke) {
             md.append("> **PROVISIONAL: smoke run.** These numbers come from a quick run (1 fork, one short\n"
                     + "> warmup and measurement iteration per benchmark). They only show that every benchmark\n"
-                    + "> runs; they are not measurements. Regenerate this file from a full run: `./hsa4j bench`.\n\n");
+                    + "> runs; they are not measurements. Regenerate this file from a full run: `./hsa4j bench`.\n");
+            if (load != null) {
+                md.append("> Load average (1, 5, 15 min) on this machine: ").append(load).append(".\n");
+            }
+            md.append('\n');
         }
         md.append("Generated ").append(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")))
                 .append(" by `org.hsa4j.benchmarks.report.PerformanceReport` from `").append(resultsPath)
@@ -352,7 +356,7 @@ public final class PerformanceReport {
             return "-";
         }
         double r = v / b;
-        return String.format(Locale.ROOT, r >= 100 ? "%.0fx" : r >= 10 ? "%.1fx" : "%.2fx", r);
+        return String.format(Locale.ROOT, r >= 100 ? "%.0fx" : r >= 10 ? "%.1fx" : r >= 0.1 ? "%.2fx" : "%.4fx", r);
     }
 
     static String format(double v, String unit) {
@@ -374,10 +378,10 @@ public final class PerformanceReport {
         if (ns < 10_000) {
             return String.format(Locale.ROOT, "%,.0f ns", ns);
         }
-        if (ns < 10_000_000) {
+        if (ns < 1_000_000) {
             return String.format(Locale.ROOT, "%,.1f \u00b5s", ns / 1e3);
         }
-        return String.format(Locale.ROOT, "%,.1f ms", ns / 1e6);
+        return String.format(Locale.ROOT, "%,.2f ms", ns / 1e6);
     }
 
     private static String rate(double perSecond) {
