@@ -264,14 +264,18 @@ public final class PerformanceReport {
 
     private void settings(StringBuilder md) {
         md.append("## Run settings\n\n");
-        md.append("| Benchmark | Params | Mode | Forks | Warmup | Measurement | Samples |\n");
-        md.append("|---|---|---|---:|---|---|---:|\n");
+        md.append("Every benchmark entry of the run, with JMH's own score (for SampleTime the mean).\n\n");
+        md.append("| Benchmark | Params | Mode | Forks | Warmup | Measurement | Samples | JMH score |\n");
+        md.append("|---|---|---|---:|---|---|---:|---:|\n");
         for (JmhResult r : results) {
             md.append("| ").append(r.benchmark()).append(" | ").append(r.params().isEmpty() ? "-" : paramString(r.params()))
                     .append(" | ").append(r.mode()).append(" | ").append(r.forks())
                     .append(" | ").append(iterations(r, r.warmupIterations(), r.warmupTime()))
                     .append(" | ").append(iterations(r, r.measurementIterations(), r.measurementTime()))
-                    .append(" | ").append(r.primary().samples()).append(" |\n");
+                    .append(" | ").append(r.primary().samples())
+                    .append(" | ").append(format(r.primary().score(), r.primary().unit()))
+                    .append(Double.isNaN(r.primary().scoreError()) ? "" : " ± " + format(r.primary().scoreError(), r.primary().unit()))
+                    .append(" |\n");
         }
         md.append('\n');
     }
