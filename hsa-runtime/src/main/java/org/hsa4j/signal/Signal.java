@@ -48,6 +48,12 @@ public final class Signal {
     public static final long ACTIVE_SPIN_NANOS = 200_000;
     /** How long a BLOCKED wait spins before it parks. */
     public static final long BLOCKED_SPIN_NANOS = 5_000;
+    /**
+     * How long a wait spins with {@link Thread#onSpinWait()} before it starts to {@link Thread#yield()}
+     * between looks: on 2 cores the thread being waited for may share the waiter's core, and a
+     * pure spin would hold that core for the whole spin budget.
+     */
+    public static final long PURE_SPIN_NANOS = 2_000;
     /** Longest park between two looks at the value in a runtime, bounding the cost of a change behind the API. */
     public static final long RECHECK_NANOS = 1_000_000;
 
@@ -342,18 +348,26 @@ public final class Signal {
         long start = System.nanoTime();
         long deadline = start + Math.min(timeoutNanos, Long.MAX_VALUE / 4);
         long spinEnd = start + Math.min(timeoutNanos, state == WaitState.ACTIVE ? ACTIVE_SPIN_NANOS : BLOCKED_SPIN_NANOS);
+        long pureSpinEnd = start + PURE_SPIN_NANOS;
+        boolean yielding = false;
         for (int i = 1; ; i++) {
-            Thread.onSpinWait();
+            if (yielding) {
+                Thread.yield();
+            } else {
+                Thread.onSpinWait();
+            }
             value = load(acquire);
             if (condition.test(value, compare)) {
                 return confirmed(value);
             }
-            if ((i & 63) == 0) {
+            if (yielding || (i & 63) == 0) {
                 checkFailure();
                 checkLive();
-                if (System.nanoTime() - spinEnd >= 0) {
+                long now = System.nanoTime();
+                if (now - spinEnd >= 0 || Thread.currentThread().isInterrupted()) {
                     break;
                 }
+                yielding = now - pureSpinEnd >= 0;
             }
         }
         Thread thread = Thread.currentThread();

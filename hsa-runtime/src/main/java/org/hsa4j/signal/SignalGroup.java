@@ -81,8 +81,13 @@ public final class SignalGroup {
         long deadline = start + Math.min(timeoutNanos, Long.MAX_VALUE / 4);
         long spinEnd = start + Math.min(timeoutNanos,
                 state == WaitState.ACTIVE ? Signal.ACTIVE_SPIN_NANOS : Signal.BLOCKED_SPIN_NANOS);
-        while (System.nanoTime() - spinEnd < 0) {
-            Thread.onSpinWait();
+        long pureSpinEnd = start + Signal.PURE_SPIN_NANOS;
+        for (long now = start; now - spinEnd < 0 && !Thread.currentThread().isInterrupted(); now = System.nanoTime()) {
+            if (now - pureSpinEnd < 0) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
             found = poll(conditions, values, acquire);
             if (found != null) {
                 return found;
