@@ -162,6 +162,11 @@ public final class Agent {
         return processor.queueCount();
     }
 
+    /** True once the runtime shut this agent down. */
+    public boolean isShutDown() {
+        return closed;
+    }
+
     /** The compute unit threads, for diagnostics and tests. */
     public Thread[] computeUnitThreads() {
         return processor.threads();
@@ -206,6 +211,7 @@ public final class Agent {
     }
 
     private void destroyQueue(Queue queue) {
+        checkOpen();
         processor.detach(queue, new HsaException(HsaStatus.INVALID_QUEUE, "queue " + queue.id() + " was destroyed"));
         queue.markDestroyed();
         for (Allocation a : queue.allocations()) {
