@@ -162,6 +162,11 @@ public final class Agent {
         return processor.queueCount();
     }
 
+    /** Number of completed scans of this agent's packet processor over its queues (diagnostics, tests). */
+    long completedScans() {
+        return processor.scans();
+    }
+
     /** True once the runtime shut this agent down. */
     public boolean isShutDown() {
         return closed;
