@@ -50,14 +50,22 @@ import org.hsa4j.signal.SignalWaiter;
  * <h2>Completion</h2>
  * The unit that finishes the last workgroup applies the release fence of the packet's scope,
  * records the end timestamp, and decrements the completion signal with screlease order (which
- * wakes its waiters). A bad packet or a failing kernel raises the queue's error (callback once),
+ * wakes its waiters); only then does it drop the queue's in-flight count, so a barrier-bit packet
+ * behind starts after all of that. A bad packet or a failing kernel raises the queue's error
+ * (callback once; a bad packet is consumed first, so the callback may even destroy the queue),
  * and fails the packet's completion signal, so no wait on it hangs; later packets of that queue
  * are drained the same way. Other queues and agents are untouched.
  *
  * <h2>Waking</h2>
- * {@link #notifyWork()} bumps an epoch and, if no unit holds the role, unparks one idle unit. A
- * unit that is about to park first marks itself parked and re-reads the epoch; both sides use
+ * {@link #notifyWork()} bumps an epoch and, if no unit holds the role, unparks one idle unit.
+ * Completing work bumps the epoch too (without unparking: the completing unit scans next itself
+ * when the role is free). A unit that is about to park first marks itself parked and re-reads the
+ * epoch, and a role holder that gives up re-reads the epoch it saw before its scans; all sides use
  * volatile accesses, so a notification is never lost between a last scan and a park.
+ *
+ * <h2>Shutdown</h2>
+ * Queued, launched and running work has its completion signal failed first, then the units are
+ * joined within the grace period, so waiters learn of the shutdown while memory is still there.
  */
 final class PacketProcessor {
     /** How long the role holder keeps scanning idle queues before it gives up the role. */
@@ -717,8 +725,9 @@ final class PacketProcessor {
             LockSupport.unpark(u.thread);
         }
         long deadline = System.nanoTime() + timeoutNanos;
-        boolean held = false;
-        while (!(held = tryAcquireRole()) && System.nanoTime() - deadline < 0) {
+        // an error callback may shut the runtime down from the unit that holds the role
+        boolean held = roleHolder == Thread.currentThread();
+        while (!held && !(held = tryAcquireRole()) && System.nanoTime() - deadline < 0) {
             Thread.yield();
         }
         for (QueueSlot q : queues) {
@@ -736,7 +745,7 @@ final class PacketProcessor {
         }
         for (ComputeUnit u : units) {
             long left = deadline - System.nanoTime();
-            if (left > 0) {
+            if (left > 0 && u.thread != Thread.currentThread()) {
                 try {
                     u.thread.join(Math.max(1, left / 1_000_000));
                 } catch (InterruptedException e) {

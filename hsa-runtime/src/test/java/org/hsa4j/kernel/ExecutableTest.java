@@ -86,6 +86,17 @@ class ExecutableTest {
         }
     }
 
+    /** A code object that gives two kernels the same symbol name. */
+    static final class DuplicateNames {
+        @KernelSymbol(name = "same")
+        static void first(WorkItem wi) {
+        }
+
+        @KernelSymbol(name = "same")
+        static void second(WorkItem wi) {
+        }
+    }
+
     /** A class with no kernel at all. */
     static final class NoKernels {
         static void notAnnotated(WorkItem wi) {
@@ -154,6 +165,22 @@ class ExecutableTest {
         assertEquals(HsaStatus.INVALID_CODE_OBJECT, e.status());
         exe.freeze();
         assertEquals(List.of(), exe.symbols(), "a refused code object must define nothing");
+    }
+
+    @Test
+    void shouldRefuseACodeObjectThatNamesTwoKernelsAlike() {
+        Executable exe = rt.createExecutable();
+        HsaException e = assertThrows(HsaException.class, () -> exe.loadCodeObject(DuplicateNames.class));
+        assertEquals(HsaStatus.VARIABLE_ALREADY_DEFINED, e.status());
+        assertEquals(List.of(), exe.freeze().symbols());
+    }
+
+    @Test
+    void shouldRefuseACodeObjectWhoseKernelIsAlreadyDefined() {
+        Executable exe = rt.createExecutable().define("store", KernelDescriptor.EMPTY, wi -> { });
+        HsaException e = assertThrows(HsaException.class, () -> exe.loadCodeObject(Kernels.class));
+        assertEquals(HsaStatus.VARIABLE_ALREADY_DEFINED, e.status());
+        assertEquals(List.of("store"), exe.freeze().symbols().stream().map(ExecutableSymbol::name).toList());
     }
 
     @Test
