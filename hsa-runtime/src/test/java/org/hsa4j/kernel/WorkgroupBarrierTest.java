@@ -127,6 +127,23 @@ class WorkgroupBarrierTest {
     }
 
     @Test
+    void shouldReportAWorkItemThatThrowsBetweenBarriersAsException() {
+        try (KernelFixture f = new KernelFixture(1)) {
+            long k = f.kernel("throws_in_phase", KernelDescriptor.EMPTY.withBarriers(), wi -> {
+                wi.barrier().await();
+                if (wi.flatLocalId() == 5) {
+                    throw new ArithmeticException("phase two broke");
+                }
+                wi.barrier().await();
+            });
+            HsaException e = assertThrows(HsaException.class, () -> f.run(f.dispatch(k).grid(32).workgroup(16)));
+            assertEquals(HsaStatus.EXCEPTION, e.status());
+            assertTrue(e.getMessage().contains("phase two broke"), e.getMessage());
+            assertEquals(1, f.errors.size());
+        }
+    }
+
+    @Test
     void shouldPassABarrierOfAOneWorkItemWorkgroupWithoutDeclaringIt() {
         try (KernelFixture f = new KernelFixture(1)) {
             AtomicLongArray ran = new AtomicLongArray(4);
