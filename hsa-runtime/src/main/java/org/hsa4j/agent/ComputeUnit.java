@@ -38,6 +38,8 @@ final class ComputeUnit implements Runnable {
     final WorkgroupExecutor executor;
     private final PacketProcessor processor;
     Thread thread;
+    /** The work this unit is claiming or running, so a shutdown can fail its completion signal. */
+    volatile Work current;
     @SuppressWarnings("unused")
     private volatile boolean parked;
 
@@ -60,30 +62,37 @@ final class ComputeUnit implements Runnable {
     public void run() {
         long idlePark = MIN_IDLE_PARK_NANOS;
         while (!processor.isShutdown()) {
-            long epoch = processor.epoch();
-            if (processor.runWork(this)) {
-                idlePark = MIN_IDLE_PARK_NANOS;
-                continue;
+            try {
+                idlePark = round(idlePark);
+            } catch (RuntimeException e) {
+                // packets and kernels fail through their queues; this is a runtime bug, and the unit survives it
+                System.getLogger(ComputeUnit.class.getName()).log(System.Logger.Level.ERROR,
+                        "compute unit " + id + " caught an unexpected exception", e);
             }
-            if (processor.tryAcquireRole()) {
-                if (processor.actAsProcessor()) {
-                    idlePark = MIN_IDLE_PARK_NANOS;
-                    continue;
-                }
-            }
-            if (spinForWork(epoch)) {
-                continue;
-            }
-            parked = true;
-            if (processor.epoch() != epoch || processor.hasClaimableWork() || processor.isShutdown()) {
-                parked = false;
-                continue;
-            }
-            LockSupport.parkNanos(processor, idlePark);
-            parked = false;
-            idlePark = Math.min(idlePark * 2, MAX_IDLE_PARK_NANOS);
         }
         executor.close();
+    }
+
+    /** One round of the loop; returns the next idle park time. */
+    private long round(long idlePark) {
+        long epoch = processor.epoch();
+        if (processor.runWork(this)) {
+            return MIN_IDLE_PARK_NANOS;
+        }
+        if (processor.tryAcquireRole() && processor.actAsProcessor()) {
+            return MIN_IDLE_PARK_NANOS;
+        }
+        if (spinForWork(epoch)) {
+            return idlePark;
+        }
+        parked = true;
+        if (processor.epoch() != epoch || processor.hasClaimableWork() || processor.isShutdown()) {
+            parked = false;
+            return idlePark;
+        }
+        LockSupport.parkNanos(processor, idlePark);
+        parked = false;
+        return Math.min(idlePark * 2, MAX_IDLE_PARK_NANOS);
     }
 
     private boolean spinForWork(long epoch) {

@@ -50,14 +50,22 @@ import org.hsa4j.signal.SignalWaiter;
  * <h2>Completion</h2>
  * The unit that finishes the last workgroup applies the release fence of the packet's scope,
  * records the end timestamp, and decrements the completion signal with screlease order (which
- * wakes its waiters). A bad packet or a failing kernel raises the queue's error (callback once),
+ * wakes its waiters); only then does it drop the queue's in-flight count, so a barrier-bit packet
+ * behind starts after all of that. A bad packet or a failing kernel raises the queue's error
+ * (callback once; a bad packet is consumed first, so the callback may even destroy the queue),
  * and fails the packet's completion signal, so no wait on it hangs; later packets of that queue
  * are drained the same way. Other queues and agents are untouched.
  *
  * <h2>Waking</h2>
- * {@link #notifyWork()} bumps an epoch and, if no unit holds the role, unparks one idle unit. A
- * unit that is about to park first marks itself parked and re-reads the epoch; both sides use
+ * {@link #notifyWork()} bumps an epoch and, if no unit holds the role, unparks one idle unit.
+ * Completing work bumps the epoch too (without unparking: the completing unit scans next itself
+ * when the role is free). A unit that is about to park first marks itself parked and re-reads the
+ * epoch, and a role holder that gives up re-reads the epoch it saw before its scans; all sides use
  * volatile accesses, so a notification is never lost between a last scan and a park.
+ *
+ * <h2>Shutdown</h2>
+ * Queued, launched and running work has its completion signal failed first, then the units are
+ * joined within the grace period, so waiters learn of the shutdown while memory is still there.
  */
 final class PacketProcessor {
     /** How long the role holder keeps scanning idle queues before it gives up the role. */
@@ -89,6 +97,10 @@ final class PacketProcessor {
     private volatile boolean shutdown;
     @SuppressWarnings("unused")
     private volatile int role;
+    /** The thread holding the role, so a queue's error callback may destroy its queue under the role. */
+    private volatile Thread roleHolder;
+    /** Completed scans over all queues, for diagnostics and tests. */
+    private volatile long scans;
     private int nextQueue;
 
     PacketProcessor(Agent agent, MemoryManager memory, SignalManager signals, Svm svm, LongSupplier clock) {
@@ -126,11 +138,21 @@ final class PacketProcessor {
     }
 
     boolean tryAcquireRole() {
-        return role == 0 && ROLE.compareAndSet(this, 0, 1);
+        if (role == 0 && ROLE.compareAndSet(this, 0, 1)) {
+            roleHolder = Thread.currentThread();
+            return true;
+        }
+        return false;
     }
 
     private void releaseRole() {
+        roleHolder = null;
         role = 0;
+    }
+
+    /** Number of completed scans over all queues: each one looked at the head of every queue. */
+    long scans() {
+        return scans;
     }
 
     /** Something may be ready: a doorbell rang, a dependency changed, a queue changed state. */
@@ -152,21 +174,37 @@ final class PacketProcessor {
         }
     }
 
+    /**
+     * True when some launched work can still be claimed. Work whose parts are all claimed is
+     * dropped from the head on the way (it never becomes claimable again), so a dispatch still
+     * running on one unit does not hide the work launched behind it.
+     */
     boolean hasClaimableWork() {
-        Work w = runnable.peek();
-        return w != null && w.claimable();
-    }
-
-    /** Runs one claimable part of launched work; false when there is none. */
-    boolean runWork(ComputeUnit unit) {
         Work w;
         while ((w = runnable.peek()) != null) {
-            if (w.runOne(unit)) {
+            if (w.claimable()) {
                 return true;
             }
             runnable.remove(w);
         }
         return false;
+    }
+
+    /** Runs one claimable part of launched work; false when there is none. */
+    boolean runWork(ComputeUnit unit) {
+        Work w;
+        try {
+            while ((w = runnable.peek()) != null) {
+                unit.current = w;
+                if (w.runOne(unit)) {
+                    return true;
+                }
+                runnable.remove(w);
+            }
+            return false;
+        } finally {
+            unit.current = null;
+        }
     }
 
     /**
@@ -229,9 +267,10 @@ final class PacketProcessor {
      * is reading the ring, fails every published packet's completion signal, then removes it.
      */
     void detach(Queue queue, HsaException reason) {
+        boolean reentrant = roleHolder == Thread.currentThread();
+        boolean held = reentrant;
         long deadline = System.nanoTime() + 5_000_000_000L;
-        boolean held = false;
-        while (!(held = tryAcquireRole())) {
+        while (!held && !(held = tryAcquireRole())) {
             if (System.nanoTime() - deadline > 0) {
                 break;
             }
@@ -257,7 +296,7 @@ final class PacketProcessor {
                 queues = Arrays.stream(queues).filter(s -> s != target).toArray(QueueSlot[]::new);
             }
         } finally {
-            if (held) {
+            if (held && !reentrant) {
                 releaseRole();
             }
         }
@@ -278,14 +317,21 @@ final class PacketProcessor {
             QueueState state = q.queue.state();
             if (state == QueueState.ACTIVE) {
                 progress |= launch(q);
-            } else {
+            } else if (state != QueueState.DESTROYED && published(q)) {
                 HsaException reason = q.queue.error();
                 progress |= drain(q, new HsaException(reason != null ? reason.status() : HsaStatus.INVALID_QUEUE,
                         "queue " + q.queue.id() + " is " + state + (reason != null ? ": " + reason.getMessage() : ""),
                         reason));
             }
         }
+        scans = scans + 1;
         return progress;
+    }
+
+    /** True when the packet at the queue's read index is published. */
+    private static boolean published(QueueSlot q) {
+        long off = (q.readIndex & q.mask) * AqlPacket.SIZE;
+        return PacketHeader.typeCode(AqlPacket.loadHeaderWordAcquire(q.ring, off)) != PacketType.INVALID.code();
     }
 
     private boolean launch(QueueSlot q) {
@@ -311,30 +357,45 @@ final class PacketProcessor {
             if (acquire != 0) {
                 VarHandle.acquireFence();
             }
-            if (type == PacketType.KERNEL_DISPATCH.code()) {
-                if (!launchKernel(q, index, off, word, release)) {
-                    return true;
+            int outcome;
+            try {
+                outcome = launchOne(q, index, off, word, type, release);
+            } catch (RuntimeException e) {
+                // a signal destroyed under the processor, say: fail the packet, never the compute unit
+                if (q.readIndex == index) {
+                    reject(q, index, off, e instanceof HsaException h ? h.status() : HsaStatus.ERROR,
+                            "could not be processed: " + e);
+                } else {
+                    q.queue.raiseError(new HsaException(HsaStatus.ERROR, "packet " + index + " on queue "
+                            + q.queue.id() + " could not be launched: " + e, e));
                 }
-            } else if (type == PacketType.BARRIER_AND.code() || type == PacketType.BARRIER_OR.code()) {
-                int outcome = barrier(q, index, off, type == PacketType.BARRIER_AND.code());
-                if (outcome < 0) {
-                    return true;
-                }
-                if (outcome == 0) {
-                    break;
-                }
-            } else if (type == PacketType.AGENT_DISPATCH.code()) {
-                if (!launchAgentDispatch(q, index, off, word, release)) {
-                    return true;
-                }
-            } else {
-                reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, type == PacketType.VENDOR_SPECIFIC.code()
-                        ? "vendor-specific packets are not supported" : "unknown packet type " + type);
                 return true;
+            }
+            if (outcome < 0) {
+                return true;
+            }
+            if (outcome == 0) {
+                break;
             }
             launched++;
         }
         return launched > 0;
+    }
+
+    /** Launches (or completes) one published packet: 1 when done, 0 when it must wait, -1 when rejected. */
+    private int launchOne(QueueSlot q, long index, long off, int word, int type, int release) {
+        if (type == PacketType.KERNEL_DISPATCH.code()) {
+            return launchKernel(q, index, off, word, release) ? 1 : -1;
+        }
+        if (type == PacketType.BARRIER_AND.code() || type == PacketType.BARRIER_OR.code()) {
+            return barrier(q, index, off, type == PacketType.BARRIER_AND.code());
+        }
+        if (type == PacketType.AGENT_DISPATCH.code()) {
+            return launchAgentDispatch(q, index, off, word, release) ? 1 : -1;
+        }
+        reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, type == PacketType.VENDOR_SPECIFIC.code()
+                ? "vendor-specific packets are not supported" : "unknown packet type " + type);
+        return -1;
     }
 
     private void consume(QueueSlot q, long index, long off) {
@@ -577,19 +638,23 @@ final class PacketProcessor {
         }
     }
 
-    /** Rejects the packet at {@code index}: raises the queue's error, fails its signal, consumes it. */
+    /**
+     * Rejects the packet at {@code index}: consumes it, raises the queue's error (the callback runs
+     * here, and may even destroy the queue, so the ring is not touched after it), then fails the
+     * packet's completion signal, so a waiter that sees the failure also sees the callback done.
+     */
     private void reject(QueueSlot q, long index, long off, HsaStatus status, String problem) {
         HsaException e = new HsaException(status, "packet " + index + " on queue " + q.queue.id() + " ("
                 + agent.name() + "): " + problem);
-        q.queue.raiseError(e);
-        failCompletion(q.ring, off, e);
+        long completion = q.ring.get(ValueLayout.JAVA_LONG, off + AqlPacket.COMPLETION_SIGNAL);
         unwatch(q);
         q.barrierIndex = -1;
         consume(q, index, off);
+        q.queue.raiseError(e);
+        failCompletion(completion, e);
     }
 
-    private void failCompletion(MemorySegment ring, long off, HsaException e) {
-        long handle = ring.get(ValueLayout.JAVA_LONG, off + AqlPacket.COMPLETION_SIGNAL);
+    private void failCompletion(long handle, HsaException e) {
         if (handle != 0) {
             try {
                 signals.fromHandle(handle).fail(e);
@@ -602,6 +667,8 @@ final class PacketProcessor {
     /** Fails and consumes every published packet of a queue that is no longer active. */
     private boolean drain(QueueSlot q, HsaException reason) {
         boolean progress = false;
+        unwatch(q);
+        q.barrierIndex = -1;
         while (true) {
             long index = q.readIndex;
             long off = (index & q.mask) * AqlPacket.SIZE;
@@ -609,41 +676,76 @@ final class PacketProcessor {
             if (PacketHeader.typeCode(word) == PacketType.INVALID.code()) {
                 return progress;
             }
-            failCompletion(q.ring, off, reason);
+            long completion = q.ring.get(ValueLayout.JAVA_LONG, off + AqlPacket.COMPLETION_SIGNAL);
             consume(q, index, off);
+            failCompletion(completion, reason);
             progress = true;
         }
     }
 
-    /** Completes launched work: release fence, end timestamp, completion signal or failure. */
+    /**
+     * Completes launched work: release fence, then the queue's error or the end timestamp and the
+     * completion signal's decrement, and only then the in-flight count, so a packet with the
+     * barrier bit behind it starts after all of this. Bumping the epoch makes the role holder (or
+     * this unit, next round) scan again for such a packet.
+     */
     void complete(Work work, HsaException failure, Signal completion, int releaseScope) {
         if (releaseScope != 0) {
             VarHandle.fullFence();
         }
-        work.slot.inflight.decrementAndGet();
-        if (failure != null) {
-            work.slot.queue.raiseError(failure);
-            if (completion != null) {
-                completion.fail(failure);
+        try {
+            if (failure != null) {
+                work.slot.queue.raiseError(failure);
+                if (completion != null) {
+                    completion.fail(failure);
+                }
+            } else if (completion != null) {
+                completion.recordEnd(clock.getAsLong());
+                completion.subtractScrelease(1);
             }
-        } else if (completion != null) {
-            completion.recordEnd(clock.getAsLong());
-            completion.subtractScrelease(1);
+        } catch (HsaException e) {
+            work.slot.queue.raiseError(new HsaException(HsaStatus.INVALID_SIGNAL, "completion signal of " + work
+                    + " on queue " + work.slot.queue.id() + " could not be signalled: " + e.getMessage(), e));
+        } finally {
+            work.slot.inflight.decrementAndGet();
+            epoch.incrementAndGet();
         }
     }
 
     // ---- shutdown -------------------------------------------------------------------------------
 
-    /** Stops the compute units, failing what is still queued or launched with {@code reason}. */
+    /**
+     * Stops the compute units, failing what is still queued or launched with {@code reason}.
+     * Signals are failed first and the units joined after, so whoever waits on them sees the failure
+     * during the grace period, while the memory behind the signals is still there.
+     */
     void shutdown(HsaException reason, long timeoutNanos) {
         shutdown = true;
         for (ComputeUnit u : units) {
             LockSupport.unpark(u.thread);
         }
         long deadline = System.nanoTime() + timeoutNanos;
+        // an error callback may shut the runtime down from the unit that holds the role
+        boolean held = roleHolder == Thread.currentThread();
+        while (!held && !(held = tryAcquireRole()) && System.nanoTime() - deadline < 0) {
+            Thread.yield();
+        }
+        for (QueueSlot q : queues) {
+            q.queue.doorbell().removeWaiter(waiter);
+            if (held) {
+                drain(q, reason);
+            }
+            unwatch(q);
+        }
+        for (Work w : runnable) {
+            failCompletion(w, reason);
+        }
+        for (ComputeUnit u : units) {
+            failCompletion(u.current, reason);
+        }
         for (ComputeUnit u : units) {
             long left = deadline - System.nanoTime();
-            if (left > 0) {
+            if (left > 0 && u.thread != Thread.currentThread()) {
                 try {
                     u.thread.join(Math.max(1, left / 1_000_000));
                 } catch (InterruptedException e) {
@@ -651,15 +753,12 @@ final class PacketProcessor {
                 }
             }
         }
-        for (QueueSlot q : queues) {
-            q.queue.doorbell().removeWaiter(waiter);
-            unwatch(q);
-        }
-        Work w;
-        while ((w = runnable.poll()) != null) {
-            if (w instanceof KernelWork k && k.completion != null) {
-                k.completion.fail(reason);
-            }
+        runnable.clear();
+    }
+
+    private static void failCompletion(Work w, HsaException reason) {
+        if (w != null && w.completion != null) {
+            w.completion.fail(reason);
         }
     }
 

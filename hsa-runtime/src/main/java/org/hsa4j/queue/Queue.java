@@ -236,9 +236,11 @@ public final class Queue {
      * nothing. Waits with back-pressure (spin, then park) while the queue is full.
      *
      * @throws HsaException INVALID_QUEUE when the queue is not active (its error, if any, is the cause),
-     *                      or INVALID_RUNTIME_STATE when the thread is interrupted while waiting
+     *                      INVALID_RUNTIME_STATE when the thread is interrupted while waiting, or
+     *                      NOT_INITIALIZED after the runtime was shut down
      */
     public long reserveSlot() {
+        checkRuntime();
         int spins = 0;
         long park = 1_000;
         while (true) {
@@ -267,9 +269,11 @@ public final class Queue {
      * Waits until packet id {@code index}, already reserved with {@code addWriteIndex*}, has a free
      * slot: {@code index < readIndex + size}.
      *
-     * @throws HsaException INVALID_QUEUE when the queue stops being active, INVALID_RUNTIME_STATE on interrupt
+     * @throws HsaException INVALID_QUEUE when the queue stops being active, INVALID_RUNTIME_STATE on interrupt,
+     *                      NOT_INITIALIZED after the runtime was shut down
      */
     public void waitForSpace(long index) {
+        checkRuntime();
         int spins = 0;
         long park = 1_000;
         while (index - loadReadIndexScacquire() >= size) {
@@ -305,6 +309,12 @@ public final class Queue {
     /** Rings the doorbell with packet id {@code index} (a screlease store). */
     public void ringDoorbell(long index) {
         doorbell.storeScrelease(index);
+    }
+
+    private void checkRuntime() {
+        if (agent.isShutDown()) {
+            throw new HsaException(HsaStatus.NOT_INITIALIZED, "the runtime of queue " + id + " has been shut down");
+        }
     }
 
     private void checkActive() {
@@ -351,8 +361,13 @@ public final class Queue {
         agent.notifyWork();
     }
 
-    /** {@code hsa_queue_destroy}: inactivates, fails unconsumed packets' signals, frees the ring. */
+    /**
+     * {@code hsa_queue_destroy}: inactivates, fails unconsumed packets' signals, frees the ring.
+     *
+     * @throws HsaException INVALID_QUEUE when already destroyed, NOT_INITIALIZED after the runtime was shut down
+     */
     public void destroy() {
+        checkRuntime();
         synchronized (this) {
             if (state == QueueState.DESTROYED) {
                 throw new HsaException(HsaStatus.INVALID_QUEUE, "queue " + id + " has already been destroyed");
