@@ -14,7 +14,9 @@ import org.hsa4j.kernel.WorkgroupExecutor;
  * and park. A parked unit is woken by {@link PacketProcessor#notifyWork()} (doorbell, dependency
  * signal, queue state change) or to help with a many-workgroup dispatch, and it also re-checks on
  * a timer that backs off to {@link #MAX_IDLE_PARK_NANOS}, so a doorbell written behind the API
- * is never missed for good while an idle agent costs next to nothing.
+ * is never missed for good while an idle agent costs next to nothing. Once a unit has parked
+ * without finding work it is in back-off: it scans the queues once per wake instead of spinning
+ * for {@link PacketProcessor#PROCESSOR_SPIN_NANOS}, until it finds work again.
  */
 final class ComputeUnit implements Runnable {
     /** First park of an idle unit. */
@@ -79,7 +81,8 @@ final class ComputeUnit implements Runnable {
         if (processor.runWork(this)) {
             return MIN_IDLE_PARK_NANOS;
         }
-        if (processor.tryAcquireRole() && processor.actAsProcessor()) {
+        long spin = idlePark > MIN_IDLE_PARK_NANOS ? 0 : PacketProcessor.PROCESSOR_SPIN_NANOS;
+        if (processor.tryAcquireRole() && processor.actAsProcessor(spin)) {
             return MIN_IDLE_PARK_NANOS;
         }
         if (spinForWork(epoch)) {

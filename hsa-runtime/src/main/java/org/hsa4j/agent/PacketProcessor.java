@@ -70,6 +70,8 @@ import org.hsa4j.signal.SignalWaiter;
 final class PacketProcessor {
     /** How long the role holder keeps scanning idle queues before it gives up the role. */
     static final long PROCESSOR_SPIN_NANOS = 50_000;
+    /** How long the role holder spins with onSpinWait before it yields between scans (2 cores: the producer may share its core). */
+    static final long PURE_SPIN_NANOS = 2_000;
     /** Most packets launched from one queue before the scan moves on (fairness). */
     static final int BATCH = 64;
 
@@ -85,6 +87,8 @@ final class PacketProcessor {
     }
 
     private final Agent agent;
+    private final int[] workgroupMaxDim;
+    private final long[] gridMaxDim;
     private final MemoryManager memory;
     private final SignalManager signals;
     private final Svm svm;
@@ -109,6 +113,8 @@ final class PacketProcessor {
         this.signals = signals;
         this.svm = svm;
         this.clock = clock;
+        this.workgroupMaxDim = agent.properties().workgroupMaxDim();
+        this.gridMaxDim = agent.properties().gridMaxDim();
     }
 
     void start(int computeUnits, int groupSegmentMax, String threadPrefix) {
@@ -209,9 +215,10 @@ final class PacketProcessor {
 
     /**
      * Acts as packet processor until work is launched (true) or the queues stayed idle for
-     * {@link #PROCESSOR_SPIN_NANOS} (false). The caller holds the role; this releases it.
+     * {@code spinNanos} (false; 0 means one scan). The caller holds the role; this releases it.
+     * After {@link #PURE_SPIN_NANOS} the scans yield between each other.
      */
-    boolean actAsProcessor() {
+    boolean actAsProcessor(long spinNanos) {
         long idleSince = 0;
         boolean launched = false;
         try {
@@ -228,10 +235,15 @@ final class PacketProcessor {
                 long now = System.nanoTime();
                 if (idleSince == 0) {
                     idleSince = now;
-                } else if (now - idleSince > PROCESSOR_SPIN_NANOS) {
+                }
+                if (now - idleSince >= spinNanos) {
                     return false;
                 }
-                Thread.onSpinWait();
+                if (now - idleSince < PURE_SPIN_NANOS) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
+                }
             }
             return false;
         } finally {
@@ -404,6 +416,28 @@ final class PacketProcessor {
         q.queue.storeReadIndexScrelease(index + 1);
     }
 
+    /** {@code a * b} for non-negative factors, or Long.MAX_VALUE when it overflows. */
+    private static long saturatingProduct(long a, long b) {
+        long low = a * b;
+        return Math.multiplyHigh(a, b) != 0 || low < 0 ? Long.MAX_VALUE : low;
+    }
+
+    /** The problem with axis {@code d} of a {@code dims}-dimensional dispatch, or null. */
+    private String checkAxis(int d, int dims, int wg, long grid) {
+        char axis = "xyz".charAt(d);
+        if (d < dims) {
+            if (wg < 1 || wg > workgroupMaxDim[d]) {
+                return "workgroup_size_" + axis + " " + wg + " is outside 1.." + workgroupMaxDim[d];
+            }
+            if (grid < 1 || grid > gridMaxDim[d]) {
+                return "grid_size_" + axis + " " + grid + " is outside 1.." + gridMaxDim[d];
+            }
+        } else if (wg != 1 || grid != 1) {
+            return "workgroup_size_" + axis + " and grid_size_" + axis + " must be 1 in a " + dims + "-dimensional dispatch";
+        }
+        return null;
+    }
+
     private boolean launchKernel(QueueSlot q, long index, long off, int word, int release) {
         MemorySegment ring = q.ring;
         AgentProperties p = agent.properties();
@@ -412,46 +446,36 @@ final class PacketProcessor {
             return false;
         }
         int dims = KernelDispatchPacket.dimensions(word >>> 16);
-        int[] wg = {
-                Short.toUnsignedInt(ring.get(ValueLayout.JAVA_SHORT, off + KernelDispatchPacket.WORKGROUP_SIZE_X)),
-                Short.toUnsignedInt(ring.get(ValueLayout.JAVA_SHORT, off + KernelDispatchPacket.WORKGROUP_SIZE_Y)),
-                Short.toUnsignedInt(ring.get(ValueLayout.JAVA_SHORT, off + KernelDispatchPacket.WORKGROUP_SIZE_Z))};
-        long[] grid = {
-                Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GRID_SIZE_X)),
-                Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GRID_SIZE_Y)),
-                Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GRID_SIZE_Z))};
+        int wgX = Short.toUnsignedInt(ring.get(ValueLayout.JAVA_SHORT, off + KernelDispatchPacket.WORKGROUP_SIZE_X));
+        int wgY = Short.toUnsignedInt(ring.get(ValueLayout.JAVA_SHORT, off + KernelDispatchPacket.WORKGROUP_SIZE_Y));
+        int wgZ = Short.toUnsignedInt(ring.get(ValueLayout.JAVA_SHORT, off + KernelDispatchPacket.WORKGROUP_SIZE_Z));
+        long gridX = Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GRID_SIZE_X));
+        long gridY = Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GRID_SIZE_Y));
+        long gridZ = Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GRID_SIZE_Z));
         long privateSize = Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.PRIVATE_SEGMENT_SIZE));
         long groupSize = Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GROUP_SEGMENT_SIZE));
         long kernelObject = ring.get(ValueLayout.JAVA_LONG, off + KernelDispatchPacket.KERNEL_OBJECT);
         long kernargAddress = ring.get(ValueLayout.JAVA_LONG, off + KernelDispatchPacket.KERNARG_ADDRESS);
         long completionHandle = ring.get(ValueLayout.JAVA_LONG, off + AqlPacket.COMPLETION_SIGNAL);
 
-        String problem = null;
-        if (dims < 1) {
-            problem = "setup gives 0 dimensions (must be 1 to 3)";
+        String problem = dims < 1 ? "setup gives 0 dimensions (must be 1 to 3)" : null;
+        if (problem == null) {
+            problem = checkAxis(0, dims, wgX, gridX);
         }
-        long wgTotal = 1;
-        long gridTotal = 1;
-        char[] axis = {'x', 'y', 'z'};
-        for (int d = 0; d < 3 && problem == null; d++) {
-            if (d < dims) {
-                if (wg[d] < 1 || wg[d] > p.workgroupMaxDim()[d]) {
-                    problem = "workgroup_size_" + axis[d] + " " + wg[d] + " is outside 1.." + p.workgroupMaxDim()[d];
-                } else if (grid[d] < 1 || grid[d] > p.gridMaxDim()[d]) {
-                    problem = "grid_size_" + axis[d] + " " + grid[d] + " is outside 1.." + p.gridMaxDim()[d];
-                }
-            } else if (wg[d] != 1 || grid[d] != 1) {
-                problem = "workgroup_size_" + axis[d] + " and grid_size_" + axis[d] + " must be 1 in a "
-                        + dims + "-dimensional dispatch";
-            }
-            wgTotal *= wg[d];
-            gridTotal *= grid[d];
+        if (problem == null) {
+            problem = checkAxis(1, dims, wgY, gridY);
         }
+        if (problem == null) {
+            problem = checkAxis(2, dims, wgZ, gridZ);
+        }
+        long wgTotal = (long) wgX * wgY * wgZ;
         if (problem == null && wgTotal > p.workgroupMaxSize()) {
             problem = "workgroup of " + wgTotal + " work-items exceeds the agent's maximum " + p.workgroupMaxSize();
         }
+        long gridTotal = saturatingProduct(saturatingProduct(gridX, gridY), gridZ);
         if (problem == null && gridTotal > p.gridMaxSize()) {
-            problem = "grid of " + gridTotal + " work-items exceeds the agent's maximum " + p.gridMaxSize();
+            problem = "grid of " + Long.toUnsignedString(gridX * gridY * gridZ) + " work-items exceeds the agent's maximum "
+                    + p.gridMaxSize();
         }
         if (problem == null && groupSize > p.groupSegmentMax()) {
             problem = "group segment of " + groupSize + " bytes exceeds the agent's maximum " + p.groupSegmentMax();
@@ -497,7 +521,7 @@ final class PacketProcessor {
         if (completion == null && completionHandle != 0) {
             return false;
         }
-        Dispatch dispatch = new Dispatch(code, dims, wg[0], wg[1], wg[2], grid[0], grid[1], grid[2], kernargAddress,
+        Dispatch dispatch = new Dispatch(code, dims, wgX, wgY, wgZ, gridX, gridY, gridZ, kernargAddress,
                 kernarg, (int) groupSize, (int) privateSize, svm, index, q);
         consume(q, index, off);
         if (completion != null) {
