@@ -125,7 +125,7 @@ public final class AcceleratorView implements AutoCloseable {
     private CompletionFuture parallelForEach(List<CompletionFuture> deps, Extent extent, IndexKernel kernel) {
         Objects.requireNonNull(extent, "extent");
         Objects.requireNonNull(kernel, "kernel");
-        String what = "parallelForEach over " + extent + " of " + kernel.getClass().getName();
+        Object what = new CompletionFuture.Described("parallelForEach over ", new Dispatched(extent, kernel.getClass()));
         long total = extent.size();
         checkGrid(extent, total);
         if (total == 0) {
@@ -163,7 +163,7 @@ public final class AcceleratorView implements AutoCloseable {
         Objects.requireNonNull(tiled, "tiled");
         Objects.requireNonNull(kernel, "kernel");
         Extent extent = tiled.extent();
-        String what = "parallelForEach over " + tiled + " of " + kernel.getClass().getName();
+        Object what = new CompletionFuture.Described("parallelForEach over ", new Dispatched(tiled, kernel.getClass()));
         checkGrid(extent, extent.size());
         HsaException bad = checkTiles(tiled);
         if (bad != null) {
@@ -227,7 +227,7 @@ public final class AcceleratorView implements AutoCloseable {
      */
     public CompletionFuture createMarker(FenceScope scope) {
         Objects.requireNonNull(scope, "scope");
-        return submit("marker on " + this, List.of(), scope, null, 0, null, null, 0, 0);
+        return submit(new CompletionFuture.Described("marker on ", this), List.of(), scope, null, 0, null, null, 0, 0);
     }
 
     /**
@@ -238,7 +238,7 @@ public final class AcceleratorView implements AutoCloseable {
      */
     public CompletionFuture createBlockingMarker(CompletionFuture... dependencies) {
         List<CompletionFuture> deps = List.of(dependencies);
-        return submit("blocking marker on " + this, deps, FenceScope.SYSTEM, null, 0, null, null, 0, 0);
+        return submit(new CompletionFuture.Described("blocking marker on ", this), deps, FenceScope.SYSTEM, null, 0, null, null, 0, 0);
     }
 
     // ---- waiting ----------------------------------------------------------------------------------
@@ -263,7 +263,7 @@ public final class AcceleratorView implements AutoCloseable {
 
     // ---- submission -------------------------------------------------------------------------------
 
-    private CompletionFuture submit(String what, List<CompletionFuture> deps, FenceScope markerRelease, Launch launch,
+    private CompletionFuture submit(Object what, List<CompletionFuture> deps, FenceScope markerRelease, Launch launch,
                                     int dims, int[] grid, int[] wg, int groupBytes, long kernelObject) {
         CompletionFuture future = CompletionFuture.pending(amp, what);
         List<Runnable> releases = new ArrayList<>();
@@ -326,6 +326,14 @@ public final class AcceleratorView implements AutoCloseable {
             last = future;
         }
         return future;
+    }
+
+    /** A domain and a kernel class, shown as "domain of class". */
+    private record Dispatched(Object domain, Class<?> kernel) {
+        @Override
+        public String toString() {
+            return domain + " of " + kernel.getName();
+        }
     }
 
     /** Barrier-packet handles for {@code deps}, each retained until the new future completes. */

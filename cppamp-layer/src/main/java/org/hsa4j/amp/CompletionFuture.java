@@ -56,7 +56,7 @@ public final class CompletionFuture {
     private static final int FAILED = 2;
 
     private final Amp amp;
-    private final String what;
+    private final Object what;
     private final AtomicInteger refs;
     private final SignalWaiter waiter = s -> poll();
     private volatile Signal signal;
@@ -67,7 +67,7 @@ public final class CompletionFuture {
     private List<Consumer<CompletionFuture>> callbacks;
     private Runnable onCompletion;
 
-    private CompletionFuture(Amp amp, String what, Signal signal, int state, HsaException failure) {
+    private CompletionFuture(Amp amp, Object what, Signal signal, int state, HsaException failure) {
         this.amp = amp;
         this.what = what;
         this.signal = signal;
@@ -77,19 +77,19 @@ public final class CompletionFuture {
     }
 
     /** A pending future whose signal (value 1) comes from the pool and is watched from now on. */
-    static CompletionFuture pending(Amp amp, String what) {
+    static CompletionFuture pending(Amp amp, Object what) {
         CompletionFuture f = new CompletionFuture(amp, what, amp.signals().acquire(), PENDING, null);
         f.signal.addWaiter(f.waiter);
         return f;
     }
 
     /** A future that is already complete. */
-    static CompletionFuture ready(Amp amp, String what) {
+    static CompletionFuture ready(Amp amp, Object what) {
         return new CompletionFuture(amp, what, null, SUCCEEDED, null);
     }
 
     /** A future that has already failed with {@code failure}. */
-    static CompletionFuture failed(Amp amp, String what, HsaException failure) {
+    static CompletionFuture failed(Amp amp, Object what, HsaException failure) {
         return new CompletionFuture(amp, what, null, FAILED, Objects.requireNonNull(failure));
     }
 
@@ -208,7 +208,7 @@ public final class CompletionFuture {
      */
     public CompletionFuture then(Runnable continuation) {
         Objects.requireNonNull(continuation, "continuation");
-        CompletionFuture next = pending(amp, "continuation of " + what);
+        CompletionFuture next = pending(amp, new Described("continuation of ", what));
         whenDone(f -> amp.continuations().execute(() -> f.runContinuation(continuation, next)));
         return next;
     }
@@ -220,7 +220,7 @@ public final class CompletionFuture {
      */
     public CompletionFuture thenCompose(Supplier<CompletionFuture> next) {
         Objects.requireNonNull(next, "next");
-        CompletionFuture outer = pending(amp, "composition after " + what);
+        CompletionFuture outer = pending(amp, new Described("composition after ", what));
         whenDone(f -> amp.continuations().execute(() -> f.runComposition(next, outer)));
         return outer;
     }
@@ -395,6 +395,14 @@ public final class CompletionFuture {
 
     private HsaException failureForGet() {
         return new HsaException(failure.status(), what + " failed: " + failure.getMessage(), failure);
+    }
+
+    /** A description made into text only when shown. */
+    record Described(String prefix, Object subject) {
+        @Override
+        public String toString() {
+            return prefix + subject;
+        }
     }
 
     @Override

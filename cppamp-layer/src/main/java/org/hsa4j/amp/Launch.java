@@ -19,7 +19,7 @@ final class Launch {
     }
 
     final Kind kind;
-    final String description;
+    final Object description;
     final IndexKernel kernel;
     final IndexLoop loop;
     final int rank;
@@ -33,7 +33,7 @@ final class Launch {
     final int tileSize;
     long generation;
 
-    private Launch(Kind kind, String description, IndexKernel kernel, IndexLoop loop, Extent extent, long chunk,
+    private Launch(Kind kind, Object description, IndexKernel kernel, IndexLoop loop, Extent extent, long chunk,
                    TiledKernel tiledKernel, TileProgram program, int[] tile) {
         this.kind = kind;
         this.description = description;
@@ -56,17 +56,17 @@ final class Launch {
         this.tileSize = s;
     }
 
-    static Launch untiled(String description, Extent extent, IndexKernel kernel, IndexLoop loop, long chunk) {
+    static Launch untiled(Object description, Extent extent, IndexKernel kernel, IndexLoop loop, long chunk) {
         return new Launch(Kind.UNTILED, description, kernel, loop, extent, chunk, null, null, null);
     }
 
-    static Launch tiled(String description, TiledExtent tiled, TiledKernel kernel, TileProgram program) {
+    static Launch tiled(Object description, TiledExtent tiled, TiledKernel kernel, TileProgram program) {
         return new Launch(program != null ? Kind.TILE_LOOPS : Kind.TILE_CONTINUATIONS, description, null, null,
                 tiled.extent(), 0, kernel, program, tiled.tileDims());
     }
 
     @Override
     public String toString() {
-        return description;
+        return description.toString();
     }
 }
