@@ -2,8 +2,6 @@ package org.hsa4j.amp;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
@@ -57,6 +55,10 @@ public final class AcceleratorView implements AutoCloseable {
     private final boolean isDefault;
     final int id;
     private final Object lock = new Object();
+    private static final CompletionFuture[] NO_DEPS = new CompletionFuture[0];
+
+    private final KernelDispatchPacket kernelFlyweight = new KernelDispatchPacket();
+    private final BarrierPacket barrierFlyweight = new BarrierPacket();
     private final AtomicReferenceArray<Launch> launches = new AtomicReferenceArray<>(LAUNCH_SLOTS);
     private final long kernargAddress;
     private final MemorySegment kernarg;
@@ -106,7 +108,7 @@ public final class AcceleratorView implements AutoCloseable {
      * @throws HsaException INVALID_ARGUMENT when the extent has more points than the accelerator's grid allows
      */
     public CompletionFuture parallelForEach(Extent extent, IndexKernel kernel) {
-        return parallelForEach(List.of(), extent, kernel);
+        return parallelForEach(NO_DEPS, extent, kernel);
     }
 
     /** As {@link #parallelForEach(Extent, IndexKernel)}, and waits for it (rethrowing its failure). */
@@ -119,13 +121,15 @@ public final class AcceleratorView implements AutoCloseable {
      * no host round trip: a barrier-AND packet on this view's queue, then the dispatch.
      */
     public CompletionFuture parallelForEachAfter(CompletionFuture dependency, Extent extent, IndexKernel kernel) {
-        return parallelForEach(List.of(Objects.requireNonNull(dependency, "dependency")), extent, kernel);
+        return parallelForEach(new CompletionFuture[] {Objects.requireNonNull(dependency, "dependency")}, extent,
+                kernel);
     }
 
-    private CompletionFuture parallelForEach(List<CompletionFuture> deps, Extent extent, IndexKernel kernel) {
+    private CompletionFuture parallelForEach(CompletionFuture[] deps, Extent extent, IndexKernel kernel) {
         Objects.requireNonNull(extent, "extent");
         Objects.requireNonNull(kernel, "kernel");
-        Object what = new CompletionFuture.Described("parallelForEach over ", new Dispatched(extent, kernel.getClass()));
+        Object what = new CompletionFuture.Described("parallelForEach over ",
+                new Dispatched(extent, kernel.getClass()));
         long total = extent.size();
         checkGrid(extent, total);
         if (total == 0) {
@@ -146,7 +150,7 @@ public final class AcceleratorView implements AutoCloseable {
      * memory beyond its group segment fail the returned future (nothing is queued).
      */
     public CompletionFuture parallelForEach(TiledExtent tiled, TiledKernel kernel) {
-        return parallelForEach(List.of(), tiled, kernel);
+        return parallelForEach(NO_DEPS, tiled, kernel);
     }
 
     /** As {@link #parallelForEach(TiledExtent, TiledKernel)}, and waits for it (rethrowing its failure). */
@@ -156,14 +160,16 @@ public final class AcceleratorView implements AutoCloseable {
 
     /** Runs the tiled {@code kernel} once {@code dependency} has completed (a barrier-AND packet first). */
     public CompletionFuture parallelForEachAfter(CompletionFuture dependency, TiledExtent tiled, TiledKernel kernel) {
-        return parallelForEach(List.of(Objects.requireNonNull(dependency, "dependency")), tiled, kernel);
+        return parallelForEach(new CompletionFuture[] {Objects.requireNonNull(dependency, "dependency")}, tiled,
+                kernel);
     }
 
-    private CompletionFuture parallelForEach(List<CompletionFuture> deps, TiledExtent tiled, TiledKernel kernel) {
+    private CompletionFuture parallelForEach(CompletionFuture[] deps, TiledExtent tiled, TiledKernel kernel) {
         Objects.requireNonNull(tiled, "tiled");
         Objects.requireNonNull(kernel, "kernel");
         Extent extent = tiled.extent();
-        Object what = new CompletionFuture.Described("parallelForEach over ", new Dispatched(tiled, kernel.getClass()));
+        Object what = new CompletionFuture.Described("parallelForEach over ",
+                new Dispatched(tiled, kernel.getClass()));
         checkGrid(extent, extent.size());
         HsaException bad = checkTiles(tiled);
         if (bad != null) {
@@ -227,7 +233,7 @@ public final class AcceleratorView implements AutoCloseable {
      */
     public CompletionFuture createMarker(FenceScope scope) {
         Objects.requireNonNull(scope, "scope");
-        return submit(new CompletionFuture.Described("marker on ", this), List.of(), scope, null, 0, null, null, 0, 0);
+        return submit(new CompletionFuture.Described("marker on ", this), NO_DEPS, scope, null, 0, null, null, 0, 0);
     }
 
     /**
@@ -237,7 +243,7 @@ public final class AcceleratorView implements AutoCloseable {
      * dependencies itself. A failed dependency fails the marker and what is queued behind it.
      */
     public CompletionFuture createBlockingMarker(CompletionFuture... dependencies) {
-        List<CompletionFuture> deps = List.of(dependencies);
+        CompletionFuture[] deps = dependencies.clone();
         return submit(new CompletionFuture.Described("blocking marker on ", this), deps, FenceScope.SYSTEM, null, 0, null, null, 0, 0);
     }
 
@@ -263,10 +269,9 @@ public final class AcceleratorView implements AutoCloseable {
 
     // ---- submission -------------------------------------------------------------------------------
 
-    private CompletionFuture submit(Object what, List<CompletionFuture> deps, FenceScope markerRelease, Launch launch,
+    private CompletionFuture submit(Object what, CompletionFuture[] deps, FenceScope markerRelease, Launch launch,
                                     int dims, int[] grid, int[] wg, int groupBytes, long kernelObject) {
         CompletionFuture future = CompletionFuture.pending(amp, what);
-        List<Runnable> releases = new ArrayList<>();
         synchronized (lock) {
             if (closed) {
                 future.failUnsubmitted(new HsaException(HsaStatus.INVALID_QUEUE, this + " is closed"));
@@ -275,16 +280,17 @@ public final class AcceleratorView implements AutoCloseable {
             if (queue.state() != QueueState.ACTIVE) {
                 replaceQueue();
             }
-            long[] handles = dependencyHandles(deps, releases);
+            long[] handles = new long[deps.length];
+            if (deps.length > 0) {
+                future.hold(dependencyHandles(deps, handles));
+            }
             int markers = launch == null ? Math.max(1, (handles.length + 4) / 5) : (handles.length + 4) / 5;
             int packets = markers + (launch != null ? 1 : 0);
             int slot = -1;
             if (launch != null) {
                 slot = claimSlot(launch);
-                int s = slot;
-                releases.add(() -> launches.compareAndSet(s, launch, null));
+                future.holdLaunch(this, slot, launch);
             }
-            future.onCompletion(() -> releases.forEach(Runnable::run));
             Queue q = queue;
             long first;
             try {
@@ -294,13 +300,18 @@ public final class AcceleratorView implements AutoCloseable {
                 future.failUnsubmitted(e);
                 return future;
             }
+            MemorySegment ring = q.ring();
             long handle = future.signal().handle();
             for (int m = 0; m < markers; m++) {
-                BarrierPacket p = q.barrierPacket(first + m);
-                p.clearBody();
-                for (int i = 0; i < 5 && m * 5 + i < handles.length; i++) {
-                    p.depSignal(i, handles[m * 5 + i]);
+                long at = q.slotOffset(first + m);
+                BarrierPacket p = barrierFlyweight.wrap(ring, at);
+                ring.set(ValueLayout.JAVA_SHORT, at + BarrierPacket.RESERVED0, (short) 0);
+                ring.set(ValueLayout.JAVA_INT, at + BarrierPacket.RESERVED1, 0);
+                for (int i = 0; i < BarrierPacket.DEP_SIGNAL_COUNT; i++) {
+                    int d = m * BarrierPacket.DEP_SIGNAL_COUNT + i;
+                    p.depSignal(i, d < handles.length ? handles[d] : 0);
                 }
+                ring.set(ValueLayout.JAVA_LONG, at + BarrierPacket.RESERVED2, 0L);
                 boolean lastPacket = launch == null && m == markers - 1;
                 p.completionSignal(lastPacket ? handle : 0);
                 p.publish(PacketHeader.of(PacketType.BARRIER_AND, true, FenceScope.NONE,
@@ -311,8 +322,10 @@ public final class AcceleratorView implements AutoCloseable {
                 kernarg.set(ValueLayout.JAVA_INT, k + LaunchKernarg.VIEW_ID, id);
                 kernarg.set(ValueLayout.JAVA_INT, k + LaunchKernarg.SLOT, slot);
                 kernarg.set(ValueLayout.JAVA_LONG, k + LaunchKernarg.GENERATION, launch.generation);
-                KernelDispatchPacket p = q.kernelDispatchPacket(first + markers);
-                p.clearBody();
+                long at = q.slotOffset(first + markers);
+                KernelDispatchPacket p = kernelFlyweight.wrap(ring, at);
+                ring.set(ValueLayout.JAVA_SHORT, at + KernelDispatchPacket.RESERVED0, (short) 0);
+                ring.set(ValueLayout.JAVA_LONG, at + KernelDispatchPacket.RESERVED2, 0L);
                 p.workgroupSize(wg[0], wg[1], wg[2])
                         .gridSize(grid[0], grid[1], grid[2])
                         .privateSegmentSize(0)
@@ -336,24 +349,27 @@ public final class AcceleratorView implements AutoCloseable {
         }
     }
 
-    /** Barrier-packet handles for {@code deps}, each retained until the new future completes. */
-    private long[] dependencyHandles(List<CompletionFuture> deps, List<Runnable> releases) {
-        long[] handles = new long[deps.size()];
-        for (int i = 0; i < handles.length; i++) {
-            CompletionFuture d = Objects.requireNonNull(deps.get(i), "dependency");
+    /**
+     * Fills {@code handles} with barrier-packet handles for {@code deps} and returns what the new
+     * future must release when it completes: each pending dependency retained, so its signal cannot
+     * be recycled while a packet names it; a stand-in failed signal for each dependency that has
+     * already failed (so the packet fails as it would have); nothing for one that has succeeded.
+     */
+    private Object[] dependencyHandles(CompletionFuture[] deps, long[] handles) {
+        Object[] held = new Object[deps.length];
+        for (int i = 0; i < deps.length; i++) {
+            CompletionFuture d = Objects.requireNonNull(deps[i], "dependency");
             if (d.retain()) {
                 handles[i] = d.signal().handle();
-                releases.add(d::release);
-            } else if (d.succeeded()) {
-                handles[i] = 0;
-            } else {
+                held[i] = d;
+            } else if (!d.succeeded()) {
                 Signal stand = amp.signals().acquire();
                 stand.fail(d.failureCause());
                 handles[i] = stand.handle();
-                releases.add(() -> amp.signals().recycle(stand));
+                held[i] = stand;
             }
         }
-        return handles;
+        return held;
     }
 
     /** Reserves {@code n} consecutive packet ids once their slots are free; uninterruptible. */
@@ -402,6 +418,11 @@ public final class AcceleratorView implements AutoCloseable {
         if (old.state() != QueueState.DESTROYED) {
             old.destroy();
         }
+    }
+
+    /** Frees {@code slot} if it still holds {@code launch}; called when the dispatch completes. */
+    void releaseSlot(int slot, Launch launch) {
+        launches.compareAndSet(slot, launch, null);
     }
 
     /** The launch in {@code slot}, for the trampolines. */

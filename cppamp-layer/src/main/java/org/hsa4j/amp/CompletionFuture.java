@@ -65,7 +65,10 @@ public final class CompletionFuture {
     private long begin;
     private long end;
     private List<Consumer<CompletionFuture>> callbacks;
-    private Runnable onCompletion;
+    private AcceleratorView launchView;
+    private Launch launch;
+    private int launchSlot;
+    private Object[] held;
 
     private CompletionFuture(Amp amp, Object what, Signal signal, int state, HsaException failure) {
         this.amp = amp;
@@ -296,9 +299,19 @@ public final class CompletionFuture {
         callback.accept(this);
     }
 
-    /** Sets what to release at completion (launch slot, dependencies); called before publishing. */
-    void onCompletion(Runnable release) {
-        this.onCompletion = release;
+    /** Frees {@code slot} of {@code view}'s launch table at completion; called before publishing. */
+    void holdLaunch(AcceleratorView view, int slot, Launch l) {
+        launchView = view;
+        launchSlot = slot;
+        launch = l;
+    }
+
+    /**
+     * Releases {@code things} at completion: retained dependency futures, and stand-in signals;
+     * called before publishing.
+     */
+    void hold(Object[] things) {
+        held = things;
     }
 
     // ---- completion -----------------------------------------------------------------------------
@@ -334,10 +347,21 @@ public final class CompletionFuture {
             state = outcome;
         }
         s.removeWaiter(waiter);
-        Runnable r = onCompletion;
-        onCompletion = null;
-        if (r != null) {
-            r.run();
+        if (launch != null) {
+            launchView.releaseSlot(launchSlot, launch);
+            launch = null;
+            launchView = null;
+        }
+        Object[] h = held;
+        held = null;
+        if (h != null) {
+            for (Object o : h) {
+                if (o instanceof CompletionFuture d) {
+                    d.release();
+                } else if (o instanceof Signal standIn) {
+                    amp.signals().recycle(standIn);
+                }
+            }
         }
         release();
         if (cbs != null) {

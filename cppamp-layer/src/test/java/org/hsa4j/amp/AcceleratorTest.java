@@ -242,6 +242,36 @@ class AcceleratorTest {
     }
 
     @Test
+    void shouldPassADependencyThatAlreadySucceeded() {
+        AcceleratorView v = fx.accelerator.createView();
+        try {
+            CompletionFuture done = fx.amp.parallelForEach(new Extent(1), idx -> { });
+            done.get();
+            v.createBlockingMarker(done).get();
+            v.parallelForEachAfter(done, new Extent(1), idx -> { }).get();
+        } finally {
+            v.close();
+        }
+    }
+
+    @Test
+    void shouldFailWorkAfterADependencyThatAlreadyFailed() {
+        AcceleratorView v = fx.accelerator.createView();
+        try {
+            CompletionFuture failed = fx.amp.parallelForEach(new Extent(1), idx -> {
+                throw new IllegalStateException("failed before");
+            });
+            failed.wait(WaitState.BLOCKED);
+            HsaException e = assertThrows(HsaException.class,
+                    v.parallelForEachAfter(failed, new Extent(1), idx -> { })::get);
+            assertTrue(e.getMessage().contains("failed before"), e.getMessage());
+            v.parallelForEach(new Extent(1), idx -> { }).get();
+        } finally {
+            v.close();
+        }
+    }
+
+    @Test
     void shouldFailWorkSubmittedToAClosedView() {
         AcceleratorView v = fx.accelerator.createView();
         v.parallelForEach(new Extent(1), idx -> { }).get();

@@ -175,6 +175,52 @@ class TileCompilerTest {
     }
 
     @Test
+    void shouldBindCapturedValuesOfEveryPrimitiveKind() {
+        int i = Integer.parseInt("3");
+        long l = Long.parseLong("4000000000");
+        float f = Float.parseFloat("0.5");
+        double d = Double.parseDouble("0.25");
+        boolean b = Boolean.parseBoolean("true");
+        char c = "A".charAt(0);
+        byte y = Byte.parseByte("7");
+        short h = Short.parseShort("9");
+        DoubleArrayView out = fx.doubles(16);
+        TiledKernel k = t -> {
+            double v = i + l / 1e9 + f + d + (b ? 1 : 0) + c + y + h;
+            t.barrier().await();
+            out.set(t.global(0), v);
+        };
+        assertTrue(TileCompiler.compile(k).workItemLoops(), TileCompiler.compile(k).reason());
+        fx.amp.parallelForEach(new Extent(16).tile(4), k).get();
+        assertEquals(3 + 4 + 0.5 + 0.25 + 1 + 65 + 7 + 9, out.get(15), 1e-9);
+    }
+
+    @Test
+    void shouldResumeInsideTryAndFinallyBlocks() {
+        IntArrayView out = fx.ints(32);
+        TiledKernel k = t -> {
+            int v = t.global(0);
+            try {
+                t.barrier().await();
+                if (v == 31) {
+                    throw new IllegalArgumentException("caught below");
+                }
+                v += 100;
+            } catch (IllegalArgumentException e) {
+                v = -1;
+            } finally {
+                t.barrier().await();
+                out.set(t.global(0), v);
+            }
+        };
+        assertTrue(TileCompiler.compile(k).workItemLoops(), TileCompiler.compile(k).reason());
+        fx.amp.parallelForEach(new Extent(32).tile(8), k).get();
+        assertEquals(100, out.get(0));
+        assertEquals(130, out.get(30));
+        assertEquals(-1, out.get(31));
+    }
+
+    @Test
     void shouldCompileEachLambdaClassOnce() {
         TiledKernel k = t -> { };
         assertTrue(TileCompiler.compile(k) == TileCompiler.compile(k));
