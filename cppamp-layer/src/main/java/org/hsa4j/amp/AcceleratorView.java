@@ -200,7 +200,8 @@ public final class AcceleratorView implements AutoCloseable {
         int r = extent.rank();
         for (int d = 0; d < r; d++) {
             if (extent.get(d) % tiled.tileDim(d) != 0) {
-                return new HsaException(HsaStatus.INVALID_ARGUMENT, "tile size " + tiled.tileDim(d) + " does not divide "
+                return new HsaException(HsaStatus.INVALID_ARGUMENT, "tile size " + tiled.tileDim(d)
+                        + " does not divide "
                         + extent + " in dimension " + d + " (pad() or truncate() the tiled extent)");
             }
         }
@@ -244,7 +245,8 @@ public final class AcceleratorView implements AutoCloseable {
      */
     public CompletionFuture createBlockingMarker(CompletionFuture... dependencies) {
         CompletionFuture[] deps = dependencies.clone();
-        return submit(new CompletionFuture.Described("blocking marker on ", this), deps, FenceScope.SYSTEM, null, 0, null, null, 0, 0);
+        return submit(new CompletionFuture.Described("blocking marker on ", this), deps, FenceScope.SYSTEM, null, 0,
+                null, null, 0, 0);
     }
 
     // ---- waiting ----------------------------------------------------------------------------------

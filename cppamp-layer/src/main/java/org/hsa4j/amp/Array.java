@@ -36,7 +36,8 @@ public final class Array<V extends ArrayView> implements AutoCloseable {
 
     /** An array of ints on {@code owner}'s accelerator. */
     public static Array<IntArrayView> ints(AcceleratorView owner, Extent extent) {
-        return new Array<>(owner, extent, Integer.BYTES, a -> new IntArrayView(a.segment, a.address, a.extent, a.owner));
+        return new Array<>(owner, extent, Integer.BYTES,
+                a -> new IntArrayView(a.segment, a.address, a.extent, a.owner));
     }
 
     /** An array of longs on {@code owner}'s accelerator. */
@@ -46,7 +47,8 @@ public final class Array<V extends ArrayView> implements AutoCloseable {
 
     /** An array of floats on {@code owner}'s accelerator. */
     public static Array<FloatArrayView> floats(AcceleratorView owner, Extent extent) {
-        return new Array<>(owner, extent, Float.BYTES, a -> new FloatArrayView(a.segment, a.address, a.extent, a.owner));
+        return new Array<>(owner, extent, Float.BYTES,
+                a -> new FloatArrayView(a.segment, a.address, a.extent, a.owner));
     }
 
     /** An array of doubles on {@code owner}'s accelerator. */

@@ -178,7 +178,8 @@ public final class CompletionFuture {
             ContinuationExecutor helper = amp.continuations();
             boolean onHelper = helper.isCurrentThread();
             while (state == PENDING) {
-                long left = timeoutNanos == Long.MAX_VALUE ? Long.MAX_VALUE : timeoutNanos - (System.nanoTime() - start);
+                long left = timeoutNanos == Long.MAX_VALUE ? Long.MAX_VALUE
+                        : timeoutNanos - (System.nanoTime() - start);
                 if (left <= 0) {
                     return false;
                 }

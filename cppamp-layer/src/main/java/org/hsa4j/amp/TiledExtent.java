@@ -119,7 +119,8 @@ public final class TiledExtent {
         long offset = ((long) groupSegmentSize + elementSize - 1) / elementSize * elementSize;
         long end = offset + (long) length * elementSize;
         if (end > Integer.MAX_VALUE) {
-            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "tile_static memory of " + end + " bytes cannot be addressed");
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "tile_static memory of " + end
+                    + " bytes cannot be addressed");
         }
         groupSegmentSize = (int) end;
         return offset;

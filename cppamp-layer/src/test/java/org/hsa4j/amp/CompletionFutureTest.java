@@ -190,7 +190,8 @@ class CompletionFutureTest {
     void shouldComposeAKernelDispatchedFromAContinuation() {
         IntArrayView out = fx.ints(100);
         fx.amp.parallelForEach(new Extent(100), idx -> out.set(idx.get(0), 1))
-                .thenCompose(() -> fx.amp.parallelForEach(new Extent(100), idx -> out.set(idx.get(0), out.get(idx.get(0)) + 1)))
+                .thenCompose(() -> fx.amp.parallelForEach(new Extent(100),
+                        idx -> out.set(idx.get(0), out.get(idx.get(0)) + 1)))
                 .get();
         assertEquals(2, out.get(0));
         assertEquals(2, out.get(99));

@@ -83,8 +83,10 @@ class DaisyChainTest {
                 }
                 a.set(idx.get(0), idx.get(0));
             });
-            CompletionFuture k2 = v2.parallelForEachAfter(k1, new Extent(N), idx -> b.set(idx.get(0), 2 * a.get(idx.get(0))));
-            CompletionFuture k3 = v3.parallelForEachAfter(k2, new Extent(N), idx -> c.set(idx.get(0), b.get(idx.get(0)) + 1));
+            CompletionFuture k2 = v2.parallelForEachAfter(k1, new Extent(N),
+                    idx -> b.set(idx.get(0), 2 * a.get(idx.get(0))));
+            CompletionFuture k3 = v3.parallelForEachAfter(k2, new Extent(N),
+                    idx -> c.set(idx.get(0), b.get(idx.get(0)) + 1));
             CompletableFuture<Void> promise = k3.toCompletableFuture();
             assertEquals(at2 + 2, q2.loadWriteIndexScacquire(), "a barrier-AND and a dispatch");
             assertEquals(PacketType.BARRIER_AND.code(),

@@ -28,7 +28,7 @@ class TiledIndexTest {
         fx.close();
     }
 
-    /** Records what {@code t} says in the fields of its global point; taking {@code t} makes a kernel run as continuations. */
+    /** Records what {@code t} says at its global point; taking {@code t} makes a kernel run as continuations. */
     static void record(TiledIndex t, Extent e, IntArrayView out, int dim) {
         int at = (int) e.linearize(t.global()) * FIELDS;
         out.set(at, t.global(dim));

@@ -288,7 +288,8 @@ final class FrameTyper {
 
     private void step(Instruction ins) {
         switch (ins) {
-            case LoadInstruction l -> push(l.typeKind() == TypeKind.REFERENCE ? locals[l.slot()] : Type.of(l.typeKind()));
+            case LoadInstruction l ->
+                    push(l.typeKind() == TypeKind.REFERENCE ? locals[l.slot()] : Type.of(l.typeKind()));
             case StoreInstruction s -> {
                 Type v = pop();
                 locals[s.slot()] = s.typeKind() == TypeKind.REFERENCE ? v : Type.of(s.typeKind());
@@ -375,7 +376,8 @@ final class FrameTyper {
             }
             case ReturnInstruction r -> live = false;
             case ThrowInstruction t -> live = false;
-            case MonitorInstruction m -> fail("the kernel uses synchronized (a work-item cannot yield holding a monitor)");
+            case MonitorInstruction m ->
+                    fail("the kernel uses synchronized (a work-item cannot yield holding a monitor)");
             case DiscontinuedInstruction d -> fail("the kernel uses jsr/ret subroutines");
             case NopInstruction n -> {
             }

@@ -227,7 +227,8 @@ public final class TileCompiler {
         int params = implType.parameterCount();
         if (params == 0 || !implType.parameterType(params - 1).equals(CD_TILED_INDEX)
                 || !implType.returnType().equals(ConstantDescs.CD_void)) {
-            throw new Unsupported(sl.getImplMethodName() + sl.getImplMethodSignature() + " does not take the tiled index last");
+            throw new Unsupported(sl.getImplMethodName() + sl.getImplMethodSignature()
+                    + " does not take the tiled index last");
         }
         if (sl.getCapturedArgCount() != params - 1 + (instance ? 1 : 0)) {
             throw new Unsupported("the kernel binds arguments other than its captured values");
@@ -505,7 +506,8 @@ public final class TileCompiler {
             if (e instanceof InvokeInstruction inv && inv.opcode() == Opcode.INVOKESPECIAL
                     && !inv.name().equalsString(ConstantDescs.INIT_NAME) && inv.owner().asSymbol().equals(implDesc)) {
                 // a private method of the lambda's class: a nestmate reaches it virtually
-                b.invoke(inv.isInterface() ? Opcode.INVOKEINTERFACE : Opcode.INVOKEVIRTUAL, inv.owner().asSymbol(), inv.name().stringValue(), inv.typeSymbol(),
+                b.invoke(inv.isInterface() ? Opcode.INVOKEINTERFACE : Opcode.INVOKEVIRTUAL, inv.owner().asSymbol(),
+                        inv.name().stringValue(), inv.typeSymbol(),
                         inv.isInterface());
                 continue;
             }
