@@ -35,7 +35,10 @@ import org.hsa4j.signal.WaitState;
  *
  * <p>When a packet fails (a kernel threw, a dependency failed), the runtime puts the queue in its
  * error state and fails everything queued behind it, each future with a message naming the cause.
- * The next call on the view replaces the queue, so the view, and the runtime, stay usable.
+ * The next call on the view replaces the queue, so the view, and the runtime, stay usable. Which
+ * calls count as "behind" is decided by time, as with any asynchronous error: a call made before
+ * the failure happened is queued behind it and fails; a call made after the view has seen the
+ * failure goes to the new queue and runs. Wait on a future to order your calls after its outcome.
  */
 public final class AcceleratorView implements AutoCloseable {
     /** Packets in the view's queue. */

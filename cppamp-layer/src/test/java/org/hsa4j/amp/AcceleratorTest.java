@@ -227,11 +227,15 @@ class AcceleratorTest {
     void shouldFailABlockingMarkerWhoseDependencyFailedAndThenRecover() {
         AcceleratorView v = fx.accelerator.createView();
         try {
+            Gate gate = new Gate(fx);
+            IndexKernel wait = gate.kernel();
             CompletionFuture bad = fx.amp.parallelForEach(new Extent(1), idx -> {
+                wait.run(idx);
                 throw new IllegalStateException("dependency boom");
             });
             CompletionFuture marker = v.createBlockingMarker(bad);
             CompletionFuture behind = v.parallelForEach(new Extent(1), idx -> { });
+            gate.open();
             HsaException e = assertThrows(HsaException.class, marker::get);
             assertTrue(e.getMessage().contains("dependency boom"), e.getMessage());
             assertThrows(HsaException.class, behind::get);
