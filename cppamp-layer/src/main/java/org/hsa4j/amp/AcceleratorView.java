@@ -19,7 +19,6 @@ import org.hsa4j.queue.QueueState;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
-import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.WaitState;
 
 /**
@@ -29,7 +28,8 @@ import org.hsa4j.signal.WaitState;
  * see their writes.
  *
  * <p>A parallelForEach becomes exactly one kernel-dispatch packet; a marker, or the dependency of a
- * dispatch on futures of other views, becomes barrier-AND packets the agent resolves by itself.
+ * dispatch on futures (of this view or any other), becomes barrier-AND packets the agent resolves
+ * by itself.
  * The Java closure goes into the view's launch table; the packet's kernarg names its slot, and the
  * slot is freed when the dispatch completes.
  *
@@ -50,6 +50,7 @@ public final class AcceleratorView implements AutoCloseable {
     /** Smallest range of an untiled dispatch, in work-items. */
     static final int MIN_RANGE = 512;
 
+    private static final CompletionFuture[] NO_DEPS = new CompletionFuture[0];
     private static final short KERNEL_HEADER = PacketHeader.of(PacketType.KERNEL_DISPATCH, true, FenceScope.SYSTEM,
             FenceScope.SYSTEM);
 
@@ -58,8 +59,6 @@ public final class AcceleratorView implements AutoCloseable {
     private final boolean isDefault;
     final int id;
     private final Object lock = new Object();
-    private static final CompletionFuture[] NO_DEPS = new CompletionFuture[0];
-
     private final KernelDispatchPacket kernelFlyweight = new KernelDispatchPacket();
     private final BarrierPacket barrierFlyweight = new BarrierPacket();
     private final AtomicReferenceArray<Launch> launches = new AtomicReferenceArray<>(LAUNCH_SLOTS);
@@ -368,9 +367,9 @@ public final class AcceleratorView implements AutoCloseable {
                 handles[i] = d.signal().handle();
                 held[i] = d;
             } else if (!d.succeeded()) {
-                Signal stand = amp.signals().acquire();
-                stand.fail(d.failureCause());
-                handles[i] = stand.handle();
+                FutureSignals.Slot stand = amp.signals().acquire(null);
+                stand.signal.fail(d.failureCause());
+                handles[i] = stand.signal.handle();
                 held[i] = stand;
             }
         }

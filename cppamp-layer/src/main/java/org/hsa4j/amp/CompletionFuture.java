@@ -15,7 +15,6 @@ import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;
-import org.hsa4j.signal.SignalWaiter;
 import org.hsa4j.signal.WaitState;
 
 /**
@@ -31,9 +30,10 @@ import org.hsa4j.signal.WaitState;
  * AcceleratorView#createBlockingMarker}), and a chain of dispatches never needs the host.
  *
  * <h2>Who completes it</h2>
- * The future registers itself as a waiter on its signal before the packet is published, so the
- * thread that decrements or fails the signal (a compute unit, for a kernel) completes the future
- * right after, with a few field writes; a host thread that sees the signal first completes it
+ * A pooled signal carries one permanent waiter that forwards to the future owning it (see
+ * {@link FutureSignals}), set before the packet is published, so the thread that decrements or
+ * fails the signal (a compute unit, for a kernel) completes the future right after, with a few
+ * field writes and no waiter registration; a host thread that sees the signal first completes it
  * itself (completion is idempotent). Continuations are never run there: {@link #then} and friends
  * hand them to the layer's single continuation thread. No thread per callback, and the callback
  * list, the dispatch's launch (its captured values) and its dependencies are all dropped the moment
@@ -58,8 +58,7 @@ public final class CompletionFuture {
     private final Amp amp;
     private final Object what;
     private final AtomicInteger refs;
-    private final SignalWaiter waiter = s -> poll();
-    private volatile Signal signal;
+    private volatile FutureSignals.Slot slot;
     private volatile int state;
     private HsaException failure;
     private long begin;
@@ -70,30 +69,29 @@ public final class CompletionFuture {
     private int launchSlot;
     private Object[] held;
 
-    private CompletionFuture(Amp amp, Object what, Signal signal, int state, HsaException failure) {
+    private CompletionFuture(Amp amp, Object what, int state, HsaException failure) {
         this.amp = amp;
         this.what = what;
-        this.signal = signal;
         this.state = state;
         this.failure = failure;
-        this.refs = new AtomicInteger(signal != null ? 1 : 0);
+        this.refs = new AtomicInteger(state == PENDING ? 1 : 0);
     }
 
     /** A pending future whose signal (value 1) comes from the pool and is watched from now on. */
     static CompletionFuture pending(Amp amp, Object what) {
-        CompletionFuture f = new CompletionFuture(amp, what, amp.signals().acquire(), PENDING, null);
-        f.signal.addWaiter(f.waiter);
+        CompletionFuture f = new CompletionFuture(amp, what, PENDING, null);
+        f.slot = amp.signals().acquire(f);
         return f;
     }
 
     /** A future that is already complete. */
     static CompletionFuture ready(Amp amp, Object what) {
-        return new CompletionFuture(amp, what, null, SUCCEEDED, null);
+        return new CompletionFuture(amp, what, SUCCEEDED, null);
     }
 
     /** A future that has already failed with {@code failure}. */
     static CompletionFuture failed(Amp amp, Object what, HsaException failure) {
-        return new CompletionFuture(amp, what, null, FAILED, Objects.requireNonNull(failure));
+        return new CompletionFuture(amp, what, FAILED, Objects.requireNonNull(failure));
     }
 
     // ---- waiting --------------------------------------------------------------------------------
@@ -190,7 +188,8 @@ public final class CompletionFuture {
                     continue;
                 }
                 try {
-                    signal.waitScacquire(SignalCondition.LT, 1, onHelper ? Math.min(left, 50_000) : left, mode);
+                    long slice = onHelper ? Math.min(left, 50_000) : left;
+                    slot.signal.waitScacquire(SignalCondition.LT, 1, slice, mode);
                 } catch (HsaException e) {
                     // the signal was failed: poll() below records it
                 }
@@ -243,7 +242,7 @@ public final class CompletionFuture {
     }
 
     private void runContinuation(Runnable continuation, CompletionFuture next) {
-        Signal s = next.signal;
+        Signal s = next.slot.signal;
         if (state == FAILED) {
             s.fail(failure);
             return;
@@ -260,7 +259,7 @@ public final class CompletionFuture {
     }
 
     private void runComposition(Supplier<CompletionFuture> next, CompletionFuture outer) {
-        Signal s = outer.signal;
+        Signal s = outer.slot.signal;
         if (state == FAILED) {
             s.fail(failure);
             return;
@@ -318,14 +317,15 @@ public final class CompletionFuture {
     // ---- completion -----------------------------------------------------------------------------
 
     /** Completes the future if its signal says so; idempotent, called by waiters of any thread. */
-    private void poll() {
+    void poll() {
         if (state != PENDING) {
             return;
         }
-        Signal s = signal;
-        if (s == null) {
+        FutureSignals.Slot sl = slot;
+        if (sl == null) {
             return;
         }
+        Signal s = sl.signal;
         HsaException f = s.failure();
         if (f != null) {
             finish(FAILED, f, s);
@@ -347,7 +347,6 @@ public final class CompletionFuture {
             callbacks = null;
             state = outcome;
         }
-        s.removeWaiter(waiter);
         if (launch != null) {
             launchView.releaseSlot(launchSlot, launch);
             launch = null;
@@ -359,7 +358,7 @@ public final class CompletionFuture {
             for (Object o : h) {
                 if (o instanceof CompletionFuture d) {
                     d.release();
-                } else if (o instanceof Signal standIn) {
+                } else if (o instanceof FutureSignals.Slot standIn) {
                     amp.signals().recycle(standIn);
                 }
             }
@@ -374,9 +373,9 @@ public final class CompletionFuture {
 
     /** Fails a pending future that never reached a queue. */
     void failUnsubmitted(HsaException cause) {
-        Signal s = signal;
-        if (s != null && state == PENDING) {
-            s.fail(cause);
+        FutureSignals.Slot sl = slot;
+        if (sl != null && state == PENDING) {
+            sl.signal.fail(cause);
             poll();
         }
     }
@@ -397,15 +396,15 @@ public final class CompletionFuture {
     /** Drops a reference; the last one recycles the signal. */
     void release() {
         if (refs.decrementAndGet() == 0) {
-            Signal s = signal;
-            signal = null;
-            amp.signals().recycle(s);
+            FutureSignals.Slot sl = slot;
+            slot = null;
+            amp.signals().recycle(sl);
         }
     }
 
     /** The signal, while a reference is held. */
     Signal signal() {
-        return signal;
+        return slot.signal;
     }
 
     /** True once complete successfully (no waiting). */
