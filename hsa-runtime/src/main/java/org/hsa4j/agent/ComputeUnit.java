@@ -89,7 +89,8 @@ final class ComputeUnit implements Runnable {
             return idlePark;
         }
         parked = true;
-        if (processor.epoch() != epoch || processor.hasClaimableWork() || processor.isShutdown()) {
+        if (processor.epoch() != epoch || processor.hasClaimableWork() || processor.hasPublishedWork()
+                || processor.isShutdown()) {
             parked = false;
             return idlePark;
         }
@@ -101,7 +102,7 @@ final class ComputeUnit implements Runnable {
     private boolean spinForWork(long epoch) {
         long end = System.nanoTime() + UNIT_SPIN_NANOS;
         do {
-            if (processor.epoch() != epoch || processor.hasClaimableWork()) {
+            if (processor.epoch() != epoch || processor.hasClaimableWork() || processor.hasPublishedWork()) {
                 return true;
             }
             Thread.onSpinWait();

@@ -5,6 +5,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -96,6 +97,7 @@ final class PacketProcessor {
     private final AtomicLong epoch = new AtomicLong();
     private final ConcurrentLinkedQueue<Work> runnable = new ConcurrentLinkedQueue<>();
     final SignalWaiter waiter = s -> notifyWork();
+    private final SignalWaiter doorbellWaiter = s -> notifyDoorbell();
     private volatile QueueSlot[] queues = new QueueSlot[0];
     private ComputeUnit[] units = new ComputeUnit[0];
     private volatile boolean shutdown;
@@ -169,6 +171,36 @@ final class PacketProcessor {
         }
     }
 
+    /**
+     * A doorbell rang. This is on every submission, so it costs one volatile read when a unit holds
+     * the role: that unit either sees the packet in its scan, or gives the role up before the
+     * producer read it as held, and then finds the packet in {@link #hasPublishedWork()} before it
+     * parks (the header store, the role read, the role release and the header load are all
+     * volatile, so one of the two sides sees the other). Only with the role free does the producer
+     * bump the epoch and unpark a unit.
+     */
+    void notifyDoorbell() {
+        if (role == 0) {
+            notifyWork();
+        }
+    }
+
+    /**
+     * True when some queue has a published packet the processor could act on: one at its read
+     * index that is not the packet it is blocked at. Needs no role; cheap enough to run before
+     * every park.
+     */
+    boolean hasPublishedWork() {
+        for (QueueSlot q : queues) {
+            long index = q.queue.loadReadIndexScacquire();
+            int word = AqlPacket.loadHeaderWordAcquire(q.ring, (index & q.mask) * AqlPacket.SIZE);
+            if (PacketHeader.typeCode(word) != PacketType.INVALID.code() && index != q.blockedIndex) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void wakeIdle(long count) {
         for (ComputeUnit u : units) {
             if (count <= 0) {
@@ -185,6 +217,11 @@ final class PacketProcessor {
      * dropped from the head on the way (it never becomes claimable again), so a dispatch still
      * running on one unit does not hide the work launched behind it.
      */
+    private boolean moreThanOneRunnable() {
+        Iterator<Work> it = runnable.iterator();
+        return it.hasNext() && it.next() != null && it.hasNext();
+    }
+
     boolean hasClaimableWork() {
         Work w;
         while ((w = runnable.peek()) != null) {
@@ -248,11 +285,14 @@ final class PacketProcessor {
             return false;
         } finally {
             releaseRole();
+            if (launched && hasPublishedWork()) {
+                wakeIdle(1);
+            }
             if (launched) {
                 Work w = runnable.peek();
                 if (w instanceof KernelWork k && k.dispatch.totalGroups() > 1) {
                     wakeIdle(Math.min(units.length - 1, k.dispatch.totalGroups() - 1));
-                } else if (runnable.size() > 1) {
+                } else if (moreThanOneRunnable()) {
                     wakeIdle(1);
                 }
             }
@@ -267,7 +307,7 @@ final class PacketProcessor {
             grown[queues.length] = new QueueSlot(queue);
             queues = grown;
         }
-        queue.doorbell().addWaiter(waiter);
+        queue.doorbell().addWaiter(doorbellWaiter);
     }
 
     int queueCount() {
@@ -312,7 +352,7 @@ final class PacketProcessor {
                 releaseRole();
             }
         }
-        queue.doorbell().removeWaiter(waiter);
+        queue.doorbell().removeWaiter(doorbellWaiter);
     }
 
     /** One pass over every queue; true when some packet was consumed. */
@@ -358,6 +398,7 @@ final class PacketProcessor {
                 break;
             }
             if (PacketHeader.barrier(word) && q.inflight.get() > 0) {
+                q.blockedIndex = index;
                 break;
             }
             int acquire = PacketHeader.acquireScopeCode(word);
@@ -387,7 +428,11 @@ final class PacketProcessor {
                 return true;
             }
             if (outcome == 0) {
+                q.blockedIndex = index;
                 break;
+            }
+            if (q.blockedIndex != -1) {
+                q.blockedIndex = -1;
             }
             launched++;
         }
@@ -755,7 +800,7 @@ final class PacketProcessor {
             Thread.yield();
         }
         for (QueueSlot q : queues) {
-            q.queue.doorbell().removeWaiter(waiter);
+            q.queue.doorbell().removeWaiter(doorbellWaiter);
             if (held) {
                 drain(q, reason);
             }

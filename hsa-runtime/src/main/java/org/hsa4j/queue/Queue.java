@@ -274,10 +274,10 @@ public final class Queue {
      *                      NOT_INITIALIZED after the runtime was shut down
      */
     public void waitForSpace(long index) {
+        checkRuntime();
         if (index - (long) CACHED_READ_INDEX.getOpaque(this) < size) {
             return;
         }
-        checkRuntime();
         int spins = 0;
         long park = 1_000;
         long read;
