@@ -27,6 +27,8 @@ final class PortCall extends ServerCall {
     private final long callerDispatch;
     private final long callerPacket;
     private int serverFlag;
+    /** True while the server has the turn: only then may it write the port. */
+    private boolean turn = true;
     private long[][] args;
     private long[][] results;
 
@@ -131,6 +133,7 @@ final class PortCall extends ServerCall {
     /** Hands the turn to the client with status word {@code word}. */
     private void post(int word) {
         svm.setInt(portAddress + RpcLayout.STATUS, word);
+        turn = false;
         serverFlag ^= 1;
         svm.storeIntRelease(portAddress + RpcLayout.SERVER_FLAG, serverFlag);
         Thread client = ports.clientWaiters.get(port);
@@ -163,6 +166,7 @@ final class PortCall extends ServerCall {
                 parkForClient(flagAddress, start);
             }
         }
+        turn = true;
         int kind = svm.getInt(portAddress + RpcLayout.KIND);
         if (kind == RpcLayout.KIND_CANCEL) {
             throw new CallEndedException(RpcStatus.CANCELLED, "the client cancelled the call");
@@ -183,6 +187,7 @@ final class PortCall extends ServerCall {
                 }
                 long left = timeout - (System.nanoTime() - start);
                 if (left <= 0) {
+                    server.countTimeout();
                     throw new CallEndedException(RpcStatus.TIMEOUT, "no packet from the client for "
                             + timeout / 1_000_000 + " ms");
                 }
@@ -278,8 +283,20 @@ final class PortCall extends ServerCall {
 
     // ---- the end --------------------------------------------------------------------------------
 
+    /**
+     * Sends the final packet, or, when the client has the turn (the server gave up waiting for
+     * its next packet), leaves the status for the server thread that will find that packet.
+     */
     @Override
     protected void complete(RpcStatus status) {
+        if (ports.isFreed()) {
+            return;
+        }
+        if (!turn) {
+            ports.abandoned.set(port, 1 + status.code());
+            server.releaseClaim(port);
+            return;
+        }
         if (results != null) {
             for (long m = laneMask; m != 0; m &= m - 1) {
                 int lane = Long.numberOfTrailingZeros(m);

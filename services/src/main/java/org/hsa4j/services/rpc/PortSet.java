@@ -1,6 +1,8 @@
 package org.hsa4j.services.rpc;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 
@@ -33,6 +35,14 @@ public final class PortSet implements AutoCloseable {
     final AtomicReferenceArray<Thread> serverWaiters;
     /** Callers parked because every port was busy (back-pressure). */
     final ConcurrentLinkedQueue<Thread> portWaiters = new ConcurrentLinkedQueue<>();
+    /**
+     * Per port: 1 + the status a server gave up a call with while the client had the turn (a
+     * timeout), or 0. The client's next packet is answered with it.
+     */
+    final AtomicIntegerArray abandoned;
+    /** Calls opened and not closed yet: the memory is freed only once they are gone (or after a grace period). */
+    final AtomicInteger activeCalls = new AtomicInteger();
+    private volatile boolean closing;
     private volatile boolean freed;
 
     /** Allocates and initializes {@code ports} ports of {@code lanes} lanes in {@code runtime}'s SVM. */
@@ -54,6 +64,7 @@ public final class PortSet implements AutoCloseable {
         this.doorbell = runtime.createSignal(0);
         this.clientWaiters = new AtomicReferenceArray<>(ports);
         this.serverWaiters = new AtomicReferenceArray<>(ports);
+        this.abandoned = new AtomicIntegerArray(ports);
         host.fill(base, RpcLayout.setBytes(ports, lanes), (byte) 0);
         host.setInt(base + RpcLayout.SET_MAGIC, RpcLayout.MAGIC_VALUE);
         host.setInt(base + RpcLayout.SET_VERSION, RpcLayout.VERSION_VALUE);
@@ -114,9 +125,18 @@ public final class PortSet implements AutoCloseable {
         return RpcLayout.pendingWords(ports);
     }
 
-    /** True once the server shut down (read through {@code svm}, the caller's view). */
+    /**
+     * True once the server shut down. The Java-side flag is read first, so a caller never touches
+     * the port set's memory after {@link #close()} began freeing it; the SVM state word says the same
+     * to anyone reading the port set through memory.
+     */
     public boolean isClosed(Svm svm) {
-        return svm.loadIntAcquire(base + RpcLayout.SET_STATE) == RpcLayout.STATE_CLOSED;
+        return closing || svm.loadIntAcquire(base + RpcLayout.SET_STATE) == RpcLayout.STATE_CLOSED;
+    }
+
+    /** True once {@link #markClosed()} ran. */
+    public boolean isClosing() {
+        return closing;
     }
 
     /**
@@ -127,6 +147,7 @@ public final class PortSet implements AutoCloseable {
         if (freed) {
             return;
         }
+        closing = true;
         host.storeIntRelease(base + RpcLayout.SET_STATE, RpcLayout.STATE_CLOSED);
         for (int p = 0; p < ports; p++) {
             Thread t = clientWaiters.get(p);
@@ -152,13 +173,25 @@ public final class PortSet implements AutoCloseable {
         }
     }
 
-    /** Frees the SVM memory and the doorbell; call after {@link #markClosed()} once nobody uses the ports. */
+    /** True once the memory is freed. */
+    boolean isFreed() {
+        return freed;
+    }
+
+    /**
+     * Marks the ports closed, waits up to two seconds for open calls to notice and close, then frees
+     * the SVM memory and the doorbell.
+     */
     @Override
     public synchronized void close() {
         if (freed) {
             return;
         }
         markClosed();
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        while (activeCalls.get() > 0 && System.nanoTime() - deadline < 0) {
+            LockSupport.parkNanos(this, 100_000);
+        }
         freed = true;
         if (!runtime.isClosed()) {
             runtime.free(base);

@@ -246,7 +246,7 @@ public final class RpcCall implements AutoCloseable {
             if (svm.loadIntAcquire(flagAddress) == want) {
                 return true;
             }
-            if ((i & 63) == 0 && System.nanoTime() - start > spin) {
+            if ((i & 63) == 0 && (System.nanoTime() - start > spin || ports.isClosing())) {
                 break;
             }
         }
@@ -255,6 +255,9 @@ public final class RpcCall implements AutoCloseable {
         ports.clientWaiters.set(port, me);
         try {
             while (true) {
+                if (ports.isClosing()) {
+                    return false;
+                }
                 if (svm.loadIntAcquire(flagAddress) == want) {
                     return true;
                 }

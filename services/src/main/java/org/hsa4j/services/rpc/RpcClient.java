@@ -80,9 +80,11 @@ public final class RpcClient {
             throw new IllegalArgumentException("lane mask " + Long.toHexString(laneMask) + " must be a non-empty subset of "
                     + lanes + " lanes");
         }
+        ports.activeCalls.incrementAndGet();
         while (true) {
-            int port = acquire(svm);
+            int port = ports.isClosing() ? -1 : acquire(svm);
             if (port < 0) {
+                ports.activeCalls.decrementAndGet();
                 return new RpcCall(this, svm, opcode, laneMask, RpcStatus.CLOSED);
             }
             int flag = svm.getInt(ports.portAddress(port) + RpcLayout.CLIENT_FLAG);
@@ -90,7 +92,7 @@ public final class RpcClient {
             if (call.takeOver()) {
                 return call;
             }
-            release(svm, port);
+            releasePort(svm, port);
         }
     }
 
@@ -105,7 +107,7 @@ public final class RpcClient {
         int start = home(n);
         long backoff = 1_000;
         int rounds = 0;
-        while (true) {
+        while (!ports.isClosing()) {
             for (int i = 0; i < n; i++) {
                 int p = start + i;
                 if (p >= n) {
@@ -121,7 +123,7 @@ public final class RpcClient {
                     svm.storeIntRelease(lock, 0);
                 }
             }
-            if (ports.isClosed(svm)) {
+            if (ports.isClosing() || ports.isClosed(svm)) {
                 return -1;
             }
             if (++rounds < SPIN_ROUNDS) {
@@ -134,10 +136,21 @@ public final class RpcClient {
             ports.portWaiters.remove(me);
             backoff = Math.min(backoff * 2, MAX_BACKOFF_NANOS);
         }
+        return -1;
     }
 
-    /** Releases port {@code port} (fire-and-forget) and unparks one caller waiting for a port. */
+    /** Ends a call on {@code port}: releases the port (fire-and-forget). */
     void release(Svm svm, int port) {
+        try {
+            if (!ports.isFreed()) {
+                releasePort(svm, port);
+            }
+        } finally {
+            ports.activeCalls.decrementAndGet();
+        }
+    }
+
+    private void releasePort(Svm svm, int port) {
         svm.storeIntRelease(ports.portAddress(port) + RpcLayout.LOCK, 0);
         Thread waiting = ports.portWaiters.poll();
         if (waiting != null) {

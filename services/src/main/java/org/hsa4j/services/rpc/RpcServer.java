@@ -81,6 +81,7 @@ public final class RpcServer implements AutoCloseable {
     private final LongAdder served = new LongAdder();
     private final LongAdder doorbellWakeups = new LongAdder();
     private final LongAdder repollFinds = new LongAdder();
+    private final LongAdder timeouts = new LongAdder();
 
     /** Starts {@code config.serverThreads()} server threads and the handler pool over {@code ports}. */
     public RpcServer(PortSet ports, OpcodeRegistry registry, Config config, String name) {
@@ -143,6 +144,15 @@ public final class RpcServer implements AutoCloseable {
     /** Times a server thread found work right after a timed re-poll (nobody rang the doorbell). */
     public long repollFinds() {
         return repollFinds.sum();
+    }
+
+    /** Calls given up because the client sent no packet within the call timeout. */
+    public long timeouts() {
+        return timeouts.sum();
+    }
+
+    void countTimeout() {
+        timeouts.increment();
     }
 
     /** The server and handler threads, for diagnostics (CPU accounting). */
@@ -270,8 +280,10 @@ public final class RpcServer implements AutoCloseable {
             return;
         }
         int kind = svm.getInt(port + RpcLayout.KIND);
+        int left = ports.abandoned.getAndSet(p, 0);
         if (kind != RpcLayout.KIND_OPEN) {
-            RpcStatus s = kind == RpcLayout.KIND_CANCEL ? RpcStatus.CANCELLED : RpcStatus.PROTOCOL_ERROR;
+            RpcStatus s = left > 0 ? RpcStatus.of(left - 1)
+                    : kind == RpcLayout.KIND_CANCEL ? RpcStatus.CANCELLED : RpcStatus.PROTOCOL_ERROR;
             svm.setInt(port + RpcLayout.STATUS, s.finalWord());
             svm.storeIntRelease(port + RpcLayout.SERVER_FLAG, serverFlag ^ 1);
             Thread client = ports.clientWaiters.get(p);
