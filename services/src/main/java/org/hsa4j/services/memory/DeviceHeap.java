@@ -34,7 +34,8 @@ import org.hsa4j.services.rpc.RpcStatus;
  * owner (this heap). The block index must be exact ({@link HeapStatus#INTERIOR_POINTER} if not);
  * the bit is cleared with an atomic AND, and a bit that was already clear is a
  * {@link HeapStatus#DOUBLE_FREE} that changed nothing. Addresses outside this heap's chunks go to
- * the host's free, which knows its own blocks and refuses the rest
+ * the host's free, which knows its own blocks (also the ones it freed lately, so a second free of
+ * a large block is a {@link HeapStatus#DOUBLE_FREE}) and refuses the rest
  * ({@link HeapStatus#FOREIGN_POINTER}). A block freed twice after being handed out again in
  * between cannot be told from a legitimate free (as with any allocator without per-block tags).
  */
@@ -174,7 +175,7 @@ public final class DeviceHeap {
         try {
             a = svm.resolve(pointer, 1);
         } catch (MemoryFaultException e) {
-            return HeapStatus.FOREIGN_POINTER;
+            return host.free(wi, pointer);
         }
         long chunk = a.base();
         if (a.size() < DeviceHeapLayout.CHUNK_HEADER_BYTES
