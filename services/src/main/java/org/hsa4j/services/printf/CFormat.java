@@ -105,6 +105,14 @@ public final class CFormat {
 
     private static String convert(char conv, String flags, Integer width, Integer precision, int bits, Object arg) {
         String w = width == null ? "" : Integer.toString(width);
+        if ("eEfFgGaA".indexOf(conv) >= 0) {
+            double v = asDouble(arg);
+            if (Double.isNaN(v) || Double.isInfinite(v)) {
+                String sign = v < 0 ? "-" : flags.indexOf('+') >= 0 ? "+" : flags.indexOf(' ') >= 0 ? " " : "";
+                String word = Double.isNaN(v) ? "nan" : "inf";
+                return pad(flags, width, sign + (Character.isUpperCase(conv) ? word.toUpperCase(Locale.ROOT) : word));
+            }
+        }
         return switch (conv) {
             case 'd', 'i' -> integer(flags, width, precision, "", Long.toString(signed(asLong(arg), bits)));
             case 'u' -> integer(flags.replace("+", "").replace(" ", ""), width, precision, "",
