@@ -15,7 +15,8 @@ import org.hsa4j.signal.WaitState;
  * @param serverThreads    host threads scanning the ports
  * @param handlerThreads   host threads running blocking services (fed through the Disruptor ring)
  * @param idleSpinNanos    how long an idle server thread spins before it sleeps
- * @param repollNanos      longest sleep of an idle server thread between two looks at the ports
+ * @param repollNanos      longest sleep of an idle server thread between two looks at the ports (the
+ *                         bound on a missed doorbell; sleeps start at 1 ms and double up to it)
  * @param callTimeoutNanos how long a server waits for a client's next packet within a call
  * @param waitState        how clients wait for replies (ACTIVE spins longer before parking)
  * @param syscallPolicy    the syscall sandbox
@@ -77,7 +78,7 @@ public record ServicesConfig(int ports, int lanes, int serverThreads, int handle
         private int serverThreads = 1;
         private int handlerThreads = 2;
         private long idleSpinNanos = 25_000;
-        private long repollNanos = 10_000_000;
+        private long repollNanos = 50_000_000;
         private long callTimeoutNanos = 30_000_000_000L;
         private WaitState waitState = WaitState.BLOCKED;
         private SyscallPolicy syscallPolicy = SyscallPolicy.ALLOW_ALL;

@@ -84,6 +84,17 @@ public final class HostMallocService implements AutoCloseable {
         return live.size();
     }
 
+    /** Frees every block malloc/calloc handed out (a reset between kernels); returns how many. */
+    public int freeAll() {
+        int n = 0;
+        for (Long address : live.keySet()) {
+            if (release(address) == HeapStatus.OK) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     // ---- malloc and free ------------------------------------------------------------------------
 
     private void perLane(ServerCall call, boolean zero) {
