@@ -145,6 +145,9 @@ public final class AgentDispatchClient implements AutoCloseable {
             if (slot != null) {
                 return slot;
             }
+            if (Thread.currentThread().isInterrupted()) {
+                throw new RpcException(RpcStatus.CANCELLED, "interrupted while waiting for a request slot");
+            }
             LockSupport.parkNanos(this, backoff);
             backoff = Math.min(backoff * 2, 1_000_000);
         }

@@ -14,15 +14,17 @@ import com.lmax.disruptor.TimeoutException;
  * Handler threads fed through an LMAX Disruptor ring: server threads publish calls of
  * {@link ServiceMode#HANDLER} services, and each handler thread claims the next unclaimed slot, so
  * calls are shared out (each runs once) instead of broadcast. A handler blocked in one slow call
- * holds back only its own slot: the others go on claiming later slots, and the ring only stops
- * the producers once it wraps around to the blocked slot.
+ * holds back nothing but itself: the other handlers go on claiming and running later slots.
  *
  * <p>Disruptor 4 has no worker pool, so the claim is done here: a shared claim sequence that a
- * handler advances with a compare-and-swap, and a per-handler sequence, registered as a gating
- * sequence, that stays one below the slot the handler works on (so the producers never overwrite
- * it). Idle handlers spin briefly, yield, then block on the wait strategy's lock: no CPU when idle.
- * Since every call holds a port until it ends, at most as many calls as ports are ever in the ring;
- * a ring at least that large never makes a server thread wait.
+ * handler advances with a compare-and-swap, and a per-handler sequence. Both are gating sequences:
+ * the claim sequence keeps the producers off slots nobody has claimed yet, and a handler's own
+ * sequence stays one below the slot it claimed until it has copied the slot out. While it runs
+ * the call it holds no slot, and its sequence is out of the way ({@code Long.MAX_VALUE}), so a
+ * handler blocked in a slow call never holds the ring back. Idle
+ * handlers spin briefly, yield, then block on the wait strategy's lock: no CPU when idle. Every
+ * call holds a port until it ends, so at most as many calls as ports are ever waiting in the ring
+ * (even with every handler blocked): a ring at least that large never makes a server thread wait.
  */
 final class HandlerPool implements AutoCloseable {
     private static final class Slot {
@@ -47,8 +49,9 @@ final class HandlerPool implements AutoCloseable {
         progress = new Sequence[handlers];
         threads = new Thread[handlers];
         for (int i = 0; i < handlers; i++) {
-            progress[i] = new Sequence(-1);
+            progress[i] = new Sequence(Long.MAX_VALUE);
         }
+        ring.addGatingSequences(claim);
         ring.addGatingSequences(progress);
         for (int i = 0; i < handlers; i++) {
             Sequence mine = progress[i];
@@ -94,6 +97,7 @@ final class HandlerPool implements AutoCloseable {
                     ServerCall call = slot.call;
                     slot.entry = null;
                     slot.call = null;
+                    mine.set(Long.MAX_VALUE);
                     claimNext = true;
                     runner.accept(entry, call);
                 } else {

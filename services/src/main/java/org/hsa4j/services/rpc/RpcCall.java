@@ -61,6 +61,7 @@ public final class RpcCall implements AutoCloseable {
     private boolean opened;
     private boolean ended;
     private boolean closed;
+    private boolean interrupted;
     private RpcStatus status;
 
     RpcCall(RpcClient client, Svm svm, int port, int opcode, long laneMask, long callerDispatch, long callerPacket,
@@ -231,7 +232,9 @@ public final class RpcCall implements AutoCloseable {
 
     /**
      * Waits for the client's turn (the server flag equals ours): spins, then parks with a timed
-     * re-check, unparked by the server's flip. False when the server closed meanwhile.
+     * re-check, unparked by the server's flip. False when the server closed meanwhile, or when the
+     * thread is interrupted (the interrupt status stays set; the call ends CANCELLED and the port,
+     * released by close, is recovered by the protocol like any abandoned call).
      */
     private boolean awaitTurn() {
         long flagAddress = portAddress + RpcLayout.SERVER_FLAG;
@@ -251,7 +254,6 @@ public final class RpcCall implements AutoCloseable {
             }
         }
         Thread me = Thread.currentThread();
-        boolean interrupted = false;
         ports.clientWaiters.set(port, me);
         try {
             while (true) {
@@ -264,16 +266,14 @@ public final class RpcCall implements AutoCloseable {
                 if (ports.isClosed(svm)) {
                     return false;
                 }
-                LockSupport.parkNanos(this, PARK_NANOS);
-                if (Thread.interrupted()) {
+                if (me.isInterrupted()) {
                     interrupted = true;
+                    return false;
                 }
+                LockSupport.parkNanos(this, PARK_NANOS);
             }
         } finally {
             ports.clientWaiters.set(port, null);
-            if (interrupted) {
-                me.interrupt();
-            }
         }
     }
 
@@ -288,7 +288,7 @@ public final class RpcCall implements AutoCloseable {
             return false;
         }
         if (!awaitTurn()) {
-            fail(RpcStatus.CLOSED);
+            fail(interrupted ? RpcStatus.CANCELLED : RpcStatus.CLOSED);
             return false;
         }
         int word = svm.getInt(portAddress + RpcLayout.STATUS);

@@ -25,6 +25,8 @@ import org.hsa4j.signal.WaitState;
 public final class RpcClient {
     private static final int SPIN_ROUNDS = 8;
     private static final long MAX_BACKOFF_NANOS = 1_000_000;
+    private static final int CLOSED = -1;
+    private static final int INTERRUPTED = -2;
 
     private final PortSet ports;
     private final WaitState waitState;
@@ -70,7 +72,8 @@ public final class RpcClient {
     /**
      * Opens a call through {@code svm}, recording the calling dispatch (its kernarg address and
      * packet id; 0 for the host). Waits for a free port; a call opened after the server closed
-     * has no port and status {@link RpcStatus#CLOSED}.
+     * has no port and status {@link RpcStatus#CLOSED}, one whose thread is interrupted while it
+     * waits for a port has none and status {@link RpcStatus#CANCELLED}.
      */
     public RpcCall open(Svm svm, long callerDispatch, long callerPacket, int opcode, long laneMask) {
         Objects.requireNonNull(svm, "svm");
@@ -82,10 +85,10 @@ public final class RpcClient {
         }
         ports.activeCalls.incrementAndGet();
         while (true) {
-            int port = ports.isClosing() ? -1 : acquire(svm);
+            int port = ports.isClosing() ? CLOSED : acquire(svm);
             if (port < 0) {
                 ports.activeCalls.decrementAndGet();
-                return new RpcCall(this, svm, opcode, laneMask, RpcStatus.CLOSED);
+                return new RpcCall(this, svm, opcode, laneMask, port == CLOSED ? RpcStatus.CLOSED : RpcStatus.CANCELLED);
             }
             int flag = svm.getInt(ports.portAddress(port) + RpcLayout.CLIENT_FLAG);
             RpcCall call = new RpcCall(this, svm, port, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
@@ -101,7 +104,10 @@ public final class RpcClient {
         return (int) Long.remainderUnsigned(id ^ (id >>> 29), n);
     }
 
-    /** Takes a free port (lock 0 -> 1, then not still busy on the server side); -1 when the server closed. */
+    /**
+     * Takes a free port (lock 0 -> 1, then not still busy on the server side); {@link #CLOSED} when
+     * the server closed, {@link #INTERRUPTED} when the thread is interrupted while it waits.
+     */
     private int acquire(Svm svm) {
         int n = ports.ports();
         int start = home(n);
@@ -124,19 +130,22 @@ public final class RpcClient {
                 }
             }
             if (ports.isClosing() || ports.isClosed(svm)) {
-                return -1;
+                return CLOSED;
             }
             if (++rounds < SPIN_ROUNDS) {
                 Thread.onSpinWait();
                 continue;
             }
             Thread me = Thread.currentThread();
+            if (me.isInterrupted()) {
+                return INTERRUPTED;
+            }
             ports.portWaiters.add(me);
             LockSupport.parkNanos(this, backoff);
             ports.portWaiters.remove(me);
             backoff = Math.min(backoff * 2, MAX_BACKOFF_NANOS);
         }
-        return -1;
+        return CLOSED;
     }
 
     /** Ends a call on {@code port}: releases the port (fire-and-forget). */

@@ -158,6 +158,30 @@ class RpcCallTest {
     }
 
     @Test
+    void shouldKeepServingHandlerCallsWhileOneHandlerIsBlocked() throws InterruptedException {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch entered = new CountDownLatch(1);
+        f.services.registerService("test", Opcodes.of(USER_NS, 4), ServiceMode.HANDLER, call -> {
+            entered.countDown();
+            release.await();
+        });
+        f.services.registerService("test", Opcodes.of(USER_NS, 5), ServiceMode.HANDLER,
+                call -> call.result(0, call.arg(0) + 1));
+        RpcClient client = f.services.client();
+        RpcStatus[] blocked = new RpcStatus[1];
+        Thread slow = new Thread(() -> blocked[0] = client.invoke(f.rt.svm(), 0, 0, Opcodes.of(USER_NS, 4), new long[8]));
+        slow.start();
+        assertTrue(entered.await(30, TimeUnit.SECONDS));
+        int calls = 4 * f.services.ports().ports() + 10;
+        for (int i = 0; i < calls; i++) {
+            assertEquals(i + 1L, client.call(f.rt.svm(), Opcodes.of(USER_NS, 5), i));
+        }
+        release.countDown();
+        slow.join();
+        assertEquals(RpcStatus.OK, blocked[0]);
+    }
+
+    @Test
     void shouldServeAFireAndForgetCallAfterTheCallerReleasedThePort() throws InterruptedException {
         CountDownLatch served = new CountDownLatch(3);
         AtomicInteger sum = new AtomicInteger();
@@ -204,6 +228,29 @@ class RpcCallTest {
         if (client.lanes() < 64) {
             assertThrows(IllegalArgumentException.class, () -> client.open(f.rt.svm(), Opcodes.ECHO,
                     1L << client.lanes()));
+        }
+    }
+
+    @Test
+    void shouldEndTheCallOfAnInterruptedCallerWithCancelledAndRecoverItsPort() throws Exception {
+        try (Fixture one = Fixture.start(ServicesConfig.builder().ports(1))) {
+            ServerCall[] parked = new ServerCall[1];
+            CountDownLatch deferred = new CountDownLatch(1);
+            one.services.registerService("test", Opcodes.of(USER_NS, 6), ServiceMode.INLINE, call -> {
+                parked[0] = call.defer();
+                deferred.countDown();
+            });
+            RpcClient client = one.services.client();
+            RpcStatus[] seen = new RpcStatus[1];
+            Thread caller = new Thread(() -> seen[0] = client.invoke(one.rt.svm(), 0, 0, Opcodes.of(USER_NS, 6),
+                    new long[8]));
+            caller.start();
+            assertTrue(deferred.await(30, TimeUnit.SECONDS));
+            caller.interrupt();
+            caller.join();
+            assertEquals(RpcStatus.CANCELLED, seen[0]);
+            parked[0].finish(RpcStatus.OK);
+            assertEquals(6L, client.call(one.rt.svm(), Opcodes.ECHO, 6));
         }
     }
 
