@@ -72,26 +72,39 @@ public final class Services implements AutoCloseable {
         this.ports = new PortSet(runtime, config.ports() > 0 ? config.ports() : autoPorts(runtime),
                 config.lanes() > 0 ? config.lanes() : autoLanes(runtime));
         CoreService.register(registry);
-        this.server = new RpcServer(ports, registry, new RpcServer.Config(config.serverThreads(),
-                config.handlerThreads(), config.idleSpinNanos(), config.repollNanos(), config.callTimeoutNanos()),
-                "hsa4j-rpc");
-        this.client = new RpcClient(ports, config.waitState());
-        this.fds = new FdTable(System.in, System.out, System.err);
         this.timer = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "hsa4j-services-timer");
             t.setDaemon(true);
             return t;
         });
         timer.setRemoveOnCancelPolicy(true);
-        this.syscallService = new SyscallService(server, fds, timer, config.syscallPolicy());
-        syscallService.register(registry);
+        this.fds = new FdTable(System.in, System.out, System.err);
         this.mallocService = new HostMallocService(runtime);
         mallocService.register(registry);
         this.printfService = new PrintfService(config.printfSink());
         printfService.register(registry);
         this.netService = new NetService(config.netThreads(), config.netPolicy());
         netService.register(registry);
-        this.bridge = new AgentDispatchBridge(runtime.cpuAgent(), server);
+        this.client = new RpcClient(ports, config.waitState());
+        RpcServer started = null;
+        AgentDispatchBridge registered = null;
+        try {
+            started = new RpcServer(ports, registry, new RpcServer.Config(config.serverThreads(),
+                    config.handlerThreads(), config.idleSpinNanos(), config.repollNanos(), config.callTimeoutNanos()),
+                    "hsa4j-rpc");
+            this.syscallService = new SyscallService(started, fds, timer, config.syscallPolicy());
+            syscallService.register(registry);
+            registered = new AgentDispatchBridge(runtime.cpuAgent(), started);
+        } catch (RuntimeException | Error e) {
+            if (started != null) {
+                started.stop(2_000);
+            }
+            timer.shutdownNow();
+            ports.close();
+            throw e;
+        }
+        this.server = started;
+        this.bridge = registered;
     }
 
     /** Starts the services with the defaults. */

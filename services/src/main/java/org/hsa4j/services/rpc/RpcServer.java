@@ -30,7 +30,7 @@ import org.hsa4j.signal.SignalWaiter;
  * throws ends its call with a status; the server thread goes on.
  *
  * <h2>Sleeping and waking</h2>
- * A server thread with nothing to do spins for {@code idleSpinNanos}, then counts itself in the
+ * A server thread with nothing to do spins for a while, then counts itself in the
  * set's {@link RpcLayout#SET_SLEEPERS}, re-checks the bitmap and parks for at most
  * {@code repollNanos}. A client reads the sleeper count after setting its pending bit (both
  * volatile, so one of the two sides sees the other) and rings the doorbell signal when someone
@@ -38,6 +38,12 @@ import org.hsa4j.signal.SignalWaiter;
  * kernel writing the port behind the client API, a lost wake-up) costs at most one re-poll
  * period, never a hang. A server idle for long wakes once per re-poll period and per thread
  * (each wake costs tens of microseconds of CPU on a loaded machine: 50 ms keeps it near 0.1%).
+ *
+ * <p>The idle spin adapts: it starts at {@code idleSpinNanos}; when a doorbell wakes the thread
+ * soon after it fell asleep (a caller was only a little slower than the spin, as happens when the
+ * machine is loaded and threads wait for a core), the spin doubles, up to 1 ms; each timed re-poll
+ * that finds nothing halves it again. Without that, a caller descheduled a little longer than the
+ * spin makes every later call pay a doorbell wake-up, and the two sides stay out of step.
  */
 public final class RpcServer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RpcServer.class.getName());
@@ -47,6 +53,8 @@ public final class RpcServer implements AutoCloseable {
     private static final int ABORTED_DISPATCHES_KEPT = 4096;
     /** First sleep of a server thread that just went idle; sleeps double up to the re-poll period. */
     static final long MIN_REPOLL_NANOS = 1_000_000;
+    /** Longest idle spin the server adapts to when calls keep arriving just after it fell asleep. */
+    static final long MAX_ADAPTIVE_SPIN_NANOS = 1_000_000;
 
     /** How the server runs. */
     public record Config(int serverThreads, int handlerThreads, long idleSpinNanos, long repollNanos,
@@ -197,6 +205,8 @@ public final class RpcServer implements AutoCloseable {
         long sleepersAddress = ports.address() + RpcLayout.SET_SLEEPERS;
         long idleSince = System.nanoTime();
         long sleep = MIN_REPOLL_NANOS;
+        long spinBudget = config.idleSpinNanos();
+        long maxSpin = Math.max(config.idleSpinNanos(), MAX_ADAPTIVE_SPIN_NANOS);
         boolean spin = true;
         boolean afterRepoll = false;
         while (running) {
@@ -210,25 +220,32 @@ public final class RpcServer implements AutoCloseable {
                 spin = true;
                 continue;
             }
-            if (spin && System.nanoTime() - idleSince < config.idleSpinNanos()) {
+            if (spin && System.nanoTime() - idleSince < spinBudget) {
                 Thread.onSpinWait();
                 continue;
             }
             states.set(index, SLEEPING);
             svm.atomicAddInt(sleepersAddress, 1, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
             boolean pending = anyPending();
+            long asleep = System.nanoTime();
             if (!pending && running) {
                 LockSupport.parkNanos(this, Math.min(sleep, config.repollNanos()));
             }
             svm.atomicAddInt(sleepersAddress, -1, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
             boolean woken = states.getAndSet(index, RUNNING) == WOKEN;
+            long now = System.nanoTime();
             if (woken) {
                 doorbellWakeups.increment();
+                if (now - asleep < 4 * spinBudget) {
+                    spinBudget = Math.min(spinBudget * 2, maxSpin);
+                }
+            } else if (!pending) {
+                spinBudget = Math.max(config.idleSpinNanos(), spinBudget / 2);
             }
             spin = woken || pending;
             afterRepoll = !spin;
             sleep = spin ? MIN_REPOLL_NANOS : Math.min(sleep * 2, config.repollNanos());
-            idleSince = System.nanoTime();
+            idleSince = now;
         }
     }
 
