@@ -1,9 +1,9 @@
 package org.hsa4j.services.rpc;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.memory.MemoryOrder;
@@ -41,7 +41,7 @@ public final class PortSet implements AutoCloseable {
      */
     final AtomicIntegerArray abandoned;
     /** Calls opened and not closed yet: the memory is freed only once they are gone (or after a grace period). */
-    final AtomicInteger activeCalls = new AtomicInteger();
+    final LongAdder activeCalls = new LongAdder();
     private volatile boolean closing;
     private volatile boolean freed;
 
@@ -189,7 +189,7 @@ public final class PortSet implements AutoCloseable {
         }
         markClosed();
         long deadline = System.nanoTime() + 2_000_000_000L;
-        while (activeCalls.get() > 0 && System.nanoTime() - deadline < 0) {
+        while (activeCalls.sum() > 0 && System.nanoTime() - deadline < 0) {
             LockSupport.parkNanos(this, 100_000);
         }
         freed = true;

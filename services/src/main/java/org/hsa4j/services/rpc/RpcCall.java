@@ -207,7 +207,6 @@ public final class RpcCall implements AutoCloseable {
         svm.setLong(portAddress + RpcLayout.LANE_MASK, laneMask);
         svm.setLong(portAddress + RpcLayout.CALLER_DISPATCH, callerDispatch);
         svm.setLong(portAddress + RpcLayout.CALLER_PACKET, callerPacket);
-        svm.setInt(portAddress + RpcLayout.CALL_COUNT, svm.getInt(portAddress + RpcLayout.CALL_COUNT) + 1);
         post(RpcLayout.KIND_OPEN);
     }
 
@@ -335,7 +334,7 @@ public final class RpcCall implements AutoCloseable {
             cancel();
             ended = false;
         }
-        return !ports.isClosed(svm);
+        return !ports.isClosing();
     }
 
     /**

@@ -83,11 +83,11 @@ public final class RpcClient {
             throw new IllegalArgumentException("lane mask " + Long.toHexString(laneMask) + " must be a non-empty subset of "
                     + lanes + " lanes");
         }
-        ports.activeCalls.incrementAndGet();
+        ports.activeCalls.increment();
         while (true) {
             int port = ports.isClosing() ? CLOSED : acquire(svm);
             if (port < 0) {
-                ports.activeCalls.decrementAndGet();
+                ports.activeCalls.decrement();
                 return new RpcCall(this, svm, opcode, laneMask, port == CLOSED ? RpcStatus.CLOSED : RpcStatus.CANCELLED);
             }
             int flag = svm.getInt(ports.portAddress(port) + RpcLayout.CLIENT_FLAG);
@@ -155,7 +155,7 @@ public final class RpcClient {
                 releasePort(svm, port);
             }
         } finally {
-            ports.activeCalls.decrementAndGet();
+            ports.activeCalls.decrement();
         }
     }
 

@@ -84,10 +84,8 @@ public final class RpcLayout {
     public static final long CALLER_PACKET = 40;
     /** i32 server claim: 0 free, 1 while one server thread owns the port's server side (compare-and-swap). */
     public static final long SERVER_CLAIM = 48;
-    /** i32 count of calls opened on this port (client-written with OPEN; diagnostics only). */
-    public static final long CALL_COUNT = 52;
-    /** u64 reserved. */
-    public static final long PORT_RESERVED = 56;
+    /** Bytes 52..63 reserved. */
+    public static final long PORT_RESERVED = 52;
     /** Size of the port header; lane 0 starts here. */
     public static final long PORT_HEADER_BYTES = 64;
 
