@@ -80,6 +80,13 @@ record Figure(String section, String name, Source value, Source baseline, Goal g
     }
 
     private static final String ISSUE = "hsa-runtime";
+    private static final String AMP = "cppamp-layer";
+    private static final String SERVICES = "services";
+    private static final String AMP_VECTOR_ADD = "C++AMP layer: vector add, 64M floats";
+    private static final String AMP_MATMUL = "C++AMP layer: tiled matrix multiply, 1024x1024, 16x16 tiles";
+    private static final String AMP_CHAIN = "C++AMP layer: chain of 1000 empty kernels";
+    private static final String SERVICE_CALLS = "Services: GPU-to-CPU calls";
+    private static final String DEVICE_HEAP = "Services: device allocator against host malloc over RPC (ms per dispatch)";
     private static final String ROUND_TRIPS = "Round trips";
     private static final String THROUGHPUT = "Batched packets";
     private static final String IDLE = "Idle runtime: CPU and footprint at rest";
@@ -138,5 +145,63 @@ record Figure(String section, String name, Source value, Source baseline, Goal g
             new Figure(SIGNALS, "Threads created for 1,000,000 signals",
                     Source.counter("SignalFootprintBenchmark.signals", "threadsCreated"),
                     Source.counter("SignalFootprintBenchmark.atomicLongs", "threadsCreated"),
-                    new Goal(Kind.AT_MOST, 0, "0 (no thread per signal)"), ISSUE));
+                    new Goal(Kind.AT_MOST, 0, "0 (no thread per signal)"), ISSUE),
+            new Figure(AMP_VECTOR_ADD, "parallelForEach against one sequential pass (memory-bandwidth floor)",
+                    Source.primary("VectorAddBenchmark.ampParallelForEach", ""),
+                    Source.primary("VectorAddBenchmark.sequentialSegmentPass", ""),
+                    new Goal(Kind.RATIO_AT_MOST, 1 / 0.85, ">= 85% of the floor (time <= 1.18x)"), AMP),
+            new Figure(AMP_VECTOR_ADD, "parallelForEach against IntStream.range().parallel()",
+                    Source.primary("VectorAddBenchmark.ampParallelForEach", ""),
+                    Source.primary("VectorAddBenchmark.intStreamParallel", ""),
+                    new Goal(Kind.RATIO_AT_MOST, 1, "no slower (<= 1x)"), AMP),
+            new Figure(AMP_VECTOR_ADD, "parallelForEach against Aparapi 3.0.2 JTP",
+                    Source.primary("VectorAddBenchmark.ampParallelForEach", ""),
+                    Source.primary("VectorAddBenchmark.aparapiJtp", ""),
+                    new Goal(Kind.RATIO_AT_MOST, 0.1, ">= 10x faster (<= 0.1x)"), AMP),
+            new Figure(AMP_MATMUL, "tiled (tile_static, two barriers per step) against untiled parallelForEach",
+                    Source.primary("TiledMatmulBenchmark.ampTiled", ""),
+                    Source.primary("TiledMatmulBenchmark.ampUntiled", ""),
+                    new Goal(Kind.RATIO_AT_MOST, 2, "within 2x (<= 2x)"), AMP),
+            new Figure(AMP_MATMUL, "Aparapi JTP with localBarrier (at aparapiSide, default 256: scale by (1024/side)^3)",
+                    Source.primary("TiledMatmulBenchmark.aparapiJtpLocalBarrier", ""),
+                    Source.primary("TiledMatmulBenchmark.ampTiled", ""), Goal.NONE, AMP),
+            new Figure(AMP_CHAIN, "dependency form (barrier packets, no host round trip), us per kernel",
+                    Source.primary("DependencyChainBenchmark.dependencyForm", ""),
+                    Source.primary("DependencyChainBenchmark.hostRoundTrip", ""),
+                    new Goal(Kind.AT_MOST, 2, "<= 2 us per kernel"), AMP),
+            new Figure(SERVICE_CALLS, "no-op service call from a kernel, ACTIVE waits",
+                    Source.primary("ServiceRoundTripBenchmark.rpcNop", ""),
+                    Source.primary("ServiceRoundTripBenchmark.rawPingPong", ""),
+                    new Goal(Kind.RATIO_AT_MOST, 3, "<= 3x raw ping-pong"), SERVICES),
+            new Figure(SERVICE_CALLS, "the same call through an AGENT_DISPATCH packet",
+                    Source.primary("ServiceRoundTripBenchmark.agentDispatchNop", ""),
+                    Source.primary("ServiceRoundTripBenchmark.rawPingPong", ""), Goal.NONE, SERVICES),
+            new Figure(SERVICE_CALLS, "throughput, 1 caller (calls/s)",
+                    Source.primary("ServiceThroughputBenchmark.calls", "callers=1"), null, Goal.NONE, SERVICES),
+            new Figure(SERVICE_CALLS, "throughput, 64 callers (calls/s)",
+                    Source.primary("ServiceThroughputBenchmark.calls", "callers=64"), null, Goal.NONE, SERVICES),
+            new Figure(SERVICE_CALLS, "throughput, 4096 callers (calls/s)",
+                    Source.primary("ServiceThroughputBenchmark.calls", "callers=4096"), null, Goal.NONE, SERVICES),
+            new Figure(SERVICE_CALLS, "idle services, % of one core",
+                    Source.counter("IdleServicesBenchmark.services", "serviceCpuPercent"),
+                    Source.counter("IdleServicesBenchmark.runtimeOnly", "serviceCpuPercent"),
+                    new Goal(Kind.BELOW, 1, "< 1% of one core"), SERVICES),
+            heap("256", "false"), heap("1024", "false"), heap("4096", "false"), heap("16384", "false"),
+            new Figure(DEVICE_HEAP, "65536 work-items, malloc only",
+                    Source.primary("DeviceAllocatorBenchmark.deviceHeap", "workItems=65536,free=false"),
+                    Source.primary("DeviceAllocatorBenchmark.hostMalloc", "workItems=65536,free=false"),
+                    new Goal(Kind.RATIO_AT_MOST, 0.1, ">= 10x faster (<= 0.1x)"), SERVICES),
+            heap("256", "true"), heap("1024", "true"), heap("4096", "true"), heap("16384", "true"),
+            new Figure(DEVICE_HEAP, "65536 work-items, malloc and free",
+                    Source.primary("DeviceAllocatorBenchmark.deviceHeap", "workItems=65536,free=true"),
+                    Source.primary("DeviceAllocatorBenchmark.hostMalloc", "workItems=65536,free=true"),
+                    new Goal(Kind.RATIO_AT_MOST, 0.1, ">= 10x faster (<= 0.1x)"), SERVICES));
+
+    /** A device-allocator row shown for information (the goal is set at 64k work-items). */
+    private static Figure heap(String workItems, String free) {
+        String params = "workItems=" + workItems + ",free=" + free;
+        return new Figure(DEVICE_HEAP, workItems + " work-items, " + (free.equals("true") ? "malloc and free" : "malloc only"),
+                Source.primary("DeviceAllocatorBenchmark.deviceHeap", params),
+                Source.primary("DeviceAllocatorBenchmark.hostMalloc", params), Goal.NONE, SERVICES);
+    }
 }
