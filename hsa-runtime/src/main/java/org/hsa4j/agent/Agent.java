@@ -162,6 +162,16 @@ public final class Agent {
         return processor.queueCount();
     }
 
+    /** Number of completed scans of this agent's packet processor over its queues (diagnostics, tests). */
+    long completedScans() {
+        return processor.scans();
+    }
+
+    /** True once the runtime shut this agent down. */
+    public boolean isShutDown() {
+        return closed;
+    }
+
     /** The compute unit threads, for diagnostics and tests. */
     public Thread[] computeUnitThreads() {
         return processor.threads();
@@ -206,6 +216,7 @@ public final class Agent {
     }
 
     private void destroyQueue(Queue queue) {
+        checkOpen();
         processor.detach(queue, new HsaException(HsaStatus.INVALID_QUEUE, "queue " + queue.id() + " was destroyed"));
         queue.markDestroyed();
         for (Allocation a : queue.allocations()) {

@@ -10,17 +10,15 @@ import org.hsa4j.signal.Signal;
 final class AgentWork extends Work {
     private final AgentDispatchHandler handler;
     private final AgentDispatchRequest request;
-    private final Signal completion;
     private final int releaseScope;
     private final PacketProcessor processor;
     private final AtomicBoolean claimed = new AtomicBoolean();
 
     AgentWork(QueueSlot slot, AgentDispatchHandler handler, AgentDispatchRequest request, Signal completion,
               int releaseScope, PacketProcessor processor) {
-        super(slot);
+        super(slot, completion);
         this.handler = handler;
         this.request = request;
-        this.completion = completion;
         this.releaseScope = releaseScope;
         this.processor = processor;
     }
@@ -46,5 +44,10 @@ final class AgentWork extends Work {
         }
         processor.complete(this, failure, completion, releaseScope);
         return true;
+    }
+
+    @Override
+    public String toString() {
+        return "agent dispatch type " + request.type() + "#" + request.packetId();
     }
 }

@@ -14,7 +14,9 @@ import org.hsa4j.kernel.WorkgroupExecutor;
  * and park. A parked unit is woken by {@link PacketProcessor#notifyWork()} (doorbell, dependency
  * signal, queue state change) or to help with a many-workgroup dispatch, and it also re-checks on
  * a timer that backs off to {@link #MAX_IDLE_PARK_NANOS}, so a doorbell written behind the API
- * is never missed for good while an idle agent costs next to nothing.
+ * is never missed for good while an idle agent costs next to nothing. Once a unit has parked
+ * without finding work it is in back-off: it scans the queues once per wake instead of spinning
+ * for {@link PacketProcessor#PROCESSOR_SPIN_NANOS}, until it finds work again.
  */
 final class ComputeUnit implements Runnable {
     /** First park of an idle unit. */
@@ -38,6 +40,8 @@ final class ComputeUnit implements Runnable {
     final WorkgroupExecutor executor;
     private final PacketProcessor processor;
     Thread thread;
+    /** The work this unit is claiming or running, so a shutdown can fail its completion signal. */
+    volatile Work current;
     @SuppressWarnings("unused")
     private volatile boolean parked;
 
@@ -60,36 +64,45 @@ final class ComputeUnit implements Runnable {
     public void run() {
         long idlePark = MIN_IDLE_PARK_NANOS;
         while (!processor.isShutdown()) {
-            long epoch = processor.epoch();
-            if (processor.runWork(this)) {
-                idlePark = MIN_IDLE_PARK_NANOS;
-                continue;
+            try {
+                idlePark = round(idlePark);
+            } catch (RuntimeException e) {
+                // packets and kernels fail through their queues; this is a runtime bug, and the unit survives it
+                System.getLogger(ComputeUnit.class.getName()).log(System.Logger.Level.ERROR,
+                        "compute unit " + id + " caught an unexpected exception", e);
             }
-            if (processor.tryAcquireRole()) {
-                if (processor.actAsProcessor()) {
-                    idlePark = MIN_IDLE_PARK_NANOS;
-                    continue;
-                }
-            }
-            if (spinForWork(epoch)) {
-                continue;
-            }
-            parked = true;
-            if (processor.epoch() != epoch || processor.hasClaimableWork() || processor.isShutdown()) {
-                parked = false;
-                continue;
-            }
-            LockSupport.parkNanos(processor, idlePark);
-            parked = false;
-            idlePark = Math.min(idlePark * 2, MAX_IDLE_PARK_NANOS);
         }
         executor.close();
+    }
+
+    /** One round of the loop; returns the next idle park time. */
+    private long round(long idlePark) {
+        long epoch = processor.epoch();
+        if (processor.runWork(this)) {
+            return MIN_IDLE_PARK_NANOS;
+        }
+        long spin = idlePark > MIN_IDLE_PARK_NANOS ? 0 : PacketProcessor.PROCESSOR_SPIN_NANOS;
+        if (processor.tryAcquireRole() && processor.actAsProcessor(spin)) {
+            return MIN_IDLE_PARK_NANOS;
+        }
+        if (spinForWork(epoch)) {
+            return idlePark;
+        }
+        parked = true;
+        if (processor.epoch() != epoch || processor.hasClaimableWork() || processor.hasPublishedWork()
+                || processor.isShutdown()) {
+            parked = false;
+            return idlePark;
+        }
+        LockSupport.parkNanos(processor, idlePark);
+        parked = false;
+        return Math.min(idlePark * 2, MAX_IDLE_PARK_NANOS);
     }
 
     private boolean spinForWork(long epoch) {
         long end = System.nanoTime() + UNIT_SPIN_NANOS;
         do {
-            if (processor.epoch() != epoch || processor.hasClaimableWork()) {
+            if (processor.epoch() != epoch || processor.hasClaimableWork() || processor.hasPublishedWork()) {
                 return true;
             }
             Thread.onSpinWait();

@@ -8,14 +8,12 @@ import org.hsa4j.signal.Signal;
 /** A launched kernel dispatch: compute units claim and run its workgroups one at a time. */
 final class KernelWork extends Work {
     final Dispatch dispatch;
-    final Signal completion;
     final int releaseScope;
     private final PacketProcessor processor;
 
     KernelWork(QueueSlot slot, Dispatch dispatch, Signal completion, int releaseScope, PacketProcessor processor) {
-        super(slot);
+        super(slot, completion);
         this.dispatch = dispatch;
-        this.completion = completion;
         this.releaseScope = releaseScope;
         this.processor = processor;
     }

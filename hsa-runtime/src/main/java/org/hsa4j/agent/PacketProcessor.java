@@ -5,6 +5,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -50,18 +51,28 @@ import org.hsa4j.signal.SignalWaiter;
  * <h2>Completion</h2>
  * The unit that finishes the last workgroup applies the release fence of the packet's scope,
  * records the end timestamp, and decrements the completion signal with screlease order (which
- * wakes its waiters). A bad packet or a failing kernel raises the queue's error (callback once),
+ * wakes its waiters); only then does it drop the queue's in-flight count, so a barrier-bit packet
+ * behind starts after all of that. A bad packet or a failing kernel raises the queue's error
+ * (callback once; a bad packet is consumed first, so the callback may even destroy the queue),
  * and fails the packet's completion signal, so no wait on it hangs; later packets of that queue
  * are drained the same way. Other queues and agents are untouched.
  *
  * <h2>Waking</h2>
- * {@link #notifyWork()} bumps an epoch and, if no unit holds the role, unparks one idle unit. A
- * unit that is about to park first marks itself parked and re-reads the epoch; both sides use
+ * {@link #notifyWork()} bumps an epoch and, if no unit holds the role, unparks one idle unit.
+ * Completing work bumps the epoch too (without unparking: the completing unit scans next itself
+ * when the role is free). A unit that is about to park first marks itself parked and re-reads the
+ * epoch, and a role holder that gives up re-reads the epoch it saw before its scans; all sides use
  * volatile accesses, so a notification is never lost between a last scan and a park.
+ *
+ * <h2>Shutdown</h2>
+ * Queued, launched and running work has its completion signal failed first, then the units are
+ * joined within the grace period, so waiters learn of the shutdown while memory is still there.
  */
 final class PacketProcessor {
     /** How long the role holder keeps scanning idle queues before it gives up the role. */
     static final long PROCESSOR_SPIN_NANOS = 50_000;
+    /** How long the role holder spins with onSpinWait before it yields between scans (2 cores: the producer may share its core). */
+    static final long PURE_SPIN_NANOS = 2_000;
     /** Most packets launched from one queue before the scan moves on (fairness). */
     static final int BATCH = 64;
 
@@ -77,6 +88,8 @@ final class PacketProcessor {
     }
 
     private final Agent agent;
+    private final int[] workgroupMaxDim;
+    private final long[] gridMaxDim;
     private final MemoryManager memory;
     private final SignalManager signals;
     private final Svm svm;
@@ -84,11 +97,16 @@ final class PacketProcessor {
     private final AtomicLong epoch = new AtomicLong();
     private final ConcurrentLinkedQueue<Work> runnable = new ConcurrentLinkedQueue<>();
     final SignalWaiter waiter = s -> notifyWork();
+    private final SignalWaiter doorbellWaiter = s -> notifyDoorbell();
     private volatile QueueSlot[] queues = new QueueSlot[0];
     private ComputeUnit[] units = new ComputeUnit[0];
     private volatile boolean shutdown;
     @SuppressWarnings("unused")
     private volatile int role;
+    /** The thread holding the role, so a queue's error callback may destroy its queue under the role. */
+    private volatile Thread roleHolder;
+    /** Completed scans over all queues, for diagnostics and tests. */
+    private volatile long scans;
     private int nextQueue;
 
     PacketProcessor(Agent agent, MemoryManager memory, SignalManager signals, Svm svm, LongSupplier clock) {
@@ -97,6 +115,8 @@ final class PacketProcessor {
         this.signals = signals;
         this.svm = svm;
         this.clock = clock;
+        this.workgroupMaxDim = agent.properties().workgroupMaxDim();
+        this.gridMaxDim = agent.properties().gridMaxDim();
     }
 
     void start(int computeUnits, int groupSegmentMax, String threadPrefix) {
@@ -126,11 +146,21 @@ final class PacketProcessor {
     }
 
     boolean tryAcquireRole() {
-        return role == 0 && ROLE.compareAndSet(this, 0, 1);
+        if (role == 0 && ROLE.compareAndSet(this, 0, 1)) {
+            roleHolder = Thread.currentThread();
+            return true;
+        }
+        return false;
     }
 
     private void releaseRole() {
+        roleHolder = null;
         role = 0;
+    }
+
+    /** Number of completed scans over all queues: each one looked at the head of every queue. */
+    long scans() {
+        return scans;
     }
 
     /** Something may be ready: a doorbell rang, a dependency changed, a queue changed state. */
@@ -139,6 +169,36 @@ final class PacketProcessor {
         if (role == 0) {
             wakeIdle(1);
         }
+    }
+
+    /**
+     * A doorbell rang. This is on every submission, so it costs one volatile read when a unit holds
+     * the role: that unit either sees the packet in its scan, or gives the role up before the
+     * producer read it as held, and then finds the packet in {@link #hasPublishedWork()} before it
+     * parks (the header store, the role read, the role release and the header load are all
+     * volatile, so one of the two sides sees the other). Only with the role free does the producer
+     * bump the epoch and unpark a unit.
+     */
+    void notifyDoorbell() {
+        if (role == 0) {
+            notifyWork();
+        }
+    }
+
+    /**
+     * True when some queue has a published packet the processor could act on: one at its read
+     * index that is not the packet it is blocked at. Needs no role; cheap enough to run before
+     * every park.
+     */
+    boolean hasPublishedWork() {
+        for (QueueSlot q : queues) {
+            long index = q.queue.loadReadIndexScacquire();
+            int word = AqlPacket.loadHeaderWordAcquire(q.ring, (index & q.mask) * AqlPacket.SIZE);
+            if (PacketHeader.typeCode(word) != PacketType.INVALID.code() && index != q.blockedIndex) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void wakeIdle(long count) {
@@ -152,16 +212,20 @@ final class PacketProcessor {
         }
     }
 
-    boolean hasClaimableWork() {
-        Work w = runnable.peek();
-        return w != null && w.claimable();
+    /**
+     * True when some launched work can still be claimed. Work whose parts are all claimed is
+     * dropped from the head on the way (it never becomes claimable again), so a dispatch still
+     * running on one unit does not hide the work launched behind it.
+     */
+    private boolean moreThanOneRunnable() {
+        Iterator<Work> it = runnable.iterator();
+        return it.hasNext() && it.next() != null && it.hasNext();
     }
 
-    /** Runs one claimable part of launched work; false when there is none. */
-    boolean runWork(ComputeUnit unit) {
+    boolean hasClaimableWork() {
         Work w;
         while ((w = runnable.peek()) != null) {
-            if (w.runOne(unit)) {
+            if (w.claimable()) {
                 return true;
             }
             runnable.remove(w);
@@ -169,11 +233,29 @@ final class PacketProcessor {
         return false;
     }
 
+    /** Runs one claimable part of launched work; false when there is none. */
+    boolean runWork(ComputeUnit unit) {
+        Work w;
+        try {
+            while ((w = runnable.peek()) != null) {
+                unit.current = w;
+                if (w.runOne(unit)) {
+                    return true;
+                }
+                runnable.remove(w);
+            }
+            return false;
+        } finally {
+            unit.current = null;
+        }
+    }
+
     /**
      * Acts as packet processor until work is launched (true) or the queues stayed idle for
-     * {@link #PROCESSOR_SPIN_NANOS} (false). The caller holds the role; this releases it.
+     * {@code spinNanos} (false; 0 means one scan). The caller holds the role; this releases it.
+     * After {@link #PURE_SPIN_NANOS} the scans yield between each other.
      */
-    boolean actAsProcessor() {
+    boolean actAsProcessor(long spinNanos) {
         long idleSince = 0;
         boolean launched = false;
         try {
@@ -190,19 +272,27 @@ final class PacketProcessor {
                 long now = System.nanoTime();
                 if (idleSince == 0) {
                     idleSince = now;
-                } else if (now - idleSince > PROCESSOR_SPIN_NANOS) {
+                }
+                if (now - idleSince >= spinNanos) {
                     return false;
                 }
-                Thread.onSpinWait();
+                if (now - idleSince < PURE_SPIN_NANOS) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
+                }
             }
             return false;
         } finally {
             releaseRole();
+            if (launched && hasPublishedWork()) {
+                wakeIdle(1);
+            }
             if (launched) {
                 Work w = runnable.peek();
                 if (w instanceof KernelWork k && k.dispatch.totalGroups() > 1) {
                     wakeIdle(Math.min(units.length - 1, k.dispatch.totalGroups() - 1));
-                } else if (runnable.size() > 1) {
+                } else if (moreThanOneRunnable()) {
                     wakeIdle(1);
                 }
             }
@@ -217,7 +307,7 @@ final class PacketProcessor {
             grown[queues.length] = new QueueSlot(queue);
             queues = grown;
         }
-        queue.doorbell().addWaiter(waiter);
+        queue.doorbell().addWaiter(doorbellWaiter);
     }
 
     int queueCount() {
@@ -229,9 +319,10 @@ final class PacketProcessor {
      * is reading the ring, fails every published packet's completion signal, then removes it.
      */
     void detach(Queue queue, HsaException reason) {
+        boolean reentrant = roleHolder == Thread.currentThread();
+        boolean held = reentrant;
         long deadline = System.nanoTime() + 5_000_000_000L;
-        boolean held = false;
-        while (!(held = tryAcquireRole())) {
+        while (!held && !(held = tryAcquireRole())) {
             if (System.nanoTime() - deadline > 0) {
                 break;
             }
@@ -257,11 +348,11 @@ final class PacketProcessor {
                 queues = Arrays.stream(queues).filter(s -> s != target).toArray(QueueSlot[]::new);
             }
         } finally {
-            if (held) {
+            if (held && !reentrant) {
                 releaseRole();
             }
         }
-        queue.doorbell().removeWaiter(waiter);
+        queue.doorbell().removeWaiter(doorbellWaiter);
     }
 
     /** One pass over every queue; true when some packet was consumed. */
@@ -278,14 +369,21 @@ final class PacketProcessor {
             QueueState state = q.queue.state();
             if (state == QueueState.ACTIVE) {
                 progress |= launch(q);
-            } else {
+            } else if (state != QueueState.DESTROYED && published(q)) {
                 HsaException reason = q.queue.error();
                 progress |= drain(q, new HsaException(reason != null ? reason.status() : HsaStatus.INVALID_QUEUE,
                         "queue " + q.queue.id() + " is " + state + (reason != null ? ": " + reason.getMessage() : ""),
                         reason));
             }
         }
+        scans = scans + 1;
         return progress;
+    }
+
+    /** True when the packet at the queue's read index is published. */
+    private static boolean published(QueueSlot q) {
+        long off = (q.readIndex & q.mask) * AqlPacket.SIZE;
+        return PacketHeader.typeCode(AqlPacket.loadHeaderWordAcquire(q.ring, off)) != PacketType.INVALID.code();
     }
 
     private boolean launch(QueueSlot q) {
@@ -300,6 +398,7 @@ final class PacketProcessor {
                 break;
             }
             if (PacketHeader.barrier(word) && q.inflight.get() > 0) {
+                q.blockedIndex = index;
                 break;
             }
             int acquire = PacketHeader.acquireScopeCode(word);
@@ -311,36 +410,77 @@ final class PacketProcessor {
             if (acquire != 0) {
                 VarHandle.acquireFence();
             }
-            if (type == PacketType.KERNEL_DISPATCH.code()) {
-                if (!launchKernel(q, index, off, word, release)) {
-                    return true;
+            int outcome;
+            try {
+                outcome = launchOne(q, index, off, word, type, release);
+            } catch (RuntimeException e) {
+                // a signal destroyed under the processor, say: fail the packet, never the compute unit
+                if (q.readIndex == index) {
+                    reject(q, index, off, e instanceof HsaException h ? h.status() : HsaStatus.ERROR,
+                            "could not be processed: " + e);
+                } else {
+                    q.queue.raiseError(new HsaException(HsaStatus.ERROR, "packet " + index + " on queue "
+                            + q.queue.id() + " could not be launched: " + e, e));
                 }
-            } else if (type == PacketType.BARRIER_AND.code() || type == PacketType.BARRIER_OR.code()) {
-                int outcome = barrier(q, index, off, type == PacketType.BARRIER_AND.code());
-                if (outcome < 0) {
-                    return true;
-                }
-                if (outcome == 0) {
-                    break;
-                }
-            } else if (type == PacketType.AGENT_DISPATCH.code()) {
-                if (!launchAgentDispatch(q, index, off, word, release)) {
-                    return true;
-                }
-            } else {
-                reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, type == PacketType.VENDOR_SPECIFIC.code()
-                        ? "vendor-specific packets are not supported" : "unknown packet type " + type);
                 return true;
+            }
+            if (outcome < 0) {
+                return true;
+            }
+            if (outcome == 0) {
+                q.blockedIndex = index;
+                break;
+            }
+            if (q.blockedIndex != -1) {
+                q.blockedIndex = -1;
             }
             launched++;
         }
         return launched > 0;
     }
 
+    /** Launches (or completes) one published packet: 1 when done, 0 when it must wait, -1 when rejected. */
+    private int launchOne(QueueSlot q, long index, long off, int word, int type, int release) {
+        if (type == PacketType.KERNEL_DISPATCH.code()) {
+            return launchKernel(q, index, off, word, release) ? 1 : -1;
+        }
+        if (type == PacketType.BARRIER_AND.code() || type == PacketType.BARRIER_OR.code()) {
+            return barrier(q, index, off, type == PacketType.BARRIER_AND.code());
+        }
+        if (type == PacketType.AGENT_DISPATCH.code()) {
+            return launchAgentDispatch(q, index, off, word, release) ? 1 : -1;
+        }
+        reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, type == PacketType.VENDOR_SPECIFIC.code()
+                ? "vendor-specific packets are not supported" : "unknown packet type " + type);
+        return -1;
+    }
+
     private void consume(QueueSlot q, long index, long off) {
         AqlPacket.storeInvalid(q.ring, off);
         q.readIndex = index + 1;
         q.queue.storeReadIndexScrelease(index + 1);
+    }
+
+    /** {@code a * b} for non-negative factors, or Long.MAX_VALUE when it overflows. */
+    private static long saturatingProduct(long a, long b) {
+        long low = a * b;
+        return Math.multiplyHigh(a, b) != 0 || low < 0 ? Long.MAX_VALUE : low;
+    }
+
+    /** The problem with axis {@code d} of a {@code dims}-dimensional dispatch, or null. */
+    private String checkAxis(int d, int dims, int wg, long grid) {
+        char axis = "xyz".charAt(d);
+        if (d < dims) {
+            if (wg < 1 || wg > workgroupMaxDim[d]) {
+                return "workgroup_size_" + axis + " " + wg + " is outside 1.." + workgroupMaxDim[d];
+            }
+            if (grid < 1 || grid > gridMaxDim[d]) {
+                return "grid_size_" + axis + " " + grid + " is outside 1.." + gridMaxDim[d];
+            }
+        } else if (wg != 1 || grid != 1) {
+            return "workgroup_size_" + axis + " and grid_size_" + axis + " must be 1 in a " + dims + "-dimensional dispatch";
+        }
+        return null;
     }
 
     private boolean launchKernel(QueueSlot q, long index, long off, int word, int release) {
@@ -351,46 +491,36 @@ final class PacketProcessor {
             return false;
         }
         int dims = KernelDispatchPacket.dimensions(word >>> 16);
-        int[] wg = {
-                Short.toUnsignedInt(ring.get(ValueLayout.JAVA_SHORT, off + KernelDispatchPacket.WORKGROUP_SIZE_X)),
-                Short.toUnsignedInt(ring.get(ValueLayout.JAVA_SHORT, off + KernelDispatchPacket.WORKGROUP_SIZE_Y)),
-                Short.toUnsignedInt(ring.get(ValueLayout.JAVA_SHORT, off + KernelDispatchPacket.WORKGROUP_SIZE_Z))};
-        long[] grid = {
-                Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GRID_SIZE_X)),
-                Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GRID_SIZE_Y)),
-                Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GRID_SIZE_Z))};
+        int wgX = Short.toUnsignedInt(ring.get(ValueLayout.JAVA_SHORT, off + KernelDispatchPacket.WORKGROUP_SIZE_X));
+        int wgY = Short.toUnsignedInt(ring.get(ValueLayout.JAVA_SHORT, off + KernelDispatchPacket.WORKGROUP_SIZE_Y));
+        int wgZ = Short.toUnsignedInt(ring.get(ValueLayout.JAVA_SHORT, off + KernelDispatchPacket.WORKGROUP_SIZE_Z));
+        long gridX = Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GRID_SIZE_X));
+        long gridY = Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GRID_SIZE_Y));
+        long gridZ = Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GRID_SIZE_Z));
         long privateSize = Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.PRIVATE_SEGMENT_SIZE));
         long groupSize = Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GROUP_SEGMENT_SIZE));
         long kernelObject = ring.get(ValueLayout.JAVA_LONG, off + KernelDispatchPacket.KERNEL_OBJECT);
         long kernargAddress = ring.get(ValueLayout.JAVA_LONG, off + KernelDispatchPacket.KERNARG_ADDRESS);
         long completionHandle = ring.get(ValueLayout.JAVA_LONG, off + AqlPacket.COMPLETION_SIGNAL);
 
-        String problem = null;
-        if (dims < 1) {
-            problem = "setup gives 0 dimensions (must be 1 to 3)";
+        String problem = dims < 1 ? "setup gives 0 dimensions (must be 1 to 3)" : null;
+        if (problem == null) {
+            problem = checkAxis(0, dims, wgX, gridX);
         }
-        long wgTotal = 1;
-        long gridTotal = 1;
-        char[] axis = {'x', 'y', 'z'};
-        for (int d = 0; d < 3 && problem == null; d++) {
-            if (d < dims) {
-                if (wg[d] < 1 || wg[d] > p.workgroupMaxDim()[d]) {
-                    problem = "workgroup_size_" + axis[d] + " " + wg[d] + " is outside 1.." + p.workgroupMaxDim()[d];
-                } else if (grid[d] < 1 || grid[d] > p.gridMaxDim()[d]) {
-                    problem = "grid_size_" + axis[d] + " " + grid[d] + " is outside 1.." + p.gridMaxDim()[d];
-                }
-            } else if (wg[d] != 1 || grid[d] != 1) {
-                problem = "workgroup_size_" + axis[d] + " and grid_size_" + axis[d] + " must be 1 in a "
-                        + dims + "-dimensional dispatch";
-            }
-            wgTotal *= wg[d];
-            gridTotal *= grid[d];
+        if (problem == null) {
+            problem = checkAxis(1, dims, wgY, gridY);
         }
+        if (problem == null) {
+            problem = checkAxis(2, dims, wgZ, gridZ);
+        }
+        long wgTotal = (long) wgX * wgY * wgZ;
         if (problem == null && wgTotal > p.workgroupMaxSize()) {
             problem = "workgroup of " + wgTotal + " work-items exceeds the agent's maximum " + p.workgroupMaxSize();
         }
+        long gridTotal = saturatingProduct(saturatingProduct(gridX, gridY), gridZ);
         if (problem == null && gridTotal > p.gridMaxSize()) {
-            problem = "grid of " + gridTotal + " work-items exceeds the agent's maximum " + p.gridMaxSize();
+            problem = "grid of " + Long.toUnsignedString(gridX * gridY * gridZ) + " work-items exceeds the agent's maximum "
+                    + p.gridMaxSize();
         }
         if (problem == null && groupSize > p.groupSegmentMax()) {
             problem = "group segment of " + groupSize + " bytes exceeds the agent's maximum " + p.groupSegmentMax();
@@ -436,7 +566,7 @@ final class PacketProcessor {
         if (completion == null && completionHandle != 0) {
             return false;
         }
-        Dispatch dispatch = new Dispatch(code, dims, wg[0], wg[1], wg[2], grid[0], grid[1], grid[2], kernargAddress,
+        Dispatch dispatch = new Dispatch(code, dims, wgX, wgY, wgZ, gridX, gridY, gridZ, kernargAddress,
                 kernarg, (int) groupSize, (int) privateSize, svm, index, q);
         consume(q, index, off);
         if (completion != null) {
@@ -577,19 +707,23 @@ final class PacketProcessor {
         }
     }
 
-    /** Rejects the packet at {@code index}: raises the queue's error, fails its signal, consumes it. */
+    /**
+     * Rejects the packet at {@code index}: consumes it, raises the queue's error (the callback runs
+     * here, and may even destroy the queue, so the ring is not touched after it), then fails the
+     * packet's completion signal, so a waiter that sees the failure also sees the callback done.
+     */
     private void reject(QueueSlot q, long index, long off, HsaStatus status, String problem) {
         HsaException e = new HsaException(status, "packet " + index + " on queue " + q.queue.id() + " ("
                 + agent.name() + "): " + problem);
-        q.queue.raiseError(e);
-        failCompletion(q.ring, off, e);
+        long completion = q.ring.get(ValueLayout.JAVA_LONG, off + AqlPacket.COMPLETION_SIGNAL);
         unwatch(q);
         q.barrierIndex = -1;
         consume(q, index, off);
+        q.queue.raiseError(e);
+        failCompletion(completion, e);
     }
 
-    private void failCompletion(MemorySegment ring, long off, HsaException e) {
-        long handle = ring.get(ValueLayout.JAVA_LONG, off + AqlPacket.COMPLETION_SIGNAL);
+    private void failCompletion(long handle, HsaException e) {
         if (handle != 0) {
             try {
                 signals.fromHandle(handle).fail(e);
@@ -602,6 +736,8 @@ final class PacketProcessor {
     /** Fails and consumes every published packet of a queue that is no longer active. */
     private boolean drain(QueueSlot q, HsaException reason) {
         boolean progress = false;
+        unwatch(q);
+        q.barrierIndex = -1;
         while (true) {
             long index = q.readIndex;
             long off = (index & q.mask) * AqlPacket.SIZE;
@@ -609,41 +745,76 @@ final class PacketProcessor {
             if (PacketHeader.typeCode(word) == PacketType.INVALID.code()) {
                 return progress;
             }
-            failCompletion(q.ring, off, reason);
+            long completion = q.ring.get(ValueLayout.JAVA_LONG, off + AqlPacket.COMPLETION_SIGNAL);
             consume(q, index, off);
+            failCompletion(completion, reason);
             progress = true;
         }
     }
 
-    /** Completes launched work: release fence, end timestamp, completion signal or failure. */
+    /**
+     * Completes launched work: release fence, then the queue's error or the end timestamp and the
+     * completion signal's decrement, and only then the in-flight count, so a packet with the
+     * barrier bit behind it starts after all of this. Bumping the epoch makes the role holder (or
+     * this unit, next round) scan again for such a packet.
+     */
     void complete(Work work, HsaException failure, Signal completion, int releaseScope) {
         if (releaseScope != 0) {
             VarHandle.fullFence();
         }
-        work.slot.inflight.decrementAndGet();
-        if (failure != null) {
-            work.slot.queue.raiseError(failure);
-            if (completion != null) {
-                completion.fail(failure);
+        try {
+            if (failure != null) {
+                work.slot.queue.raiseError(failure);
+                if (completion != null) {
+                    completion.fail(failure);
+                }
+            } else if (completion != null) {
+                completion.recordEnd(clock.getAsLong());
+                completion.subtractScrelease(1);
             }
-        } else if (completion != null) {
-            completion.recordEnd(clock.getAsLong());
-            completion.subtractScrelease(1);
+        } catch (HsaException e) {
+            work.slot.queue.raiseError(new HsaException(HsaStatus.INVALID_SIGNAL, "completion signal of " + work
+                    + " on queue " + work.slot.queue.id() + " could not be signalled: " + e.getMessage(), e));
+        } finally {
+            work.slot.inflight.decrementAndGet();
+            epoch.incrementAndGet();
         }
     }
 
     // ---- shutdown -------------------------------------------------------------------------------
 
-    /** Stops the compute units, failing what is still queued or launched with {@code reason}. */
+    /**
+     * Stops the compute units, failing what is still queued or launched with {@code reason}.
+     * Signals are failed first and the units joined after, so whoever waits on them sees the failure
+     * during the grace period, while the memory behind the signals is still there.
+     */
     void shutdown(HsaException reason, long timeoutNanos) {
         shutdown = true;
         for (ComputeUnit u : units) {
             LockSupport.unpark(u.thread);
         }
         long deadline = System.nanoTime() + timeoutNanos;
+        // an error callback may shut the runtime down from the unit that holds the role
+        boolean held = roleHolder == Thread.currentThread();
+        while (!held && !(held = tryAcquireRole()) && System.nanoTime() - deadline < 0) {
+            Thread.yield();
+        }
+        for (QueueSlot q : queues) {
+            q.queue.doorbell().removeWaiter(doorbellWaiter);
+            if (held) {
+                drain(q, reason);
+            }
+            unwatch(q);
+        }
+        for (Work w : runnable) {
+            failCompletion(w, reason);
+        }
+        for (ComputeUnit u : units) {
+            failCompletion(u.current, reason);
+        }
         for (ComputeUnit u : units) {
             long left = deadline - System.nanoTime();
-            if (left > 0) {
+            if (left > 0 && u.thread != Thread.currentThread()) {
                 try {
                     u.thread.join(Math.max(1, left / 1_000_000));
                 } catch (InterruptedException e) {
@@ -651,15 +822,12 @@ final class PacketProcessor {
                 }
             }
         }
-        for (QueueSlot q : queues) {
-            q.queue.doorbell().removeWaiter(waiter);
-            unwatch(q);
-        }
-        Work w;
-        while ((w = runnable.poll()) != null) {
-            if (w instanceof KernelWork k && k.completion != null) {
-                k.completion.fail(reason);
-            }
+        runnable.clear();
+    }
+
+    private static void failCompletion(Work w, HsaException reason) {
+        if (w != null && w.completion != null) {
+            w.completion.fail(reason);
         }
     }
 

@@ -25,6 +25,12 @@ final class QueueSlot {
     int satisfied;
     /** Dependency signals the agent's waiter is registered on. */
     Signal[] watched;
+    /**
+     * Packet id the processor stopped at because it cannot launch yet (barrier bit with packets in
+     * flight, or a barrier packet's dependencies), or -1. Read without the role by
+     * {@link PacketProcessor#hasPublishedWork()}; whatever unblocks it bumps the epoch.
+     */
+    volatile long blockedIndex = -1;
 
     QueueSlot(Queue queue) {
         this.queue = queue;

@@ -1,7 +1,8 @@
 package org.hsa4j.kernel;
 
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicLong;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 import org.hsa4j.memory.Svm;
 import org.hsa4j.runtime.HsaException;
@@ -32,8 +33,23 @@ public final class Dispatch {
     final Svm svm;
     final long packetId;
     private final Object owner;
-    private final AtomicLong nextGroup = new AtomicLong();
-    private final AtomicLong groupsLeft;
+    private static final VarHandle NEXT_GROUP;
+    private static final VarHandle GROUPS_LEFT;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            NEXT_GROUP = lookup.findVarHandle(Dispatch.class, "nextGroup", long.class);
+            GROUPS_LEFT = lookup.findVarHandle(Dispatch.class, "groupsLeft", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    @SuppressWarnings("unused")
+    private volatile long nextGroup;
+    @SuppressWarnings("unused")
+    private volatile long groupsLeft;
     private volatile HsaException failure;
 
     /** Made by the packet processor from a validated kernel dispatch packet. */
@@ -59,7 +75,7 @@ public final class Dispatch {
         this.svm = svm;
         this.packetId = packetId;
         this.owner = owner;
-        this.groupsLeft = new AtomicLong(totalGroups);
+        this.groupsLeft = totalGroups;
     }
 
     /** The kernel being run. */
@@ -79,18 +95,18 @@ public final class Dispatch {
 
     /** True while some workgroup has not been claimed. */
     public boolean hasUnclaimedGroups() {
-        return nextGroup.get() < totalGroups;
+        return nextGroup < totalGroups;
     }
 
     /** Claims the next workgroup; returns its flat id, or -1 when all are claimed. */
     public long claimGroup() {
-        long g = nextGroup.getAndIncrement();
+        long g = (long) NEXT_GROUP.getAndAdd(this, 1L);
         return g < totalGroups ? g : -1;
     }
 
     /** Reports a claimed workgroup done; true for the one call that finished the last group. */
     public boolean finishGroup() {
-        return groupsLeft.decrementAndGet() == 0;
+        return (long) GROUPS_LEFT.getAndAdd(this, -1L) == 1L;
     }
 
     /**
@@ -105,9 +121,9 @@ public final class Dispatch {
                 }
             }
         }
-        long claimed = nextGroup.getAndSet(Long.MAX_VALUE / 2);
+        long claimed = (long) NEXT_GROUP.getAndSet(this, Long.MAX_VALUE / 2);
         if (claimed < totalGroups) {
-            groupsLeft.addAndGet(claimed - totalGroups);
+            GROUPS_LEFT.getAndAdd(this, claimed - totalGroups);
         }
     }
 

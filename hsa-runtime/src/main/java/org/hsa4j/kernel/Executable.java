@@ -71,12 +71,20 @@ public final class Executable implements AutoCloseable {
 
     /**
      * Loads a code object: every {@code static void m(WorkItem)} method of {@code codeObject}
-     * annotated with {@link KernelSymbol} becomes a kernel.
+     * annotated with {@link KernelSymbol} becomes a kernel. All methods are checked before any is
+     * defined, so a refused code object defines nothing.
      *
-     * @throws HsaException INVALID_CODE_OBJECT when the class has no such method or one has the wrong shape
+     * @throws HsaException INVALID_CODE_OBJECT when the class has no such method or one has the wrong shape,
+     *                      VARIABLE_ALREADY_DEFINED when a symbol name is taken, FROZEN_EXECUTABLE when frozen
      */
     public synchronized Executable loadCodeObject(Class<?> codeObject) {
-        int found = 0;
+        Objects.requireNonNull(codeObject, "codeObject");
+        checkUsable();
+        if (frozen) {
+            throw new HsaException(HsaStatus.FROZEN_EXECUTABLE, "cannot load " + codeObject.getName()
+                    + ": the executable is frozen");
+        }
+        Map<String, Method> found = new LinkedHashMap<>();
         for (Method m : codeObject.getDeclaredMethods()) {
             KernelSymbol symbol = m.getAnnotation(KernelSymbol.class);
             if (symbol == null) {
@@ -88,14 +96,21 @@ public final class Executable implements AutoCloseable {
                         m + " must be a static void method taking one WorkItem");
             }
             String name = symbol.name().isEmpty() ? m.getName() : symbol.name();
-            KernelDescriptor d = new KernelDescriptor(symbol.kernargSize(), symbol.groupSegmentSize(),
-                    symbol.privateSegmentSize(), symbol.barriers());
-            define(name, d, bind(codeObject, m));
-            found++;
+            if (kernels.containsKey(name) || found.putIfAbsent(name, m) != null) {
+                throw new HsaException(HsaStatus.VARIABLE_ALREADY_DEFINED, "kernel " + name + " of "
+                        + codeObject.getName() + " is already defined");
+            }
         }
-        if (found == 0) {
+        if (found.isEmpty()) {
             throw new HsaException(HsaStatus.INVALID_CODE_OBJECT, codeObject.getName() + " has no @KernelSymbol method");
         }
+        Map<String, Kernel> bound = new LinkedHashMap<>();
+        found.forEach((name, m) -> bound.put(name, bind(codeObject, m)));
+        found.forEach((name, m) -> {
+            KernelSymbol symbol = m.getAnnotation(KernelSymbol.class);
+            define(name, new KernelDescriptor(symbol.kernargSize(), symbol.groupSegmentSize(),
+                    symbol.privateSegmentSize(), symbol.barriers()), bound.get(name));
+        });
         return this;
     }
 

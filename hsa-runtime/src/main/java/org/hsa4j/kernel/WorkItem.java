@@ -64,9 +64,17 @@ public final class WorkItem {
         };
     }
 
-    /** Flat id inside the workgroup (HSAIL workitemflatid). */
+    /** Flat id inside the workgroup counted with the packet's workgroup size (HSAIL workitemflatid). */
     public int flatLocalId() {
         return localX + dispatch.workgroupX * (localY + dispatch.workgroupY * localZ);
+    }
+
+    /**
+     * Flat id inside the workgroup counted with this workgroup's actual size (HSAIL
+     * currentworkitemflatid): 0 to n-1 without gaps also in a partial last workgroup.
+     */
+    public int currentFlatLocalId() {
+        return localX + currentX * (localY + currentY * localZ);
     }
 
     /** Flat absolute id in the grid (HSAIL workitemflatabsid). */

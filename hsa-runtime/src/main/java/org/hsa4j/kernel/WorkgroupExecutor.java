@@ -23,6 +23,8 @@ public final class WorkgroupExecutor implements AutoCloseable {
     private static final int MODE_PLAIN = 1;
     private static final int MODE_CONTINUATION = 2;
 
+    private static final MemorySegment EMPTY = MemorySegment.ofArray(new byte[0]);
+
     private final Arena arena = Arena.ofShared();
     private final WorkgroupBarrier barrier = new WorkgroupBarrier(this);
     private final WorkItem plain = new WorkItem(barrier);
@@ -58,7 +60,7 @@ public final class WorkgroupExecutor implements AutoCloseable {
         int cy = (int) Math.min(d.workgroupY, d.gridY - gy * d.workgroupY);
         int cz = (int) Math.min(d.workgroupZ, d.gridZ - gz * d.workgroupZ);
         int n = cx * cy * cz;
-        MemorySegment group = groupBuffer.asSlice(0, d.groupSegmentSize);
+        MemorySegment group = d.groupSegmentSize == 0 ? EMPTY : groupBuffer.asSlice(0, d.groupSegmentSize);
         kernelName = d.code.name();
         if (n > 1 && d.code.descriptor().barriers()) {
             runContinuations(d, gx, gy, gz, cx, cy, cz, n, group);
@@ -71,7 +73,8 @@ public final class WorkgroupExecutor implements AutoCloseable {
     private void runPlain(Dispatch d, long gx, long gy, long gz, int cx, int cy, int cz, MemorySegment group) {
         WorkItem w = plain;
         bind(w, d, gx, gy, gz, cx, cy, cz, group);
-        w.privateSegment = privateSlices(d.privateSegmentSize, 1).asSlice(0, d.privateSegmentSize);
+        w.privateSegment = d.privateSegmentSize == 0 ? EMPTY
+                : privateSlices(d.privateSegmentSize, 1).asSlice(0, d.privateSegmentSize);
         Kernel kernel = d.code.kernel();
         for (int z = 0; z < cz; z++) {
             w.localZ = z;

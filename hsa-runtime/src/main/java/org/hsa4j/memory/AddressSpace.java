@@ -1,5 +1,7 @@
 package org.hsa4j.memory;
 
+import java.util.Arrays;
+
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
 
@@ -99,9 +101,24 @@ public final class AddressSpace {
     /** Removes a live allocation; its addresses fault from now on. */
     void unpublish(Allocation allocation) {
         synchronized (lock) {
-            directory[allocation.slot >>> PAGE_BITS][allocation.slot & PAGE_MASK] = null;
-            liveCount--;
+            Allocation[] page = directory[allocation.slot >>> PAGE_BITS];
+            if (page[allocation.slot & PAGE_MASK] == allocation) {
+                page[allocation.slot & PAGE_MASK] = null;
+                liveCount--;
+            }
             release(allocation.slot);
+        }
+    }
+
+    /** Forgets every allocation: from now on every address faults (the runtime is shutting down). */
+    void clear() {
+        synchronized (lock) {
+            for (int page = 0; page < DIRECTORY_SIZE; page++) {
+                if (directory[page] != null) {
+                    Arrays.fill(directory[page], null);
+                }
+            }
+            liveCount = 0;
         }
     }
 

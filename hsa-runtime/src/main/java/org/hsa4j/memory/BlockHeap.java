@@ -12,8 +12,10 @@ import java.util.ArrayDeque;
  * <p>One long-lived arena matters: closing a shared arena costs a handshake with every thread, so
  * small blocks are recycled through the free lists and never returned to the arena; only large
  * allocations pay an arena close, where it is cheap next to their size. Blocks are aligned to
- * their size up to 4 KiB, which makes every small allocation's SVM address and native address
- * agree modulo 64, as atomics need. Memory of a recycled block is not cleared (as with malloc).
+ * their size up to 4 KiB (the bytes skipped to align a block, and the tail of a full chunk, go on
+ * the free lists as smaller aligned blocks), which makes every small allocation's SVM address and
+ * native address agree modulo its alignment, as atomics and aligned allocations need. Memory of a
+ * recycled block is not cleared (as with malloc).
  */
 final class BlockHeap {
     static final int MIN_SHIFT = 6;
@@ -60,14 +62,37 @@ final class BlockHeap {
         }
         long blockSize = blockSize(sizeClass);
         synchronized (this) {
-            if (chunk == null || chunkUsed + blockSize > CHUNK_SIZE) {
+            long start = chunk == null ? CHUNK_SIZE : alignUp(chunkUsed, Math.min(blockSize, CHUNK_ALIGNMENT));
+            if (start + blockSize > CHUNK_SIZE) {
+                if (chunk != null) {
+                    spill(chunkUsed, CHUNK_SIZE);
+                }
                 chunk = arena.allocate(CHUNK_SIZE, CHUNK_ALIGNMENT);
                 chunkUsed = 0;
+                start = 0;
                 reservedChunkBytes += CHUNK_SIZE;
             }
-            MemorySegment block = chunk.asSlice(chunkUsed, blockSize);
-            chunkUsed += blockSize;
-            return block;
+            spill(chunkUsed, start);
+            chunkUsed = start + blockSize;
+            return chunk.asSlice(start, blockSize);
+        }
+    }
+
+    private static long alignUp(long offset, long alignment) {
+        return (offset + alignment - 1) & -alignment;
+    }
+
+    /**
+     * Puts the unused chunk bytes {@code from .. to} on the free lists, as the largest blocks that
+     * are aligned to their size: what aligning a block skips, or the tail of a full chunk, is not lost.
+     */
+    private void spill(long from, long to) {
+        while (from < to) {
+            long piece = Math.min(from == 0 ? CHUNK_SIZE : Long.lowestOneBit(from), Long.highestOneBit(to - from));
+            piece = Math.min(piece, 1L << MAX_SMALL_SHIFT);
+            int sizeClass = Long.numberOfTrailingZeros(piece) - MIN_SHIFT;
+            releaseBlock(sizeClass, chunk.asSlice(from, piece));
+            from += piece;
         }
     }
 
@@ -80,6 +105,10 @@ final class BlockHeap {
 
     synchronized void addDedicated(long bytes) {
         dedicatedBytes += bytes;
+    }
+
+    synchronized void removeDedicated(long bytes) {
+        dedicatedBytes -= bytes;
     }
 
     /** Off-heap bytes held: chunks plus dedicated arenas. */

@@ -4,6 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.hsa4j.runtime.HsaException;
@@ -12,13 +13,19 @@ import org.hsa4j.runtime.HsaStatus;
 /**
  * Owns the SVM address space, the off-heap heap behind it and the memory pools. Every allocation,
  * whichever entry point makes it (pool, HIP-style call, signal, queue, kernel object), goes through
- * {@link #allocate} and every free through {@link #free}, so the checks on double free, foreign
- * addresses and exhausted pools live in one place.
+ * {@link #allocate} and every free through {@link #free} (user memory) or {@link #release}
+ * (runtime-internal memory), so the checks on double free, foreign addresses, runtime-owned memory
+ * and exhausted pools live in one place.
+ *
+ * <p>Large allocations own a dedicated arena; the manager keeps the live ones in a set so that
+ * {@link #close()} gives their memory back even when the application never freed them. Exactly one
+ * of {@link #release} and {@link #close} closes each such arena (whoever removes it from the set).
  */
 public final class MemoryManager implements AutoCloseable {
     private final AddressSpace space = new AddressSpace();
     private final BlockHeap heap = new BlockHeap();
     private final List<MemoryPool> pools = new CopyOnWriteArrayList<>();
+    private final Set<Allocation> dedicated = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     /** The address space: slot table from SVM address to allocation. */
@@ -68,6 +75,12 @@ public final class MemoryManager implements AutoCloseable {
             }
             Allocation allocation = new Allocation(base, bytes, segment, pool, kind, SvmAddress.slot(base),
                     attachment, sizeClass, block, dedicated, reserved, accessMask, ownerAgent);
+            if (dedicated != null) {
+                this.dedicated.add(allocation);
+                if (closed && this.dedicated.remove(allocation)) {
+                    throw new HsaException(HsaStatus.NOT_INITIALIZED, "the runtime has been shut down");
+                }
+            }
             space.publish(allocation);
             return allocation;
         } catch (OutOfMemoryError | RuntimeException e) {
@@ -75,7 +88,7 @@ public final class MemoryManager implements AutoCloseable {
             if (base != 0) {
                 space.cancel(base);
             }
-            if (dedicated != null) {
+            if (dedicated != null && dedicated.scope().isAlive()) {
                 dedicated.close();
             }
             if (e instanceof HsaException he) {
@@ -87,7 +100,8 @@ public final class MemoryManager implements AutoCloseable {
 
     /**
      * Frees the allocation that starts at {@code address}. A second free, an address that is not
-     * the start of a live allocation, or (when {@code expectedPool} is given) an allocation of
+     * the start of a live allocation, runtime-internal memory (a signal block, a queue, a kernel
+     * object: {@link MemoryKind#INTERNAL}), or (when {@code expectedPool} is given) an allocation of
      * another pool is refused with a status and changes nothing.
      */
     public void free(long address, MemoryPool expectedPool) {
@@ -101,6 +115,10 @@ public final class MemoryManager implements AutoCloseable {
             throw new HsaException(HsaStatus.INVALID_ALLOCATION, String.format(
                     "free of 0x%016x: points %d bytes into an allocation, not at its start", address, address - a.base));
         }
+        if (a.kind == MemoryKind.INTERNAL) {
+            throw new HsaException(HsaStatus.INVALID_ALLOCATION, String.format("free of 0x%016x: the runtime owns "
+                    + "this memory (a signal, queue or kernel object)", address));
+        }
         if (expectedPool != null && a.pool != expectedPool) {
             throw new HsaException(HsaStatus.INVALID_MEMORY_POOL, String.format(
                     "free of 0x%016x: allocated from pool %s, not %s", address, a.pool.name(), expectedPool.name()));
@@ -108,7 +126,7 @@ public final class MemoryManager implements AutoCloseable {
         release(a);
     }
 
-    /** Frees a runtime-internal allocation. */
+    /** Frees an allocation without the checks of {@link #free}: for the runtime's own structures. */
     public void release(Allocation a) {
         synchronized (a) {
             if (a.freed) {
@@ -120,20 +138,35 @@ public final class MemoryManager implements AutoCloseable {
         space.unpublish(a);
         a.pool.unreserve(a.reservedBytes);
         if (a.dedicatedArena != null) {
-            a.dedicatedArena.close();
+            heap.removeDedicated(a.reservedBytes);
+            if (dedicated.remove(a)) {
+                a.dedicatedArena.close();
+            }
         } else {
             heap.releaseBlock(a.sizeClass, a.block);
         }
     }
 
-    /** Sets which agents may access {@code a} (bit i for the agent with index i). */
-    public void setAccessMask(Allocation a, long mask) {
-        a.accessMask = mask;
+    /** Lets the agents in {@code agentBits} (bit i for agent i) access {@code a} too ({@code allow_access}). */
+    public void grantAccess(Allocation a, long agentBits) {
+        synchronized (a) {
+            a.accessMask |= agentBits;
+        }
     }
 
-    /** Makes the agent with index {@code agent} the owner of {@code a}. */
-    public void setOwner(Allocation a, int agent) {
-        a.ownerAgent = agent;
+    /**
+     * Makes the agent with index {@code agent} the owner of {@code a}, with access; the previous
+     * owner loses its access unless it is the new owner ({@code hsa_memory_assign_agent}).
+     */
+    public void transferOwnership(Allocation a, int agent) {
+        synchronized (a) {
+            long mask = a.accessMask;
+            if (a.ownerAgent != agent) {
+                mask &= ~(1L << a.ownerAgent);
+            }
+            a.accessMask = mask | 1L << agent;
+            a.ownerAgent = agent;
+        }
     }
 
     /** The live allocation containing {@code address}, or null. */
@@ -153,9 +186,19 @@ public final class MemoryManager implements AutoCloseable {
         }
     }
 
+    /**
+     * Gives back all off-heap memory, live allocations included: later allocations fail with
+     * NOT_INITIALIZED and every address faults.
+     */
     @Override
     public void close() {
         closed = true;
+        space.clear();
+        for (Allocation a : dedicated) {
+            if (dedicated.remove(a)) {
+                a.dedicatedArena.close();
+            }
+        }
         heap.close();
     }
 }

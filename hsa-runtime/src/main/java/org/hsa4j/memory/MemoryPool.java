@@ -123,13 +123,16 @@ public final class MemoryPool {
         return used.get();
     }
 
+    /** Takes {@code bytes} of the pool's capacity; a request that does not fit changes nothing. */
     void reserve(long bytes, long requested) {
-        long now = used.addAndGet(bytes);
-        if (now > size) {
-            used.addAndGet(-bytes);
-            throw new HsaException(HsaStatus.OUT_OF_RESOURCES, String.format(
-                    "pool %s is exhausted: %d bytes asked, %d of %d in use", name, requested, now - bytes, size));
-        }
+        long now;
+        do {
+            now = used.get();
+            if (bytes > size - now) {
+                throw new HsaException(HsaStatus.OUT_OF_RESOURCES, String.format(
+                        "pool %s is exhausted: %d bytes asked, %d of %d in use", name, requested, now, size));
+            }
+        } while (!used.compareAndSet(now, now + bytes));
     }
 
     void unreserve(long bytes) {

@@ -3,7 +3,6 @@ package org.hsa4j.memory;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.util.Objects;
 
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
@@ -75,8 +74,15 @@ public final class Svm {
         return new MemoryFaultException(HsaStatus.MEMORY_FAULT, address, agentName + " accessed " + where);
     }
 
-    /** A checked slice of {@code bytes} bytes at {@code address}, for bulk access. */
+    /**
+     * A checked slice of {@code bytes} bytes at {@code address}, for bulk access.
+     *
+     * @throws HsaException INVALID_ARGUMENT when {@code bytes} is negative
+     */
     public MemorySegment segment(long address, long bytes) {
+        if (bytes < 0) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "negative byte count " + bytes);
+        }
         Allocation a = resolve(address, bytes);
         return a.segment.asSlice(address - a.base, bytes);
     }
@@ -207,10 +213,17 @@ public final class Svm {
 
     // ---- atomics --------------------------------------------------------------------------------
 
-    private Allocation atomic(long address, int bytes, MemoryScope scope) {
-        Objects.requireNonNull(scope, "scope");
+    private Allocation atomic(long address, int bytes, MemoryOrder order, MemoryScope scope) {
+        checkOrderAndScope(order, scope);
         checkAligned(address, bytes);
         return resolve(address, bytes);
+    }
+
+    private static void checkOrderAndScope(MemoryOrder order, MemoryScope scope) {
+        if (order == null || scope == null) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "an atomic needs a memory order and a memory scope, got "
+                    + order + " and " + scope);
+        }
     }
 
     private static void checkAligned(long address, int bytes) {
@@ -221,13 +234,13 @@ public final class Svm {
     }
 
     private static void checkLoad(MemoryOrder order) {
-        if (!order.validForLoad()) {
+        if (order != null && !order.validForLoad()) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "an atomic load cannot have order " + order);
         }
     }
 
     private static void checkStore(MemoryOrder order) {
-        if (!order.validForStore()) {
+        if (order != null && !order.validForStore()) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "an atomic store cannot have order " + order);
         }
     }
@@ -235,7 +248,7 @@ public final class Svm {
     /** Atomic int load: RELAXED is opaque, ACQUIRE and SEQ_CST are volatile (HSA scacquire). */
     public int atomicLoadInt(long address, MemoryOrder order, MemoryScope scope) {
         checkLoad(order);
-        Allocation a = atomic(address, 4, scope);
+        Allocation a = atomic(address, 4, order, scope);
         long off = address - a.base;
         return order == MemoryOrder.RELAXED ? (int) INT.getOpaque(a.segment, off) : (int) INT.getVolatile(a.segment, off);
     }
@@ -243,7 +256,7 @@ public final class Svm {
     /** Atomic int store: RELAXED is opaque, RELEASE and SEQ_CST are volatile (HSA screlease). */
     public void atomicStoreInt(long address, int value, MemoryOrder order, MemoryScope scope) {
         checkStore(order);
-        Allocation a = atomic(address, 4, scope);
+        Allocation a = atomic(address, 4, order, scope);
         long off = address - a.base;
         if (order == MemoryOrder.RELAXED) {
             INT.setOpaque(a.segment, off, value);
@@ -254,49 +267,49 @@ public final class Svm {
 
     /** Atomically replaces the int; returns the previous value. */
     public int atomicExchangeInt(long address, int value, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 4, scope);
+        Allocation a = atomic(address, 4, order, scope);
         return (int) INT.getAndSet(a.segment, address - a.base, value);
     }
 
     /** Compare-and-swap; returns the value found, which equals {@code expected} on success. */
     public int atomicCompareExchangeInt(long address, int expected, int desired, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 4, scope);
+        Allocation a = atomic(address, 4, order, scope);
         return (int) INT.compareAndExchange(a.segment, address - a.base, expected, desired);
     }
 
     /** Fetch-and-add; returns the previous value. */
     public int atomicAddInt(long address, int delta, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 4, scope);
+        Allocation a = atomic(address, 4, order, scope);
         return (int) INT.getAndAdd(a.segment, address - a.base, delta);
     }
 
     /** Fetch-and-subtract; returns the previous value. */
     public int atomicSubInt(long address, int delta, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 4, scope);
+        Allocation a = atomic(address, 4, order, scope);
         return (int) INT.getAndAdd(a.segment, address - a.base, -delta);
     }
 
     /** Fetch-and-and; returns the previous value. */
     public int atomicAndInt(long address, int mask, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 4, scope);
+        Allocation a = atomic(address, 4, order, scope);
         return (int) INT.getAndBitwiseAnd(a.segment, address - a.base, mask);
     }
 
     /** Fetch-and-or; returns the previous value. */
     public int atomicOrInt(long address, int mask, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 4, scope);
+        Allocation a = atomic(address, 4, order, scope);
         return (int) INT.getAndBitwiseOr(a.segment, address - a.base, mask);
     }
 
     /** Fetch-and-xor; returns the previous value. */
     public int atomicXorInt(long address, int mask, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 4, scope);
+        Allocation a = atomic(address, 4, order, scope);
         return (int) INT.getAndBitwiseXor(a.segment, address - a.base, mask);
     }
 
     /** Atomic signed minimum; returns the previous value. */
     public int atomicMinInt(long address, int value, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 4, scope);
+        Allocation a = atomic(address, 4, order, scope);
         long off = address - a.base;
         int seen = (int) INT.getVolatile(a.segment, off);
         while (value < seen) {
@@ -311,7 +324,7 @@ public final class Svm {
 
     /** Atomic signed maximum; returns the previous value. */
     public int atomicMaxInt(long address, int value, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 4, scope);
+        Allocation a = atomic(address, 4, order, scope);
         long off = address - a.base;
         int seen = (int) INT.getVolatile(a.segment, off);
         while (value > seen) {
@@ -327,7 +340,7 @@ public final class Svm {
     /** Atomic long load: RELAXED is opaque, ACQUIRE and SEQ_CST are volatile (HSA scacquire). */
     public long atomicLoadLong(long address, MemoryOrder order, MemoryScope scope) {
         checkLoad(order);
-        Allocation a = atomic(address, 8, scope);
+        Allocation a = atomic(address, 8, order, scope);
         long off = address - a.base;
         return order == MemoryOrder.RELAXED ? (long) LONG.getOpaque(a.segment, off) : (long) LONG.getVolatile(a.segment, off);
     }
@@ -335,7 +348,7 @@ public final class Svm {
     /** Atomic long store: RELAXED is opaque, RELEASE and SEQ_CST are volatile (HSA screlease). */
     public void atomicStoreLong(long address, long value, MemoryOrder order, MemoryScope scope) {
         checkStore(order);
-        Allocation a = atomic(address, 8, scope);
+        Allocation a = atomic(address, 8, order, scope);
         long off = address - a.base;
         if (order == MemoryOrder.RELAXED) {
             LONG.setOpaque(a.segment, off, value);
@@ -346,49 +359,49 @@ public final class Svm {
 
     /** Atomically replaces the long; returns the previous value. */
     public long atomicExchangeLong(long address, long value, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 8, scope);
+        Allocation a = atomic(address, 8, order, scope);
         return (long) LONG.getAndSet(a.segment, address - a.base, value);
     }
 
     /** Compare-and-swap; returns the value found, which equals {@code expected} on success. */
     public long atomicCompareExchangeLong(long address, long expected, long desired, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 8, scope);
+        Allocation a = atomic(address, 8, order, scope);
         return (long) LONG.compareAndExchange(a.segment, address - a.base, expected, desired);
     }
 
     /** Fetch-and-add; returns the previous value. */
     public long atomicAddLong(long address, long delta, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 8, scope);
+        Allocation a = atomic(address, 8, order, scope);
         return (long) LONG.getAndAdd(a.segment, address - a.base, delta);
     }
 
     /** Fetch-and-subtract; returns the previous value. */
     public long atomicSubLong(long address, long delta, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 8, scope);
+        Allocation a = atomic(address, 8, order, scope);
         return (long) LONG.getAndAdd(a.segment, address - a.base, -delta);
     }
 
     /** Fetch-and-and; returns the previous value. */
     public long atomicAndLong(long address, long mask, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 8, scope);
+        Allocation a = atomic(address, 8, order, scope);
         return (long) LONG.getAndBitwiseAnd(a.segment, address - a.base, mask);
     }
 
     /** Fetch-and-or; returns the previous value. */
     public long atomicOrLong(long address, long mask, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 8, scope);
+        Allocation a = atomic(address, 8, order, scope);
         return (long) LONG.getAndBitwiseOr(a.segment, address - a.base, mask);
     }
 
     /** Fetch-and-xor; returns the previous value. */
     public long atomicXorLong(long address, long mask, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 8, scope);
+        Allocation a = atomic(address, 8, order, scope);
         return (long) LONG.getAndBitwiseXor(a.segment, address - a.base, mask);
     }
 
     /** Atomic signed minimum; returns the previous value. */
     public long atomicMinLong(long address, long value, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 8, scope);
+        Allocation a = atomic(address, 8, order, scope);
         long off = address - a.base;
         long seen = (long) LONG.getVolatile(a.segment, off);
         while (value < seen) {
@@ -403,7 +416,7 @@ public final class Svm {
 
     /** Atomic signed maximum; returns the previous value. */
     public long atomicMaxLong(long address, long value, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 8, scope);
+        Allocation a = atomic(address, 8, order, scope);
         long off = address - a.base;
         long seen = (long) LONG.getVolatile(a.segment, off);
         while (value > seen) {
@@ -418,7 +431,7 @@ public final class Svm {
 
     /** Float fetch-and-add as a compare-and-swap loop on the bits; returns the previous value. */
     public float atomicAddFloat(long address, float delta, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 4, scope);
+        Allocation a = atomic(address, 4, order, scope);
         long off = address - a.base;
         int seen = (int) INT.getVolatile(a.segment, off);
         while (true) {
@@ -433,7 +446,7 @@ public final class Svm {
 
     /** Double fetch-and-add as a compare-and-swap loop on the bits; returns the previous value. */
     public double atomicAddDouble(long address, double delta, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 8, scope);
+        Allocation a = atomic(address, 8, order, scope);
         long off = address - a.base;
         long seen = (long) LONG.getVolatile(a.segment, off);
         while (true) {
@@ -491,7 +504,7 @@ public final class Svm {
      * accesses before later stores, ACQ_REL and SEQ_CST are full fences; RELAXED does nothing.
      */
     public static void fence(MemoryOrder order, MemoryScope scope) {
-        Objects.requireNonNull(scope, "scope");
+        checkOrderAndScope(order, scope);
         switch (order) {
             case RELAXED -> { }
             case ACQUIRE -> VarHandle.acquireFence();

@@ -192,6 +192,7 @@ public final class HsaRuntime implements AutoCloseable {
 
     /** hipMalloc: coarse-grained memory of {@code gpu}; only that agent may access it until allow_access. */
     public long deviceMalloc(Agent gpu, long bytes) {
+        checkAgent(gpu);
         if (gpu.deviceType() != DeviceType.GPU) {
             throw new HsaException(HsaStatus.INVALID_AGENT, gpu.name() + " is not a GPU agent");
         }
@@ -222,33 +223,38 @@ public final class HsaRuntime implements AutoCloseable {
      * @throws HsaException INVALID_ALLOCATION on a double free, a foreign or interior address, or runtime memory
      */
     public void free(long address) {
-        Allocation a = memory.find(address);
-        if (a != null && a.kind() == MemoryKind.INTERNAL) {
-            throw new HsaException(HsaStatus.INVALID_ALLOCATION, String.format(
-                    "free of 0x%016x: the runtime owns this memory (a signal, queue or kernel object)", address));
-        }
         memory.free(address, null);
     }
 
     /** {@code hsa_amd_agents_allow_access}: lets {@code agents} access the allocation at {@code address}. */
     public void allowAccess(long address, Agent... agents) {
+        Objects.requireNonNull(agents, "agents");
+        checkOpen();
         Allocation a = liveStart(address);
-        long mask = a.accessMask();
+        long bits = 0;
         for (Agent agent : agents) {
-            mask |= 1L << agent.index();
+            bits |= 1L << checkAgent(agent).index();
         }
-        setMask(a, mask);
+        memory.grantAccess(a, bits);
     }
 
-    /** {@code hsa_memory_assign_agent}: makes {@code agent} the owner of the allocation, with access. */
+    /**
+     * {@code hsa_memory_assign_agent}: makes {@code agent} the owner of a coarse-grained allocation,
+     * with access; as the spec says, the previous owner can no longer access it, and on fine-grained
+     * memory this does nothing.
+     */
     public void assignAgent(long address, Agent agent) {
+        checkAgent(agent);
+        checkOpen();
         Allocation a = liveStart(address);
-        setOwner(a, agent.index());
-        setMask(a, a.accessMask() | 1L << agent.index());
+        if (!a.fineGrained()) {
+            memory.transferOwnership(a, agent.index());
+        }
     }
 
     /** {@code hsa_memory_copy}: copies between any two live allocations (as a DMA engine would). */
     public void memoryCopy(long dst, long src, long bytes) {
+        checkOpen();
         Allocation s = memory.find(src);
         Allocation d = memory.find(dst);
         if (s == null || !s.contains(src, bytes)) {
@@ -265,6 +271,17 @@ public final class HsaRuntime implements AutoCloseable {
         return memory.find(address);
     }
 
+    /** {@code agent}, when it is one of this runtime's agents; else INVALID_AGENT. */
+    private Agent checkAgent(Agent agent) {
+        if (agent == null) {
+            throw new HsaException(HsaStatus.INVALID_AGENT, "agent must not be null");
+        }
+        if (agent.index() >= agents.size() || agents.get(agent.index()) != agent) {
+            throw new HsaException(HsaStatus.INVALID_AGENT, agent.name() + " is not an agent of this runtime");
+        }
+        return agent;
+    }
+
     private Allocation liveStart(long address) {
         Allocation a = memory.find(address);
         if (a == null || a.base() != address) {
@@ -272,14 +289,6 @@ public final class HsaRuntime implements AutoCloseable {
                     "0x%016x is not the start of a live allocation", address));
         }
         return a;
-    }
-
-    private void setMask(Allocation a, long mask) {
-        memory.setAccessMask(a, mask);
-    }
-
-    private void setOwner(Allocation a, int owner) {
-        memory.setOwner(a, owner);
     }
 
     // ---- signals --------------------------------------------------------------------------------
@@ -292,12 +301,18 @@ public final class HsaRuntime implements AutoCloseable {
 
     /** {@code hsa_signal_create}: {@code consumers} lists the agents that may wait (informational here). */
     public Signal createSignal(long initialValue, List<Agent> consumers) {
-        Objects.requireNonNull(consumers, "consumers");
+        if (consumers == null) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "consumers must be a list of agents (empty for any)");
+        }
+        for (Agent agent : consumers) {
+            checkAgent(agent);
+        }
         return createSignal(initialValue);
     }
 
     /** The live signal with {@code handle}. */
     public Signal signal(long handle) {
+        checkOpen();
         return signals.fromHandle(handle);
     }
 
@@ -308,6 +323,7 @@ public final class HsaRuntime implements AutoCloseable {
 
     /** {@code hsa_signal_group_create}. */
     public SignalGroup createSignalGroup(List<Signal> members) {
+        checkOpen();
         return new SignalGroup(members);
     }
 

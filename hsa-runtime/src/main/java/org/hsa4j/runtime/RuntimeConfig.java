@@ -2,7 +2,7 @@ package org.hsa4j.runtime;
 
 import java.lang.management.ManagementFactory;
 import java.util.Map;
-import java.util.function.Consumer;
+import java.util.function.IntConsumer;
 
 /**
  * The topology and limits a runtime starts with. Build one in code with {@link #builder()}, or
@@ -42,23 +42,44 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
                             int groupSegmentMax, int privateSegmentMax, long systemMemorySize,
                             long deviceMemorySize, long kernargPoolSize, boolean xnack) {
 
+    /** Most GPU agents: agent indices (CPU agent 0 included) must fit in 64-bit access masks. */
+    public static final int MAX_GPU_AGENTS = 62;
+    /** Most compute units (worker threads) of one agent. */
+    public static final int MAX_COMPUTE_UNITS = 1024;
+    /** Largest wavefront size. */
+    public static final int MAX_WAVEFRONT_SIZE = 1024;
+    /** Largest queue size in packets. */
+    public static final int MAX_QUEUE_SIZE = 1 << 24;
+    /** Largest workgroup in work-items: workgroup sizes are u16 fields of the dispatch packet. */
+    public static final int MAX_WORKGROUP_SIZE = 65535;
+    /** Largest group segment per workgroup in bytes. */
+    public static final int MAX_GROUP_SEGMENT = 64 << 20;
+    /** Largest private segment per work-item in bytes. */
+    public static final int MAX_PRIVATE_SEGMENT = 1 << 20;
+
     public RuntimeConfig {
-        check(gpuAgents >= 0 && gpuAgents <= 62, "gpuAgents must be 0..62, was " + gpuAgents);
-        check(computeUnits >= 1 && computeUnits <= 1024, "computeUnits must be 1..1024, was " + computeUnits);
-        check(cpuComputeUnits >= 1 && cpuComputeUnits <= 1024, "cpuComputeUnits must be 1..1024, was " + cpuComputeUnits);
-        check(powerOfTwo(wavefrontSize) && wavefrontSize <= 1024, "wavefrontSize must be a power of two up to 1024, was " + wavefrontSize);
+        check(gpuAgents >= 0 && gpuAgents <= MAX_GPU_AGENTS, "gpuAgents must be 0.." + MAX_GPU_AGENTS + ", was " + gpuAgents);
+        check(computeUnits >= 1 && computeUnits <= MAX_COMPUTE_UNITS,
+                "computeUnits must be 1.." + MAX_COMPUTE_UNITS + ", was " + computeUnits);
+        check(cpuComputeUnits >= 1 && cpuComputeUnits <= MAX_COMPUTE_UNITS,
+                "cpuComputeUnits must be 1.." + MAX_COMPUTE_UNITS + ", was " + cpuComputeUnits);
+        check(powerOfTwo(wavefrontSize) && wavefrontSize <= MAX_WAVEFRONT_SIZE,
+                "wavefrontSize must be a power of two up to " + MAX_WAVEFRONT_SIZE + ", was " + wavefrontSize);
         check(powerOfTwo(queueMinSize) && powerOfTwo(queueMaxSize) && queueMinSize <= queueMaxSize
-                && queueMaxSize <= (1 << 24), "queue sizes must be powers of two with min <= max <= 2^24, were "
+                && queueMaxSize <= MAX_QUEUE_SIZE, "queue sizes must be powers of two with min <= max <= 2^24, were "
                 + queueMinSize + ".." + queueMaxSize);
         check(queuesMax >= 1, "queuesMax must be at least 1, was " + queuesMax);
-        check(workgroupMaxSize >= 1 && workgroupMaxSize <= 65535, "workgroupMaxSize must be 1..65535, was " + workgroupMaxSize);
-        check(groupSegmentMax >= 0 && groupSegmentMax <= (64 << 20), "groupSegmentMax must be 0..64 MiB, was " + groupSegmentMax);
-        check(privateSegmentMax >= 0 && privateSegmentMax <= (1 << 20), "privateSegmentMax must be 0..1 MiB, was " + privateSegmentMax);
+        check(workgroupMaxSize >= 1 && workgroupMaxSize <= MAX_WORKGROUP_SIZE,
+                "workgroupMaxSize must be 1.." + MAX_WORKGROUP_SIZE + ", was " + workgroupMaxSize);
+        check(groupSegmentMax >= 0 && groupSegmentMax <= MAX_GROUP_SEGMENT,
+                "groupSegmentMax must be 0..64 MiB, was " + groupSegmentMax);
+        check(privateSegmentMax >= 0 && privateSegmentMax <= MAX_PRIVATE_SEGMENT,
+                "privateSegmentMax must be 0..1 MiB, was " + privateSegmentMax);
         check(systemMemorySize > 0 && deviceMemorySize > 0 && kernargPoolSize > 0, "pool sizes must be positive");
     }
 
-    private static boolean powerOfTwo(int v) {
-        return v > 0 && Integer.bitCount(v) == 1;
+    private static boolean powerOfTwo(long v) {
+        return v > 0 && Long.bitCount(v) == 1;
     }
 
     private static void check(boolean ok, String message) {
@@ -78,31 +99,34 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
     }
 
     /**
-     * The defaults overlaid with {@code env}.
+     * The defaults overlaid with {@code env}. Each variable is checked on its own, so an error
+     * names the variable and shows its value.
      *
      * @throws HsaException INVALID_ARGUMENT naming the variable when a value is not a number or out of range
      */
     public static RuntimeConfig fromEnvironment(Map<String, String> env) {
         Builder b = builder();
-        intVar(env, "HSA4J_GPU_AGENTS", b::gpuAgents);
-        intVar(env, "HSA4J_COMPUTE_UNITS", b::computeUnits);
-        intVar(env, "HSA4J_CPU_COMPUTE_UNITS", b::cpuComputeUnits);
-        intVar(env, "HSA4J_WAVEFRONT_SIZE", b::wavefrontSize);
-        intVar(env, "HSA4J_QUEUE_MIN_SIZE", b::queueMinSize);
-        intVar(env, "HSA4J_QUEUE_MAX_SIZE", b::queueMaxSize);
-        intVar(env, "HSA4J_QUEUES_MAX", b::queuesMax);
-        intVar(env, "HSA4J_WORKGROUP_MAX_SIZE", b::workgroupMaxSize);
-        intVar(env, "HSA4J_GROUP_SEGMENT_MAX", b::groupSegmentMax);
+        intVar(env, "HSA4J_GPU_AGENTS", 0, MAX_GPU_AGENTS, false, b::gpuAgents);
+        intVar(env, "HSA4J_COMPUTE_UNITS", 1, MAX_COMPUTE_UNITS, false, b::computeUnits);
+        intVar(env, "HSA4J_CPU_COMPUTE_UNITS", 1, MAX_COMPUTE_UNITS, false, b::cpuComputeUnits);
+        intVar(env, "HSA4J_WAVEFRONT_SIZE", 1, MAX_WAVEFRONT_SIZE, true, b::wavefrontSize);
+        intVar(env, "HSA4J_QUEUE_MIN_SIZE", 1, MAX_QUEUE_SIZE, true, b::queueMinSize);
+        intVar(env, "HSA4J_QUEUE_MAX_SIZE", 1, MAX_QUEUE_SIZE, true, b::queueMaxSize);
+        intVar(env, "HSA4J_QUEUES_MAX", 1, Integer.MAX_VALUE, false, b::queuesMax);
+        intVar(env, "HSA4J_WORKGROUP_MAX_SIZE", 1, MAX_WORKGROUP_SIZE, false, b::workgroupMaxSize);
+        intVar(env, "HSA4J_GROUP_SEGMENT_MAX", 0, MAX_GROUP_SEGMENT, false, b::groupSegmentMax);
         String device = env.get("HSA4J_DEVICE_MEMORY");
         if (device != null) {
-            b.deviceMemorySize(parse("HSA4J_DEVICE_MEMORY", device));
+            b.deviceMemorySize(parse("HSA4J_DEVICE_MEMORY", device, 1, Long.MAX_VALUE, false));
         }
-        String xnack = env.getOrDefault("HSA4J_XNACK", env.get("HSA_XNACK"));
+        String xnackName = env.containsKey("HSA4J_XNACK") ? "HSA4J_XNACK" : "HSA_XNACK";
+        String xnack = env.get(xnackName);
         if (xnack != null) {
-            if (!xnack.equals("0") && !xnack.equals("1")) {
-                throw new HsaException(HsaStatus.INVALID_ARGUMENT, "HSA_XNACK/HSA4J_XNACK must be 0 or 1, was '" + xnack + "'");
-            }
-            b.xnack(xnack.equals("1"));
+            b.xnack(parse(xnackName, xnack, 0, 1, false) == 1);
+        }
+        if (b.queueMinSize > b.queueMaxSize) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "environment: HSA4J_QUEUE_MIN_SIZE ("
+                    + b.queueMinSize + ") must not exceed HSA4J_QUEUE_MAX_SIZE (" + b.queueMaxSize + ")");
         }
         try {
             return b.build();
@@ -111,23 +135,26 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
         }
     }
 
-    private static void intVar(Map<String, String> env, String name, Consumer<Integer> setter) {
+    private static void intVar(Map<String, String> env, String name, int min, int max, boolean powerOfTwo,
+                               IntConsumer setter) {
         String v = env.get(name);
         if (v != null) {
-            long parsed = parse(name, v);
-            if (parsed > Integer.MAX_VALUE || parsed < Integer.MIN_VALUE) {
-                throw new HsaException(HsaStatus.INVALID_ARGUMENT, name + " is out of range: " + v);
-            }
-            setter.accept((int) parsed);
+            setter.accept((int) parse(name, v, min, max, powerOfTwo));
         }
     }
 
-    private static long parse(String name, String v) {
+    private static long parse(String name, String v, long min, long max, boolean powerOfTwo) {
+        long parsed;
         try {
-            return Long.parseLong(v.trim());
+            parsed = Long.parseLong(v.trim());
         } catch (NumberFormatException e) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, name + " must be a whole number, was '" + v + "'");
         }
+        if (parsed < min || parsed > max || (powerOfTwo && !powerOfTwo(parsed))) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, name + " must be " + (powerOfTwo ? "a power of two in " : "")
+                    + min + ".." + max + ", was '" + v + "'");
+        }
+        return parsed;
     }
 
     /** A builder starting from the defaults. */

@@ -20,49 +20,70 @@ import org.hsa4j.runtime.HsaStatus;
  * runs at volatile strength whatever its name says, which is a valid strengthening.
  *
  * <h2>Waking</h2>
- * A waiter spins for a bounded time, then registers a {@link SignalWaiter} and parks. Every
- * non-silent operation, after changing the value, reads the waiter list and wakes what it finds.
- * The value write and the waiter-list read on one side, and the waiter-list write and the value
- * read on the other, are all volatile, so they fall in one total order and no wake-up is lost
- * (relaxed stores add a full fence for the same reason). A value changed behind the API, by a
- * kernel writing the slot through plain memory or by a silent store, wakes nobody: parked waiters
- * re-check every {@link #RECHECK_NANOS}, so such a change is seen within that time.
+ * A waiter spins for a bounded time, then registers a {@link SignalWaiter} (a volatile write of the
+ * waiter list), re-reads the value with a volatile load, and parks only if the condition still
+ * fails. Every non-silent operation first changes the value (a volatile store or a read-modify-write;
+ * a relaxed store is followed by a full fence) and then reads the waiter list with a volatile load,
+ * waking what it finds. Each side writes its own variable and then reads the other's, all in the one
+ * total order of synchronizing accesses (Dekker), so they cannot both miss: either the waiter's
+ * re-read sees the new value, or the notifier sees the waiter and unparks it, and an unpark that
+ * comes before the park makes the park return at once. The same holds for {@link #fail} and
+ * {@link #destroy}, which write their flag, fence, and then notify. The re-read is volatile in
+ * {@link #waitRelaxed} too (a strengthening), because an opaque load could be satisfied before the
+ * registration is visible. A value changed behind the API, by a kernel writing the slot through
+ * memory or by a silent store, wakes nobody: parked waiters re-check at least every
+ * {@link SignalManager#recheckNanos()} ({@link #RECHECK_NANOS} in a runtime), so such a change is
+ * seen within that time.
  *
- * <h2>Failure</h2>
+ * <h2>Failure and lifetime</h2>
  * When the queue that would have decremented a completion signal fails, or the runtime shuts
  * down, the signal is marked failed: every wait on it throws the status instead of waiting forever.
- * A store of a new value re-arms a failed signal for reuse.
+ * A store of a new value re-arms a failed signal for reuse. After {@link #destroy} every operation
+ * throws INVALID_SIGNAL; a wait returns a value only after checking, following its load, that the
+ * signal was still live, so it never reports the value of a later signal reusing the slot. Once the
+ * runtime has released the memory, operations throw the runtime's shutdown status.
  */
 public final class Signal {
     /** How long an ACTIVE wait spins before it parks (ROCR spins 200 us). */
     public static final long ACTIVE_SPIN_NANOS = 200_000;
     /** How long a BLOCKED wait spins before it parks. */
     public static final long BLOCKED_SPIN_NANOS = 5_000;
-    /** Longest park between two looks at the value, bounding the cost of a change behind the API. */
+    /**
+     * How long a wait spins with {@link Thread#onSpinWait()} before it starts to {@link Thread#yield()}
+     * between looks: on 2 cores the thread being waited for may share the waiter's core, and a
+     * pure spin would hold that core for the whole spin budget.
+     */
+    public static final long PURE_SPIN_NANOS = 2_000;
+    /** Longest park between two looks at the value in a runtime, bounding the cost of a change behind the API. */
     public static final long RECHECK_NANOS = 1_000_000;
 
     private static final VarHandle VALUE = ValueLayout.JAVA_LONG.varHandle();
 
-    private final SignalManager manager;
+    private static final int EXCHANGE = 0;
+    private static final int ADD = 1;
+    private static final int AND = 2;
+    private static final int OR = 3;
+    private static final int XOR = 4;
+
+    /** The 4 KiB block holding the slot; it knows the manager and the block's SVM address. */
+    final SignalManager.Block slots;
+    /** The block's memory, kept here so that an operation costs one dependent load. */
     private final MemorySegment block;
-    private final long offset;
-    private final long handle;
-    final int index;
+    /** Byte offset of the slot in the block. */
+    final int offset;
     private volatile Object waiters;
     private volatile HsaException failure;
     private volatile boolean destroyed;
 
-    Signal(SignalManager manager, MemorySegment block, long offset, long handle, int index) {
-        this.manager = manager;
-        this.block = block;
+    Signal(SignalManager.Block slots, int offset) {
+        this.slots = slots;
+        this.block = slots.allocation.segment();
         this.offset = offset;
-        this.handle = handle;
-        this.index = index;
     }
 
     /** The opaque handle: the SVM address of the signal's slot. Goes into packets. */
     public long handle() {
-        return handle;
+        return slots.allocation.base() + offset;
     }
 
     // ---- loads ----------------------------------------------------------------------------------
@@ -70,13 +91,13 @@ public final class Signal {
     /** {@code hsa_signal_load_scacquire}: volatile load of the value. */
     public long loadScacquire() {
         checkLive();
-        return (long) VALUE.getVolatile(block, offset + SignalDescriptor.VALUE);
+        return load(true);
     }
 
     /** {@code hsa_signal_load_relaxed}: opaque load of the value. */
     public long loadRelaxed() {
         checkLive();
-        return (long) VALUE.getOpaque(block, offset + SignalDescriptor.VALUE);
+        return load(false);
     }
 
     // ---- stores ---------------------------------------------------------------------------------
@@ -85,7 +106,7 @@ public final class Signal {
     public void storeRelaxed(long value) {
         checkLive();
         failure = null;
-        VALUE.setOpaque(block, offset + SignalDescriptor.VALUE, value);
+        store(value, false);
         VarHandle.fullFence();
         notifyWaiters();
     }
@@ -94,51 +115,44 @@ public final class Signal {
     public void storeScrelease(long value) {
         checkLive();
         failure = null;
-        VALUE.setVolatile(block, offset + SignalDescriptor.VALUE, value);
+        store(value, true);
         notifyWaiters();
     }
 
-    /** {@code hsa_signal_silent_store_relaxed}: opaque store that wakes nobody. */
+    /** {@code hsa_signal_silent_store_relaxed}: opaque store that wakes nobody. Re-arms a failed signal. */
     public void silentStoreRelaxed(long value) {
         checkLive();
         failure = null;
-        VALUE.setOpaque(block, offset + SignalDescriptor.VALUE, value);
+        store(value, false);
     }
 
-    /** {@code hsa_signal_silent_store_screlease}: volatile store that wakes nobody. */
+    /** {@code hsa_signal_silent_store_screlease}: volatile store that wakes nobody. Re-arms a failed signal. */
     public void silentStoreScrelease(long value) {
         checkLive();
         failure = null;
-        VALUE.setVolatile(block, offset + SignalDescriptor.VALUE, value);
+        store(value, true);
     }
 
     // ---- exchange and compare-and-swap ----------------------------------------------------------
 
     /** {@code hsa_signal_exchange_scacq_screl}: returns the previous value. */
     public long exchangeScacqScrel(long value) {
-        return exchange(value);
+        return update(EXCHANGE, value);
     }
 
     /** {@code hsa_signal_exchange_scacquire}: returns the previous value. */
     public long exchangeScacquire(long value) {
-        return exchange(value);
+        return update(EXCHANGE, value);
     }
 
     /** {@code hsa_signal_exchange_screlease}: returns the previous value. */
     public long exchangeScrelease(long value) {
-        return exchange(value);
+        return update(EXCHANGE, value);
     }
 
     /** {@code hsa_signal_exchange_relaxed}: returns the previous value. */
     public long exchangeRelaxed(long value) {
-        return exchange(value);
-    }
-
-    private long exchange(long value) {
-        checkLive();
-        long previous = (long) VALUE.getAndSet(block, offset + SignalDescriptor.VALUE, value);
-        notifyWaiters();
-        return previous;
+        return update(EXCHANGE, value);
     }
 
     /** {@code hsa_signal_cas_scacq_screl}: returns the value found, {@code expected} on success. */
@@ -163,7 +177,12 @@ public final class Signal {
 
     private long cas(long expected, long value) {
         checkLive();
-        long witness = (long) VALUE.compareAndExchange(block, offset + SignalDescriptor.VALUE, expected, value);
+        long witness;
+        try {
+            witness = (long) VALUE.compareAndExchange(block, offset + SignalDescriptor.VALUE, expected, value);
+        } catch (IllegalStateException e) {
+            throw released(e);
+        }
         if (witness == expected) {
             notifyWaiters();
         }
@@ -174,126 +193,122 @@ public final class Signal {
 
     /** {@code hsa_signal_add_scacq_screl}. */
     public void addScacqScrel(long value) {
-        add(value);
+        update(ADD, value);
     }
 
     /** {@code hsa_signal_add_scacquire}. */
     public void addScacquire(long value) {
-        add(value);
+        update(ADD, value);
     }
 
     /** {@code hsa_signal_add_screlease}. */
     public void addScrelease(long value) {
-        add(value);
+        update(ADD, value);
     }
 
     /** {@code hsa_signal_add_relaxed}. */
     public void addRelaxed(long value) {
-        add(value);
+        update(ADD, value);
     }
 
     /** {@code hsa_signal_subtract_scacq_screl}. */
     public void subtractScacqScrel(long value) {
-        add(-value);
+        update(ADD, -value);
     }
 
     /** {@code hsa_signal_subtract_scacquire}. */
     public void subtractScacquire(long value) {
-        add(-value);
+        update(ADD, -value);
     }
 
     /** {@code hsa_signal_subtract_screlease}. */
     public void subtractScrelease(long value) {
-        add(-value);
+        update(ADD, -value);
     }
 
     /** {@code hsa_signal_subtract_relaxed}. */
     public void subtractRelaxed(long value) {
-        add(-value);
-    }
-
-    private void add(long delta) {
-        checkLive();
-        VALUE.getAndAdd(block, offset + SignalDescriptor.VALUE, delta);
-        notifyWaiters();
+        update(ADD, -value);
     }
 
     /** {@code hsa_signal_and_scacq_screl}. */
     public void andScacqScrel(long mask) {
-        and(mask);
+        update(AND, mask);
     }
 
     /** {@code hsa_signal_and_scacquire}. */
     public void andScacquire(long mask) {
-        and(mask);
+        update(AND, mask);
     }
 
     /** {@code hsa_signal_and_screlease}. */
     public void andScrelease(long mask) {
-        and(mask);
+        update(AND, mask);
     }
 
     /** {@code hsa_signal_and_relaxed}. */
     public void andRelaxed(long mask) {
-        and(mask);
-    }
-
-    private void and(long mask) {
-        checkLive();
-        VALUE.getAndBitwiseAnd(block, offset + SignalDescriptor.VALUE, mask);
-        notifyWaiters();
+        update(AND, mask);
     }
 
     /** {@code hsa_signal_or_scacq_screl}. */
     public void orScacqScrel(long mask) {
-        or(mask);
+        update(OR, mask);
     }
 
     /** {@code hsa_signal_or_scacquire}. */
     public void orScacquire(long mask) {
-        or(mask);
+        update(OR, mask);
     }
 
     /** {@code hsa_signal_or_screlease}. */
     public void orScrelease(long mask) {
-        or(mask);
+        update(OR, mask);
     }
 
     /** {@code hsa_signal_or_relaxed}. */
     public void orRelaxed(long mask) {
-        or(mask);
-    }
-
-    private void or(long mask) {
-        checkLive();
-        VALUE.getAndBitwiseOr(block, offset + SignalDescriptor.VALUE, mask);
-        notifyWaiters();
+        update(OR, mask);
     }
 
     /** {@code hsa_signal_xor_scacq_screl}. */
     public void xorScacqScrel(long mask) {
-        xor(mask);
+        update(XOR, mask);
     }
 
     /** {@code hsa_signal_xor_scacquire}. */
     public void xorScacquire(long mask) {
-        xor(mask);
+        update(XOR, mask);
     }
 
     /** {@code hsa_signal_xor_screlease}. */
     public void xorScrelease(long mask) {
-        xor(mask);
+        update(XOR, mask);
     }
 
     /** {@code hsa_signal_xor_relaxed}. */
     public void xorRelaxed(long mask) {
-        xor(mask);
+        update(XOR, mask);
     }
 
-    private void xor(long mask) {
+    /** One read-modify-write at volatile strength, then the wake-up; returns the previous value. */
+    private long update(int op, long operand) {
         checkLive();
-        VALUE.getAndBitwiseXor(block, offset + SignalDescriptor.VALUE, mask);
+        long previous;
+        long at = offset + SignalDescriptor.VALUE;
+        try {
+            previous = switch (op) {
+                case EXCHANGE -> (long) VALUE.getAndSet(block, at, operand);
+                case ADD -> (long) VALUE.getAndAdd(block, at, operand);
+                case AND -> (long) VALUE.getAndBitwiseAnd(block, at, operand);
+                case OR -> (long) VALUE.getAndBitwiseOr(block, at, operand);
+                default -> (long) VALUE.getAndBitwiseXor(block, at, operand);
+            };
+        } catch (IllegalStateException e) {
+            throw released(e);
+        }
         notifyWaiters();
+        return previous;
     }
 
     // ---- waiting --------------------------------------------------------------------------------
@@ -304,8 +319,9 @@ public final class Signal {
      * (with scacquire order). As the spec allows, it may return early: on timeout, or when the
      * thread is interrupted (the interrupt status stays set). Callers loop on the condition.
      *
-     * @throws HsaException with the failing queue's status when the signal was failed, or
-     *                      {@link HsaStatus#INVALID_SIGNAL} when it is destroyed while waiting
+     * @throws HsaException with the failing queue's status when the signal was failed,
+     *                      {@link HsaStatus#INVALID_SIGNAL} when it is destroyed while waiting, or
+     *                      {@link HsaStatus#INVALID_ARGUMENT} for a null condition or wait state
      */
     public long waitScacquire(SignalCondition condition, long compare, long timeoutNanos, WaitState state) {
         return await(condition, compare, timeoutNanos, state, true);
@@ -316,18 +332,14 @@ public final class Signal {
         return await(condition, compare, timeoutNanos, state, false);
     }
 
-    private long load(boolean acquire) {
-        return acquire ? (long) VALUE.getVolatile(block, offset + SignalDescriptor.VALUE)
-                : (long) VALUE.getOpaque(block, offset + SignalDescriptor.VALUE);
-    }
-
     private long await(SignalCondition condition, long compare, long timeoutNanos, WaitState state, boolean acquire) {
-        Objects.requireNonNull(condition, "condition");
-        Objects.requireNonNull(state, "state");
+        if (condition == null || state == null) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "a wait needs a condition and a wait state");
+        }
         checkLive();
         long value = load(acquire);
         if (condition.test(value, compare)) {
-            return value;
+            return confirmed(value);
         }
         checkFailure();
         if (timeoutNanos <= 0) {
@@ -336,27 +348,37 @@ public final class Signal {
         long start = System.nanoTime();
         long deadline = start + Math.min(timeoutNanos, Long.MAX_VALUE / 4);
         long spinEnd = start + Math.min(timeoutNanos, state == WaitState.ACTIVE ? ACTIVE_SPIN_NANOS : BLOCKED_SPIN_NANOS);
+        long pureSpinEnd = start + PURE_SPIN_NANOS;
+        boolean yielding = false;
         for (int i = 1; ; i++) {
-            Thread.onSpinWait();
+            if (yielding) {
+                Thread.yield();
+            } else {
+                Thread.onSpinWait();
+            }
             value = load(acquire);
             if (condition.test(value, compare)) {
-                return value;
+                return confirmed(value);
             }
-            if ((i & 63) == 0) {
+            if (yielding || (i & 63) == 0) {
                 checkFailure();
-                if (System.nanoTime() - spinEnd >= 0) {
+                checkLive();
+                long now = System.nanoTime();
+                if (now - spinEnd >= 0 || Thread.currentThread().isInterrupted()) {
                     break;
                 }
+                yielding = now - pureSpinEnd >= 0;
             }
         }
         Thread thread = Thread.currentThread();
         SignalWaiter self = s -> LockSupport.unpark(thread);
+        long recheck = slots.manager.recheckNanos();
         addWaiter(self);
         try {
             while (true) {
-                value = load(acquire);
+                value = load(true);
                 if (condition.test(value, compare)) {
-                    return value;
+                    return confirmed(value);
                 }
                 checkFailure();
                 checkLive();
@@ -364,17 +386,30 @@ public final class Signal {
                 if (remaining <= 0 || thread.isInterrupted()) {
                     return value;
                 }
-                LockSupport.parkNanos(this, Math.min(remaining, RECHECK_NANOS));
+                LockSupport.parkNanos(this, Math.min(remaining, recheck));
             }
         } finally {
             removeWaiter(self);
         }
     }
 
+    /** A value that satisfied a wait, once the signal is known to have been live when it was read. */
+    private long confirmed(long value) {
+        VarHandle.acquireFence();
+        checkLive();
+        return value;
+    }
+
+    /** The longest a parked waiter of this signal sleeps between two looks at the value. */
+    long recheckNanos() {
+        return slots.manager.recheckNanos();
+    }
+
     // ---- waiter list ----------------------------------------------------------------------------
 
     /** Registers {@code waiter} to be called after every non-silent change of the value. */
     public void addWaiter(SignalWaiter waiter) {
+        Objects.requireNonNull(waiter, "waiter");
         synchronized (this) {
             Object w = waiters;
             if (w == null) {
@@ -408,6 +443,12 @@ public final class Signal {
                 }
             }
         }
+    }
+
+    /** Number of registered waiters (a wait registers one while it is parked). */
+    int waiterCount() {
+        Object w = waiters;
+        return w == null ? 0 : w instanceof SignalWaiter[] list ? list.length : 1;
     }
 
     private void notifyWaiters() {
@@ -457,7 +498,7 @@ public final class Signal {
 
     /** {@code hsa_signal_destroy}: frees the slot; waiters wake and fail with INVALID_SIGNAL. */
     public void destroy() {
-        manager.destroy(this);
+        slots.manager.destroy(this);
     }
 
     void markDestroyed() {
@@ -468,22 +509,22 @@ public final class Signal {
 
     /** The dispatch start timestamp (ns) recorded by the packet processor, 0 if none. */
     public long startTimestamp() {
-        return (long) VALUE.getVolatile(block, offset + SignalDescriptor.START_TS);
+        return field(SignalDescriptor.START_TS);
     }
 
     /** The dispatch end timestamp (ns) recorded by the packet processor, 0 if none. */
     public long endTimestamp() {
-        return (long) VALUE.getVolatile(block, offset + SignalDescriptor.END_TS);
+        return field(SignalDescriptor.END_TS);
     }
 
     /** Records the dispatch start timestamp; called by the packet processor. */
     public void recordStart(long timestamp) {
-        VALUE.setOpaque(block, offset + SignalDescriptor.START_TS, timestamp);
+        setField(SignalDescriptor.START_TS, timestamp);
     }
 
     /** Records the dispatch end timestamp; called by the packet processor before the decrement. */
     public void recordEnd(long timestamp) {
-        VALUE.setOpaque(block, offset + SignalDescriptor.END_TS, timestamp);
+        setField(SignalDescriptor.END_TS, timestamp);
     }
 
     void initialize(long value, int kind) {
@@ -493,8 +534,57 @@ public final class Signal {
         VALUE.setVolatile(block, offset + SignalDescriptor.VALUE, value);
     }
 
+    // ---- slot access ----------------------------------------------------------------------------
+
+    private long load(boolean acquire) {
+        try {
+            return acquire ? (long) VALUE.getVolatile(block, offset + SignalDescriptor.VALUE)
+                    : (long) VALUE.getOpaque(block, offset + SignalDescriptor.VALUE);
+        } catch (IllegalStateException e) {
+            throw released(e);
+        }
+    }
+
+    private void store(long value, boolean release) {
+        try {
+            if (release) {
+                VALUE.setVolatile(block, offset + SignalDescriptor.VALUE, value);
+            } else {
+                VALUE.setOpaque(block, offset + SignalDescriptor.VALUE, value);
+            }
+        } catch (IllegalStateException e) {
+            throw released(e);
+        }
+    }
+
+    private long field(long fieldOffset) {
+        try {
+            return (long) VALUE.getVolatile(block, offset + fieldOffset);
+        } catch (IllegalStateException e) {
+            throw released(e);
+        }
+    }
+
+    private void setField(long fieldOffset, long value) {
+        try {
+            VALUE.setOpaque(block, offset + fieldOffset, value);
+        } catch (IllegalStateException e) {
+            throw released(e);
+        }
+    }
+
+    /** The error for an access after the runtime released the signal's memory (its arena is closed). */
+    private HsaException released(IllegalStateException e) {
+        HsaException cause = slots.manager.shutdownCause();
+        if (cause == null) {
+            cause = failure;
+        }
+        HsaStatus status = cause != null ? cause.status() : HsaStatus.INVALID_SIGNAL;
+        return new HsaException(status, "signal " + this + ": its memory has been released", e);
+    }
+
     @Override
     public String toString() {
-        return String.format("0x%x", handle);
+        return String.format("0x%x", handle());
     }
 }

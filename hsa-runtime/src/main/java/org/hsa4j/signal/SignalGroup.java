@@ -1,7 +1,7 @@
 package org.hsa4j.signal;
 
+import java.lang.invoke.VarHandle;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.runtime.HsaException;
@@ -10,10 +10,14 @@ import org.hsa4j.runtime.HsaStatus;
 /**
  * {@code hsa_signal_group_t}: a fixed set of signals that one thread waits on together with
  * {@link #waitAnyScacquire}. Waiting spins for a bounded time, then registers one waiter on every
- * member and parks, re-checking at least every {@link Signal#RECHECK_NANOS}.
+ * member, looks at every member again with volatile loads, and parks only if none is satisfied;
+ * this is {@link Signal}'s Dekker argument once per member, so no wake-up is lost. Parked, it
+ * re-checks at least every {@link SignalManager#recheckNanos()} of its members, which bounds how
+ * long a change made behind the API goes unseen.
  */
 public final class SignalGroup {
     private final List<Signal> signals;
+    private final long recheckNanos;
 
     /** The outcome of a wait: which member satisfied its condition, and the value observed. */
     public record Satisfied(int index, Signal signal, long value) {
@@ -30,6 +34,7 @@ public final class SignalGroup {
             }
         }
         this.signals = List.copyOf(signals);
+        this.recheckNanos = this.signals.stream().mapToLong(Signal::recheckNanos).min().orElseThrow();
     }
 
     /** The members, in order. */
@@ -55,11 +60,18 @@ public final class SignalGroup {
 
     private Satisfied waitAny(SignalCondition[] conditions, long[] values, WaitState state, long timeoutNanos,
                               boolean acquire) {
-        Objects.requireNonNull(state, "state");
+        if (state == null) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "a wait needs a wait state");
+        }
         if (conditions == null || values == null || conditions.length != signals.size()
                 || values.length != signals.size()) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT,
                     "need one condition and one compare value per member (" + signals.size() + ")");
+        }
+        for (int i = 0; i < conditions.length; i++) {
+            if (conditions[i] == null) {
+                throw new HsaException(HsaStatus.INVALID_ARGUMENT, "condition " + i + " is null");
+            }
         }
         Satisfied found = poll(conditions, values, acquire);
         if (found != null || timeoutNanos <= 0) {
@@ -69,8 +81,13 @@ public final class SignalGroup {
         long deadline = start + Math.min(timeoutNanos, Long.MAX_VALUE / 4);
         long spinEnd = start + Math.min(timeoutNanos,
                 state == WaitState.ACTIVE ? Signal.ACTIVE_SPIN_NANOS : Signal.BLOCKED_SPIN_NANOS);
-        while (System.nanoTime() - spinEnd < 0) {
-            Thread.onSpinWait();
+        long pureSpinEnd = start + Signal.PURE_SPIN_NANOS;
+        for (long now = start; now - spinEnd < 0 && !Thread.currentThread().isInterrupted(); now = System.nanoTime()) {
+            if (now - pureSpinEnd < 0) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
             found = poll(conditions, values, acquire);
             if (found != null) {
                 return found;
@@ -83,7 +100,7 @@ public final class SignalGroup {
         }
         try {
             while (true) {
-                found = poll(conditions, values, acquire);
+                found = poll(conditions, values, true);
                 if (found != null) {
                     return found;
                 }
@@ -91,7 +108,7 @@ public final class SignalGroup {
                 if (remaining <= 0 || thread.isInterrupted()) {
                     return null;
                 }
-                LockSupport.parkNanos(this, Math.min(remaining, Signal.RECHECK_NANOS));
+                LockSupport.parkNanos(this, Math.min(remaining, recheckNanos));
             }
         } finally {
             for (Signal s : signals) {
@@ -105,6 +122,10 @@ public final class SignalGroup {
             Signal s = signals.get(i);
             long v = acquire ? s.loadScacquire() : s.loadRelaxed();
             if (conditions[i].test(v, values[i])) {
+                VarHandle.acquireFence();
+                if (s.isDestroyed()) {
+                    throw new HsaException(HsaStatus.INVALID_SIGNAL, "signal " + s + " in the group has been destroyed");
+                }
                 return new Satisfied(i, s, v);
             }
             HsaException failure = s.failure();

@@ -1,7 +1,6 @@
 package org.hsa4j.signal;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 import org.hsa4j.memory.Allocation;
@@ -15,27 +14,66 @@ import org.hsa4j.runtime.HsaStatus;
  * Creates and destroys signals. Slots are carved 64 at a time from 4 KiB fine-grained blocks that
  * every agent may access; a block's allocation carries the block as its attachment, so a handle
  * (an SVM address) maps back to its {@link Signal} with one address-space lookup.
+ *
+ * <p>Blocks are never returned to the pool, so a signal's memory stays valid for the runtime's
+ * life. Freed slots are reused first-in first-out, and only once more than
+ * {@link #REUSE_DISTANCE} of them are waiting: a stale handle (of a destroyed signal) keeps
+ * resolving to nothing for a long while instead of silently naming the next signal created, and
+ * a late waiter of a destroyed signal does not read a new signal's value.
  */
 public final class SignalManager {
     /** Signals per 4 KiB block. */
     public static final int SIGNALS_PER_BLOCK = 64;
+    /** Freed slots kept back before one is reused (64 KiB of slots). */
+    public static final int REUSE_DISTANCE = 1024;
 
     private final MemoryManager memory;
     private final MemoryPool pool;
+    private final long recheckNanos;
     private final List<Block> blocks = new ArrayList<>();
-    private int[] free = new int[SIGNALS_PER_BLOCK];
-    private int freeCount;
+    private int fresh;
+    private int[] recycled = new int[SIGNALS_PER_BLOCK];
+    private int recycledHead;
+    private int recycledCount;
     private int live;
+    private volatile HsaException shutdown;
 
     /** A 4 KiB run of signal slots. */
     static final class Block {
+        final SignalManager manager;
+        final int number;
         final Signal[] signals = new Signal[SIGNALS_PER_BLOCK];
         Allocation allocation;
+
+        Block(SignalManager manager, int number) {
+            this.manager = manager;
+            this.number = number;
+        }
     }
 
+    /** A manager whose parked waiters re-check the value every {@link Signal#RECHECK_NANOS}. */
     public SignalManager(MemoryManager memory, MemoryPool pool) {
+        this(memory, pool, Signal.RECHECK_NANOS);
+    }
+
+    /**
+     * A manager whose parked waiters re-check the value at least every {@code recheckNanos}, the
+     * longest a change made behind the API (a kernel writing the slot, a silent store) goes unseen.
+     * A very long interval leaves waking to the notifications alone (tests use it to prove that no
+     * wake-up is lost).
+     */
+    public SignalManager(MemoryManager memory, MemoryPool pool, long recheckNanos) {
+        if (recheckNanos <= 0) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "recheck interval must be positive, was " + recheckNanos);
+        }
         this.memory = memory;
         this.pool = pool;
+        this.recheckNanos = recheckNanos;
+    }
+
+    /** The longest a parked waiter sleeps between two looks at the value. */
+    public long recheckNanos() {
+        return recheckNanos;
     }
 
     /** {@code hsa_signal_create}: a user signal with {@code initialValue}. */
@@ -43,16 +81,29 @@ public final class SignalManager {
         return create(initialValue, SignalDescriptor.KIND_USER);
     }
 
-    /** Creates a signal of the given {@link SignalDescriptor} kind. */
+    /**
+     * Creates a signal of the given {@link SignalDescriptor} kind.
+     *
+     * @throws HsaException INVALID_ARGUMENT for a kind other than KIND_USER or KIND_DOORBELL
+     */
     public synchronized Signal create(long initialValue, int kind) {
-        if (freeCount == 0) {
-            growBlock();
+        if (kind != SignalDescriptor.KIND_USER && kind != SignalDescriptor.KIND_DOORBELL) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "unknown signal kind " + kind);
         }
-        int global = free[--freeCount];
+        int global;
+        if (recycledCount > REUSE_DISTANCE) {
+            global = recycled[recycledHead];
+            recycledHead = (recycledHead + 1) % recycled.length;
+            recycledCount--;
+        } else {
+            if (fresh == blocks.size() * SIGNALS_PER_BLOCK) {
+                growBlock();
+            }
+            global = fresh++;
+        }
         Block block = blocks.get(global / SIGNALS_PER_BLOCK);
         int index = global % SIGNALS_PER_BLOCK;
-        long offset = index * SignalDescriptor.SIZE;
-        Signal signal = new Signal(this, block.allocation.segment(), offset, block.allocation.base() + offset, global);
+        Signal signal = new Signal(block, (int) (index * SignalDescriptor.SIZE));
         signal.initialize(initialValue, kind);
         block.signals[index] = signal;
         live++;
@@ -60,28 +111,30 @@ public final class SignalManager {
     }
 
     private void growBlock() {
-        Block block = new Block();
+        Block block = new Block(this, blocks.size());
         block.allocation = memory.allocate(pool, SIGNALS_PER_BLOCK * SignalDescriptor.SIZE, 4096,
                 MemoryKind.INTERNAL, -1L, pool.ownerAgent(), block);
         blocks.add(block);
-        int first = (blocks.size() - 1) * SIGNALS_PER_BLOCK;
-        for (int i = SIGNALS_PER_BLOCK - 1; i >= 0; i--) {
-            free[freeCount++] = first + i;
-        }
     }
 
     synchronized void destroy(Signal signal) {
-        Block block = blocks.get(signal.index / SIGNALS_PER_BLOCK);
-        int index = signal.index % SIGNALS_PER_BLOCK;
+        Block block = signal.slots;
+        int index = (int) (signal.offset / SignalDescriptor.SIZE);
         if (block.signals[index] != signal) {
             throw new HsaException(HsaStatus.INVALID_SIGNAL, "signal " + signal + " has already been destroyed");
         }
         block.signals[index] = null;
         signal.markDestroyed();
-        if (freeCount == free.length) {
-            free = Arrays.copyOf(free, free.length * 2);
+        if (recycledCount == recycled.length) {
+            int[] bigger = new int[recycled.length * 2];
+            for (int i = 0; i < recycledCount; i++) {
+                bigger[i] = recycled[(recycledHead + i) % recycled.length];
+            }
+            recycled = bigger;
+            recycledHead = 0;
         }
-        free[freeCount++] = signal.index;
+        recycled[(recycledHead + recycledCount) % recycled.length] = block.number * SIGNALS_PER_BLOCK + index;
+        recycledCount++;
         live--;
     }
 
@@ -109,8 +162,13 @@ public final class SignalManager {
         return live;
     }
 
-    /** Fails every live signal, so that no wait outlives the runtime. */
+    /**
+     * Fails every live signal with {@code cause}, so that no wait outlives the runtime; the runtime
+     * calls this when it shuts down, before it releases the memory. A signal used after that
+     * memory is gone reports {@code cause}'s status.
+     */
     public void failAll(HsaException cause) {
+        shutdown = cause;
         List<Signal> all = new ArrayList<>();
         synchronized (this) {
             for (Block b : blocks) {
@@ -124,5 +182,10 @@ public final class SignalManager {
         for (Signal s : all) {
             s.fail(cause);
         }
+    }
+
+    /** The cause given to {@link #failAll}, or null while the runtime runs. */
+    HsaException shutdownCause() {
+        return shutdown;
     }
 }

@@ -1,0 +1,473 @@
+package org.hsa4j.benchmarks.report;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+import org.hsa4j.benchmarks.report.Figure.Source;
+import org.hsa4j.benchmarks.report.JmhResult.Metric;
+
+/**
+ * Writes docs/PERFORMANCE.md from JMH's JSON results: the machine, the exact command, a summary
+ * table of every {@link Figure} (value, baseline from the same run, ratio, goal with its issue,
+ * met or not), then per figure its detail (for SampleTime latencies the distribution: mean,
+ * median, p90, p99, p99.9, p99.99, max), the run settings of every benchmark, and what each
+ * benchmark measures.
+ *
+ * <p>Which number a figure is judged on: a SampleTime latency by its median (on a shared 2-core
+ * machine the mean of a sub-microsecond round trip is dominated by the rare times a thread is
+ * descheduled, which the tail rows show separately); a throughput or single-shot score by JMH's
+ * score; an {@code @AuxCounters} value by its mean over all measured iterations of all forks (JMH
+ * itself sums such counters over iterations, so its "score" for them is not used).
+ *
+ * <p>A run with one measured iteration per benchmark (what {@code ./hsa4j bench --quick} does) or
+ * started with {@code --smoke} is headed as a provisional smoke run.
+ *
+ * <pre>usage: PerformanceReport RESULTS.json OUTPUT.md [--command CMD] [--jmh-command CMD] [--load TEXT] [--smoke]</pre>
+ */
+public final class PerformanceReport {
+    private static final double[] PERCENTILES = {50.0, 90.0, 99.0, 99.9, 99.99, 100.0};
+
+    /** What each benchmark class measures, for the report's last section. */
+    private static final Map<String, String> MEASURES = descriptions();
+
+    private final List<JmhResult> results;
+    private final String resultsPath;
+    private final String command;
+    private final String jmhCommand;
+    private final boolean smoke;
+    private final String load;
+    private String verdict = "";
+
+    private PerformanceReport(List<JmhResult> results, String resultsPath, String command, String jmhCommand,
+                              boolean smoke, String load) {
+        this.load = load;
+        this.results = results;
+        this.resultsPath = resultsPath;
+        this.command = command;
+        this.jmhCommand = jmhCommand;
+        this.smoke = smoke || results.stream().anyMatch(r -> r.measurementIterations() <= 1 && r.forks() <= 1);
+    }
+
+    /** Reads the JSON results named by the first argument and writes the Markdown report to the second. */
+    public static void main(String[] args) throws IOException {
+        if (args.length < 2) {
+            System.err.println("usage: PerformanceReport RESULTS.json OUTPUT.md [--command CMD] [--jmh-command CMD] [--load TEXT] [--smoke]");
+            System.exit(2);
+        }
+        String command = null;
+        String jmhCommand = null;
+        boolean smoke = false;
+        String load = null;
+        for (int i = 2; i < args.length; i++) {
+            switch (args[i]) {
+                case "--command" -> command = args[++i];
+                case "--jmh-command" -> jmhCommand = args[++i];
+                case "--smoke" -> smoke = true;
+                case "--load" -> load = args[++i];
+                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+            }
+        }
+        List<JmhResult> results = JmhResult.parseAll(Files.readString(Path.of(args[0])));
+        PerformanceReport report = new PerformanceReport(results, args[0], command, jmhCommand, smoke, load);
+        String text = report.render();
+        Path out = Path.of(args[1]);
+        if (out.getParent() != null) {
+            Files.createDirectories(out.getParent());
+        }
+        Files.writeString(out, text);
+        System.out.println("hsa4j: wrote " + out + ": " + report.verdict + (report.smoke ? " (smoke run)" : ""));
+    }
+
+    // ---- rendering ------------------------------------------------------------------------------
+
+    String render() {
+        StringBuilder md = new StringBuilder();
+        md.append("# hsa4j performance\n\n");
+        if (smoke) {
+            md.append("> **PROVISIONAL: smoke run.** These numbers come from a quick run (1 fork, one short\n"
+                    + "> warmup and measurement iteration per benchmark). They only show that every benchmark\n"
+                    + "> runs; they are not measurements. Regenerate this file from a full run: `./hsa4j bench`.\n");
+            if (load != null) {
+                md.append("> Load average (1, 5, 15 min) on this machine: ").append(load).append(".\n");
+            }
+            md.append('\n');
+        }
+        md.append("Generated ").append(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")))
+                .append(" by `org.hsa4j.benchmarks.report.PerformanceReport` from `").append(resultsPath)
+                .append("`.\nEvery baseline was measured in the same JMH run as the figure it judges, so both saw the same\n"
+                        + "machine, load and JIT. Goals come from the issue named beside them.\n\n");
+        md.append("How to read it:\n\n"
+                + "- Round trips are JMH SampleTime distributions. A round-trip goal is judged on the median: on a\n"
+                + "  2-core machine the mean of a sub-microsecond round trip is dominated by the rare times a thread\n"
+                + "  is descheduled, which the mean, p99, p99.9 and max rows of each figure show separately.\n"
+                + "- Throughputs are JMH scores (packets or tasks per second, 256 per invocation).\n"
+                + "- Idle CPU and footprints are JMH auxiliary counters, one value per single-shot iteration; the\n"
+                + "  figure is their mean over all iterations of all forks (min and max are in its detail).\n"
+                + "- Ratio is value / baseline; \"-\" where the baseline is 0 or missing.\n\n");
+        machine(md);
+        summary(md);
+        details(md);
+        settings(md);
+        measures(md);
+        return md.toString();
+    }
+
+    private void machine(StringBuilder md) {
+        JmhResult any = results.isEmpty() ? null : results.get(0);
+        md.append("## Machine and command\n\n");
+        md.append("| | |\n|---|---|\n");
+        md.append("| CPU | ").append(cpuModel()).append(", ").append(Runtime.getRuntime().availableProcessors())
+                .append(" cores available to the JVM |\n");
+        md.append("| Memory | ").append(totalMemory()).append(" |\n");
+        md.append("| OS | ").append(System.getProperty("os.name")).append(' ').append(System.getProperty("os.version"))
+                .append(" (").append(System.getProperty("os.arch")).append(") |\n");
+        if (any != null) {
+            md.append("| JDK | ").append(any.field("jdkVersion")).append(", ").append(any.field("vmName")).append(' ')
+                    .append(any.field("vmVersion")).append(" |\n");
+            md.append("| JVM arguments | `").append(String.join(" ", jvmArgs(any))).append("` |\n");
+            md.append("| JMH | ").append(any.field("jmhVersion")).append(" |\n");
+        }
+        if (load != null) {
+            md.append("| Load average (1, 5, 15 min) | ").append(load).append(" |\n");
+        }
+        md.append("| Command | `").append(command != null ? command : "(not recorded)").append("` |\n");
+        if (jmhCommand != null) {
+            md.append("| JMH command | `").append(jmhCommand).append("` |\n");
+        }
+        md.append('\n');
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<String> jvmArgs(JmhResult r) {
+        Object v = r.raw().get("jvmArgs");
+        return v instanceof List<?> l ? (List<String>) l : List.of();
+    }
+
+    private void summary(StringBuilder md) {
+        md.append("## Summary\n\n");
+        md.append("| Figure | Value | Baseline | Ratio | Goal (issue) | Met |\n");
+        md.append("|---|---:|---:|---:|---|---|\n");
+        int met = 0;
+        int missed = 0;
+        int notRun = 0;
+        for (Figure f : Figure.ALL) {
+            JmhResult v = find(f.value());
+            JmhResult b = f.baseline() == null ? null : find(f.baseline());
+            double value = v == null ? Double.NaN : judged(v, f.value());
+            double base = b == null ? Double.NaN : judged(b, f.baseline());
+            String unit = v == null ? "" : unit(v, f.value());
+            Boolean ok = f.goal().met(value, base);
+            if (v == null) {
+                notRun++;
+            } else if (ok != null) {
+                if (ok) {
+                    met++;
+                } else {
+                    missed++;
+                }
+            }
+            md.append("| ").append(f.name()).append(judgedNote(v, f.value()))
+                    .append(" | ").append(v == null ? "not run" : format(value, unit))
+                    .append(" | ").append(f.baseline() == null ? "-" : b == null ? "not run" : format(base, unit))
+                    .append(" | ").append(ratio(value, base))
+                    .append(" | ").append(f.goal().text()).append(f.goal().kind() == Figure.Kind.NONE ? "" : " (" + f.issue() + ")")
+                    .append(" | ").append(v == null ? "not run" : ok == null ? "-" : ok ? "yes" : "**no**")
+                    .append(" |\n");
+        }
+        verdict = met + " goals met, " + missed + " missed, " + notRun + " figures not run";
+        md.append("\n").append(verdict).append(smoke ? " (smoke run: not meaningful)" : "").append(".\n\n");
+    }
+
+    private static String judgedNote(JmhResult r, Source s) {
+        if (r != null && s.counter() == null && "sample".equals(r.mode())) {
+            return " (median)";
+        }
+        return "";
+    }
+
+    private void details(StringBuilder md) {
+        String section = null;
+        for (Figure f : Figure.ALL) {
+            if (!f.section().equals(section)) {
+                section = f.section();
+                md.append("## ").append(section).append("\n\n");
+            }
+            JmhResult v = find(f.value());
+            JmhResult b = f.baseline() == null ? null : find(f.baseline());
+            md.append("### ").append(f.name()).append("\n\n");
+            md.append("Value: `").append(f.value().label()).append('`');
+            if (f.baseline() != null) {
+                md.append("; baseline: `").append(f.baseline().label()).append('`');
+            }
+            md.append("; goal: ").append(f.goal().text());
+            if (f.goal().kind() != Figure.Kind.NONE) {
+                md.append(" (issue ").append(f.issue()).append(')');
+            }
+            md.append(".\n\n");
+            if (v == null) {
+                md.append("Not run.\n\n");
+                continue;
+            }
+            String unit = unit(v, f.value());
+            md.append("| Statistic | Value | Baseline | Ratio |\n|---|---:|---:|---:|\n");
+            Metric vm = metric(v, f.value());
+            Metric bm = b == null ? null : metric(b, f.baseline());
+            if (f.value().counter() == null && "sample".equals(v.mode())) {
+                row(md, "mean ± 99.9% error", vm.score(), vm.scoreError(), bm == null ? Double.NaN : bm.score(),
+                        bm == null ? Double.NaN : bm.scoreError(), unit);
+                for (double p : PERCENTILES) {
+                    row(md, p == 100.0 ? "max" : p == 50.0 ? "median (p50)" : "p" + trim(p), vm.percentile(p), Double.NaN,
+                            bm == null ? Double.NaN : bm.percentile(p), Double.NaN, unit);
+                }
+                md.append("| samples | ").append(vm.samples()).append(" | ").append(bm == null ? "-" : bm.samples())
+                        .append(" | |\n");
+            } else if (f.value().counter() == null) {
+                row(md, "score ± 99.9% error", vm.score(), vm.scoreError(), bm == null ? Double.NaN : bm.score(),
+                        bm == null ? Double.NaN : bm.scoreError(), unit);
+            } else {
+                row(md, "mean over iterations", vm.iterationMean(), Double.NaN,
+                        bm == null ? Double.NaN : bm.iterationMean(), Double.NaN, unit);
+                row(md, "min", min(vm.iterations()), Double.NaN, bm == null ? Double.NaN : min(bm.iterations()),
+                        Double.NaN, unit);
+                row(md, "max", max(vm.iterations()), Double.NaN, bm == null ? Double.NaN : max(bm.iterations()),
+                        Double.NaN, unit);
+                md.append("| iterations | ").append(vm.iterations().size()).append(" | ")
+                        .append(bm == null ? "-" : bm.iterations().size()).append(" | |\n");
+            }
+            md.append('\n');
+        }
+    }
+
+    private static void row(StringBuilder md, String label, double v, double vErr, double b, double bErr, String unit) {
+        md.append("| ").append(label).append(" | ").append(format(v, unit));
+        if (!Double.isNaN(vErr)) {
+            md.append(" ± ").append(format(vErr, unit));
+        }
+        md.append(" | ").append(format(b, unit));
+        if (!Double.isNaN(bErr) && !Double.isNaN(b)) {
+            md.append(" ± ").append(format(bErr, unit));
+        }
+        md.append(" | ").append(ratio(v, b)).append(" |\n");
+    }
+
+    private void settings(StringBuilder md) {
+        md.append("## Run settings\n\n");
+        md.append("Every benchmark entry of the run, with JMH's own score (for SampleTime the mean).\n\n");
+        md.append("| Benchmark | Params | Mode | Forks | Warmup | Measurement | Samples | JMH score |\n");
+        md.append("|---|---|---|---:|---|---|---:|---:|\n");
+        for (JmhResult r : results) {
+            md.append("| ").append(r.benchmark()).append(" | ").append(r.params().isEmpty() ? "-" : paramString(r.params()))
+                    .append(" | ").append(r.mode()).append(" | ").append(r.forks())
+                    .append(" | ").append(iterations(r, r.warmupIterations(), r.warmupTime()))
+                    .append(" | ").append(iterations(r, r.measurementIterations(), r.measurementTime()))
+                    .append(" | ").append(r.primary().samples())
+                    .append(" | ").append(format(r.primary().score(), r.primary().unit()))
+                    .append(Double.isNaN(r.primary().scoreError()) ? "" : " ± " + format(r.primary().scoreError(), r.primary().unit()))
+                    .append(" |\n");
+        }
+        md.append('\n');
+    }
+
+    private static String iterations(JmhResult r, int count, String time) {
+        return "ss".equals(r.mode()) ? count + " single shot" + (count == 1 ? "" : "s") : count + " x " + time;
+    }
+
+    private void measures(StringBuilder md) {
+        md.append("## What each benchmark measures\n\n");
+        Set<String> classes = new LinkedHashSet<>(MEASURES.keySet());
+        for (String c : classes) {
+            md.append("- **").append(c).append("**: ").append(MEASURES.get(c)).append('\n');
+        }
+        md.append("\nThe long comment at the top of each class in `benchmarks/src/main/java/org/hsa4j/benchmarks`\n"
+                + "says what it measures and why the comparison is fair.\n");
+    }
+
+    // ---- numbers --------------------------------------------------------------------------------
+
+    private JmhResult find(Source s) {
+        for (JmhResult r : results) {
+            if (r.benchmark().equals(s.benchmark()) && matches(r.params(), s.params())) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    private static boolean matches(Map<String, String> params, String wanted) {
+        if (wanted.isEmpty()) {
+            return true;
+        }
+        for (String pair : wanted.split(",")) {
+            String[] kv = pair.split("=", 2);
+            if (!kv[1].equals(params.get(kv[0]))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static Metric metric(JmhResult r, Source s) {
+        if (s.counter() == null) {
+            return r.primary();
+        }
+        Metric m = r.secondary().get(s.counter());
+        if (m == null) {
+            throw new IllegalStateException(r.benchmark() + " has no counter " + s.counter());
+        }
+        return m;
+    }
+
+    /** The number a figure is judged on (see the class comment). */
+    private static double judged(JmhResult r, Source s) {
+        Metric m = metric(r, s);
+        if (s.counter() != null) {
+            return m.iterationMean();
+        }
+        if ("sample".equals(r.mode())) {
+            return m.percentile(50.0);
+        }
+        return m.score();
+    }
+
+    private static String unit(JmhResult r, Source s) {
+        if (s.counter() == null) {
+            return r.primary().unit();
+        }
+        String c = s.counter().toLowerCase(Locale.ROOT);
+        if (c.contains("percent")) {
+            return "%";
+        }
+        if (c.contains("bytes")) {
+            return "B";
+        }
+        return "";
+    }
+
+    private static String ratio(double v, double b) {
+        if (Double.isNaN(v) || Double.isNaN(b) || b == 0) {
+            return "-";
+        }
+        double r = v / b;
+        return String.format(Locale.ROOT, r >= 100 ? "%.0fx" : r >= 10 ? "%.1fx" : r >= 0.1 ? "%.2fx" : "%.4fx", r);
+    }
+
+    static String format(double v, String unit) {
+        if (Double.isNaN(v)) {
+            return "-";
+        }
+        return switch (unit) {
+            case "ns/op" -> time(v);
+            case "ops/s" -> rate(v);
+            case "ms/op" -> String.format(Locale.ROOT, "%.1f ms", v);
+            case "%" -> String.format(Locale.ROOT, "%.2f%%", v);
+            case "B" -> bytes(v);
+            default -> Math.abs(v - Math.rint(v)) < 1e-9 ? String.format(Locale.ROOT, "%,.0f", v)
+                    : String.format(Locale.ROOT, "%,.2f", v) + (unit.isEmpty() ? "" : " " + unit);
+        };
+    }
+
+    private static String time(double ns) {
+        if (ns < 10_000) {
+            return String.format(Locale.ROOT, "%,.0f ns", ns);
+        }
+        if (ns < 1_000_000) {
+            return String.format(Locale.ROOT, "%,.1f \u00b5s", ns / 1e3);
+        }
+        return String.format(Locale.ROOT, "%,.2f ms", ns / 1e6);
+    }
+
+    private static String rate(double perSecond) {
+        if (perSecond >= 1e6) {
+            return String.format(Locale.ROOT, "%.2f M/s", perSecond / 1e6);
+        }
+        if (perSecond >= 1e3) {
+            return String.format(Locale.ROOT, "%.1f k/s", perSecond / 1e3);
+        }
+        return String.format(Locale.ROOT, "%.0f /s", perSecond);
+    }
+
+    private static String bytes(double b) {
+        if (Math.abs(b) < 10_000) {
+            return String.format(Locale.ROOT, Math.abs(b - Math.rint(b)) < 0.05 ? "%,.0f B" : "%,.1f B", b);
+        }
+        if (Math.abs(b) < 1 << 20) {
+            return String.format(Locale.ROOT, "%,.0f B (%.1f KiB)", b, b / 1024);
+        }
+        return String.format(Locale.ROOT, "%,.0f B (%.1f MiB)", b, b / (1 << 20));
+    }
+
+    private static String trim(double p) {
+        return p == Math.rint(p) ? String.valueOf((long) p) : String.valueOf(p);
+    }
+
+    private static double min(List<Double> values) {
+        return values.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
+    }
+
+    private static double max(List<Double> values) {
+        return values.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+    }
+
+    private static String paramString(Map<String, String> params) {
+        List<String> parts = new ArrayList<>();
+        params.forEach((k, v) -> parts.add(k + "=" + v));
+        return String.join(", ", parts);
+    }
+
+    // ---- machine --------------------------------------------------------------------------------
+
+    private static String cpuModel() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+                if (line.startsWith("model name")) {
+                    return line.substring(line.indexOf(':') + 1).trim();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux: fall through to the architecture
+        }
+        return System.getProperty("os.arch");
+    }
+
+    private static String totalMemory() {
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+            return String.format(Locale.ROOT, "%.1f GiB", os.getTotalMemorySize() / (double) (1L << 30));
+        }
+        return "?";
+    }
+
+    private static Map<String, String> descriptions() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("RawPingPongBenchmark", "BASELINE. One round trip of one off-heap cache line between two threads "
+                + "(release store, acquire load, VarHandles over a MemorySegment): the floor for every round trip.");
+        m.put("ExecutorBaselineBenchmark", "BASELINES. A single-thread ExecutorService: submit(noop).get(); "
+                + "CompletableFuture.runAsync(noop, executor).join(); and 256 no-op tasks per batch, the last waited for "
+                + "(tasks/s).");
+        m.put("DispatchRoundTripBenchmark", "One empty 1-work-item kernel dispatch through the raw AQL protocol "
+                + "(re-arm the signal, reserve the id, write the body, publish the header with the release store, "
+                + "ring the doorbell, wait for the completion signal), with ACTIVE and with BLOCKED waits.");
+        m.put("SignalPingPongBenchmark", "A persistent 1-work-item kernel answers each new value of signal A by "
+                + "storing it into signal B, through the Signal API on both sides; one op is one host round trip.");
+        m.put("BatchedPacketsBenchmark", "256 packets per doorbell into a 1024-slot queue, completion signal on the "
+                + "last packet only; barrier-AND packets with no dependencies, and empty-kernel dispatches (the last "
+                + "one with the barrier bit). Packets/s.");
+        m.put("IdleCostBenchmark", "An initialized runtime (1 GPU agent, 1 queue) left idle for 1 s: process CPU "
+                + "and the runtime threads' CPU as % of one core, off-heap bytes, heap retained after GC, threads. "
+                + "Baseline: an idle started thread pool of as many threads.");
+        m.put("SignalFootprintBenchmark", "1,000,000 signals created and kept alive: off-heap and heap bytes per "
+                + "signal, threads created. Baseline: 1,000,000 AtomicLongs.");
+        return m;
+    }
+}

@@ -1,0 +1,485 @@
+package org.hsa4j.amp;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
+
+import org.hsa4j.agent.Agent;
+import org.hsa4j.amp.codegen.IndexLoops;
+import org.hsa4j.amp.codegen.TileCompiler;
+import org.hsa4j.packet.BarrierPacket;
+import org.hsa4j.packet.FenceScope;
+import org.hsa4j.packet.KernelDispatchPacket;
+import org.hsa4j.packet.PacketHeader;
+import org.hsa4j.packet.PacketType;
+import org.hsa4j.queue.Queue;
+import org.hsa4j.queue.QueueState;
+import org.hsa4j.queue.QueueType;
+import org.hsa4j.runtime.HsaException;
+import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.signal.WaitState;
+
+/**
+ * A queue of work for one accelerator ({@code accelerator_view}): one AQL queue, in order. Every
+ * packet it writes has the barrier bit set, so each starts only when everything before it on the
+ * view has completed; kernels acquire and release at system scope, so the host and later kernels
+ * see their writes.
+ *
+ * <p>A parallelForEach becomes exactly one kernel-dispatch packet; a marker, or the dependency of a
+ * dispatch on futures (of this view or any other), becomes barrier-AND packets the agent resolves
+ * by itself.
+ * The Java closure goes into the view's launch table; the packet's kernarg names its slot, and the
+ * slot is freed when the dispatch completes.
+ *
+ * <p>When a packet fails (a kernel threw, a dependency failed), the runtime puts the queue in its
+ * error state and fails everything queued behind it, each future with a message naming the cause.
+ * The next call on the view replaces the queue, so the view, and the runtime, stay usable. Which
+ * calls count as "behind" is decided by time, as with any asynchronous error: a call made before
+ * the failure happened is queued behind it and fails; a call made after the view has seen the
+ * failure goes to the new queue and runs. Wait on a future to order your calls after its outcome.
+ */
+public final class AcceleratorView implements AutoCloseable {
+    /** Packets in the view's queue. */
+    static final int QUEUE_SIZE = 4096;
+    /** Launch-table slots: enough for a full queue whose every packet is a dispatch, twice over. */
+    static final int LAUNCH_SLOTS = 2 * QUEUE_SIZE;
+    /** Ranges an untiled dispatch is cut into per compute unit, for balance. */
+    static final int RANGES_PER_UNIT = 64;
+    /** Smallest range of an untiled dispatch, in work-items. */
+    static final int MIN_RANGE = 512;
+
+    private static final CompletionFuture[] NO_DEPS = new CompletionFuture[0];
+    private static final short KERNEL_HEADER = PacketHeader.of(PacketType.KERNEL_DISPATCH, true, FenceScope.SYSTEM,
+            FenceScope.SYSTEM);
+
+    private final Amp amp;
+    private final Accelerator accelerator;
+    private final boolean isDefault;
+    final int id;
+    private final Object lock = new Object();
+    private final KernelDispatchPacket kernelFlyweight = new KernelDispatchPacket();
+    private final BarrierPacket barrierFlyweight = new BarrierPacket();
+    private final AtomicReferenceArray<Launch> launches = new AtomicReferenceArray<>(LAUNCH_SLOTS);
+    private final long kernargAddress;
+    private final MemorySegment kernarg;
+    private Queue queue;
+    private long nextLaunch;
+    private boolean closed;
+    private volatile CompletionFuture last;
+
+    AcceleratorView(Amp amp, Accelerator accelerator, int id, boolean isDefault) {
+        this.amp = amp;
+        this.accelerator = accelerator;
+        this.id = id;
+        this.isDefault = isDefault;
+        this.queue = accelerator.agent().createQueue(queueSize(accelerator.agent()), QueueType.SINGLE, null);
+        long bytes = (long) LAUNCH_SLOTS * LaunchKernarg.BYTES;
+        this.kernargAddress = amp.runtime().kernargPool().allocate(bytes);
+        this.kernarg = amp.runtime().svm().segment(kernargAddress, bytes);
+    }
+
+    private static int queueSize(Agent agent) {
+        return Math.max(agent.queueMinSize(), Math.min(QUEUE_SIZE, agent.queueMaxSize()));
+    }
+
+    /** The accelerator this view belongs to. */
+    public Accelerator accelerator() {
+        return accelerator;
+    }
+
+    /** True for the accelerator's default view. */
+    public boolean isDefault() {
+        return isDefault;
+    }
+
+    /** The view's current AQL queue (replaced after a failure). */
+    public Queue queue() {
+        synchronized (lock) {
+            return queue;
+        }
+    }
+
+    // ---- parallelForEach --------------------------------------------------------------------------
+
+    /**
+     * Runs {@code kernel} once per point of {@code extent}: one kernel-dispatch packet. A zero-sized
+     * extent gives a ready future and no packet.
+     *
+     * @throws HsaException INVALID_ARGUMENT when the extent has more points than the accelerator's grid allows
+     */
+    public CompletionFuture parallelForEach(Extent extent, IndexKernel kernel) {
+        return parallelForEach(NO_DEPS, extent, kernel);
+    }
+
+    /** As {@link #parallelForEach(Extent, IndexKernel)}, and waits for it (rethrowing its failure). */
+    public void parallelForEachAndWait(Extent extent, IndexKernel kernel) {
+        parallelForEach(extent, kernel).get();
+    }
+
+    /**
+     * Runs {@code kernel} over {@code extent} once {@code dependency} (of any view) has completed, with
+     * no host round trip: a barrier-AND packet on this view's queue, then the dispatch.
+     */
+    public CompletionFuture parallelForEachAfter(CompletionFuture dependency, Extent extent, IndexKernel kernel) {
+        return parallelForEach(new CompletionFuture[] {Objects.requireNonNull(dependency, "dependency")}, extent,
+                kernel);
+    }
+
+    private CompletionFuture parallelForEach(CompletionFuture[] deps, Extent extent, IndexKernel kernel) {
+        Objects.requireNonNull(extent, "extent");
+        Objects.requireNonNull(kernel, "kernel");
+        Object what = new CompletionFuture.Described("parallelForEach over ",
+                new Dispatched(extent, kernel.getClass()));
+        long total = extent.size();
+        checkGrid(extent, total);
+        if (total == 0) {
+            return CompletionFuture.ready(amp, what);
+        }
+        long ranges = Math.max(1, (long) accelerator.computeUnits() * RANGES_PER_UNIT);
+        long chunk = Math.max(MIN_RANGE, (total + ranges - 1) / ranges);
+        int grid = (int) ((total + chunk - 1) / chunk);
+        Launch launch = Launch.untiled(what, extent, kernel, IndexLoops.forKernelClass(kernel.getClass()), chunk);
+        return submit(what, deps, FenceScope.SYSTEM, launch, 1, new int[] {grid, 1, 1}, new int[] {1, 1, 1}, 0,
+                amp.trampolines().untiled);
+    }
+
+    /**
+     * Runs {@code kernel} once per work-item of {@code tiled}, tile by tile, with the tile's barrier
+     * and tile_static memory: one kernel-dispatch packet whose workgroups are the tiles. Tile sizes
+     * that do not divide the extent, a tile larger than the accelerator's workgroups, or tile_static
+     * memory beyond its group segment fail the returned future (nothing is queued).
+     */
+    public CompletionFuture parallelForEach(TiledExtent tiled, TiledKernel kernel) {
+        return parallelForEach(NO_DEPS, tiled, kernel);
+    }
+
+    /** As {@link #parallelForEach(TiledExtent, TiledKernel)}, and waits for it (rethrowing its failure). */
+    public void parallelForEachAndWait(TiledExtent tiled, TiledKernel kernel) {
+        parallelForEach(tiled, kernel).get();
+    }
+
+    /** Runs the tiled {@code kernel} once {@code dependency} has completed (a barrier-AND packet first). */
+    public CompletionFuture parallelForEachAfter(CompletionFuture dependency, TiledExtent tiled, TiledKernel kernel) {
+        return parallelForEach(new CompletionFuture[] {Objects.requireNonNull(dependency, "dependency")}, tiled,
+                kernel);
+    }
+
+    private CompletionFuture parallelForEach(CompletionFuture[] deps, TiledExtent tiled, TiledKernel kernel) {
+        Objects.requireNonNull(tiled, "tiled");
+        Objects.requireNonNull(kernel, "kernel");
+        Extent extent = tiled.extent();
+        Object what = new CompletionFuture.Described("parallelForEach over ",
+                new Dispatched(tiled, kernel.getClass()));
+        checkGrid(extent, extent.size());
+        HsaException bad = checkTiles(tiled);
+        if (bad != null) {
+            return CompletionFuture.failed(amp, what, bad);
+        }
+        if (extent.size() == 0) {
+            return CompletionFuture.ready(amp, what);
+        }
+        TileProgram program = TileCompiler.compile(kernel).instantiate(kernel);
+        Launch launch = Launch.tiled(what, tiled, kernel, program);
+        int r = extent.rank();
+        int[] grid = {extent.get(r - 1), r > 1 ? extent.get(r - 2) : 1, r > 2 ? extent.get(0) : 1};
+        int[] wg = {tiled.tileDim(r - 1), r > 1 ? tiled.tileDim(r - 2) : 1, r > 2 ? tiled.tileDim(0) : 1};
+        long object = program != null ? amp.trampolines().tileLoops : amp.trampolines().tileContinuations;
+        return submit(what, deps, FenceScope.SYSTEM, launch, r, grid, wg, tiled.groupSegmentSize(), object);
+    }
+
+    private void checkGrid(Extent extent, long total) {
+        Agent agent = accelerator.agent();
+        if (total > agent.gridMaxSize()) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, extent + " has " + total + " points; "
+                    + accelerator.description() + " runs at most " + agent.gridMaxSize() + " per dispatch");
+        }
+    }
+
+    private HsaException checkTiles(TiledExtent tiled) {
+        Extent extent = tiled.extent();
+        int r = extent.rank();
+        for (int d = 0; d < r; d++) {
+            if (extent.get(d) % tiled.tileDim(d) != 0) {
+                return new HsaException(HsaStatus.INVALID_ARGUMENT, "tile size " + tiled.tileDim(d)
+                        + " does not divide "
+                        + extent + " in dimension " + d + " (pad() or truncate() the tiled extent)");
+            }
+        }
+        Agent agent = accelerator.agent();
+        int[] maxDim = agent.workgroupMaxDim();
+        for (int d = 0; d < r; d++) {
+            if (tiled.tileDim(d) > maxDim[r - 1 - d]) {
+                return new HsaException(HsaStatus.INVALID_ARGUMENT, "tile size " + tiled.tileDim(d) + " in dimension "
+                        + d + " exceeds " + accelerator.description() + "'s workgroup maximum " + maxDim[r - 1 - d]);
+            }
+        }
+        if (tiled.tileSize() > agent.workgroupMaxSize()) {
+            return new HsaException(HsaStatus.INVALID_ARGUMENT, "a tile of " + tiled.tileSize()
+                    + " work-items exceeds " + accelerator.description() + "'s workgroup maximum "
+                    + agent.workgroupMaxSize());
+        }
+        if (tiled.groupSegmentSize() > accelerator.groupSegmentMax()) {
+            return new HsaException(HsaStatus.INVALID_ARGUMENT, "tile_static memory of " + tiled.groupSegmentSize()
+                    + " bytes exceeds " + accelerator.description() + "'s group segment of "
+                    + accelerator.groupSegmentMax() + " bytes");
+        }
+        return null;
+    }
+
+    // ---- markers ----------------------------------------------------------------------------------
+
+    /**
+     * A marker ({@code create_marker}): a barrier-AND packet with no dependency that completes once
+     * everything queued on this view before it has completed, with a release fence of {@code scope}.
+     */
+    public CompletionFuture createMarker(FenceScope scope) {
+        Objects.requireNonNull(scope, "scope");
+        return submit(new CompletionFuture.Described("marker on ", this), NO_DEPS, scope, null, 0, null, null, 0, 0);
+    }
+
+    /**
+     * A blocking marker ({@code create_blocking_marker}): barrier-AND packets on this view that
+     * complete once every one of {@code dependencies} (futures of any view) and everything queued
+     * before on this view have completed; work queued after it waits for it. The agent resolves the
+     * dependencies itself. A failed dependency fails the marker and what is queued behind it.
+     */
+    public CompletionFuture createBlockingMarker(CompletionFuture... dependencies) {
+        CompletionFuture[] deps = dependencies.clone();
+        return submit(new CompletionFuture.Described("blocking marker on ", this), deps, FenceScope.SYSTEM, null, 0,
+                null, null, 0, 0);
+    }
+
+    // ---- waiting ----------------------------------------------------------------------------------
+
+    /** Waits until everything queued so far has completed (failures stay on their futures). */
+    public void wait(WaitState mode) {
+        CompletionFuture l = last;
+        if (l != null) {
+            l.wait(mode);
+        }
+    }
+
+    /** Makes sure the agent has seen every packet queued so far (rings the doorbell again). */
+    public void flush() {
+        synchronized (lock) {
+            long w = queue.loadWriteIndexRelaxed();
+            if (w > 0 && !closed) {
+                queue.ringDoorbell(w - 1);
+            }
+        }
+    }
+
+    // ---- submission -------------------------------------------------------------------------------
+
+    private CompletionFuture submit(Object what, CompletionFuture[] deps, FenceScope markerRelease, Launch launch,
+                                    int dims, int[] grid, int[] wg, int groupBytes, long kernelObject) {
+        CompletionFuture future = CompletionFuture.pending(amp, what);
+        synchronized (lock) {
+            if (closed) {
+                future.failUnsubmitted(new HsaException(HsaStatus.INVALID_QUEUE, this + " is closed"));
+                return future;
+            }
+            if (queue.state() != QueueState.ACTIVE) {
+                replaceQueue();
+            }
+            long[] handles = new long[deps.length];
+            if (deps.length > 0) {
+                future.hold(dependencyHandles(deps, handles));
+            }
+            int markers = launch == null ? Math.max(1, (handles.length + 4) / 5) : (handles.length + 4) / 5;
+            int packets = markers + (launch != null ? 1 : 0);
+            int slot = -1;
+            if (launch != null) {
+                slot = claimSlot(launch);
+                future.holdLaunch(this, slot, launch);
+            }
+            Queue q = queue;
+            long first;
+            try {
+                first = reserve(q, packets);
+            } catch (HsaException e) {
+                replaceQueue();
+                future.failUnsubmitted(e);
+                return future;
+            }
+            MemorySegment ring = q.ring();
+            long handle = future.signal().handle();
+            for (int m = 0; m < markers; m++) {
+                long at = q.slotOffset(first + m);
+                BarrierPacket p = barrierFlyweight.wrap(ring, at);
+                ring.set(ValueLayout.JAVA_SHORT, at + BarrierPacket.RESERVED0, (short) 0);
+                ring.set(ValueLayout.JAVA_INT, at + BarrierPacket.RESERVED1, 0);
+                for (int i = 0; i < BarrierPacket.DEP_SIGNAL_COUNT; i++) {
+                    int d = m * BarrierPacket.DEP_SIGNAL_COUNT + i;
+                    p.depSignal(i, d < handles.length ? handles[d] : 0);
+                }
+                ring.set(ValueLayout.JAVA_LONG, at + BarrierPacket.RESERVED2, 0L);
+                boolean lastPacket = launch == null && m == markers - 1;
+                p.completionSignal(lastPacket ? handle : 0);
+                p.publish(PacketHeader.of(PacketType.BARRIER_AND, true, FenceScope.NONE,
+                        lastPacket ? markerRelease : FenceScope.NONE));
+            }
+            if (launch != null) {
+                long k = (long) slot * LaunchKernarg.BYTES;
+                kernarg.set(ValueLayout.JAVA_INT, k + LaunchKernarg.VIEW_ID, id);
+                kernarg.set(ValueLayout.JAVA_INT, k + LaunchKernarg.SLOT, slot);
+                kernarg.set(ValueLayout.JAVA_LONG, k + LaunchKernarg.GENERATION, launch.generation);
+                long at = q.slotOffset(first + markers);
+                KernelDispatchPacket p = kernelFlyweight.wrap(ring, at);
+                ring.set(ValueLayout.JAVA_SHORT, at + KernelDispatchPacket.RESERVED0, (short) 0);
+                ring.set(ValueLayout.JAVA_LONG, at + KernelDispatchPacket.RESERVED2, 0L);
+                p.workgroupSize(wg[0], wg[1], wg[2])
+                        .gridSize(grid[0], grid[1], grid[2])
+                        .privateSegmentSize(0)
+                        .groupSegmentSize(groupBytes)
+                        .kernelObject(kernelObject)
+                        .kernargAddress(kernargAddress + k)
+                        .completionSignal(handle);
+                p.publish(KERNEL_HEADER, dims);
+            }
+            q.ringDoorbell(first + packets - 1);
+            last = future;
+        }
+        return future;
+    }
+
+    /** A domain and a kernel class, shown as "domain of class". */
+    private record Dispatched(Object domain, Class<?> kernel) {
+        @Override
+        public String toString() {
+            return domain + " of " + kernel.getName();
+        }
+    }
+
+    /**
+     * Fills {@code handles} with barrier-packet handles for {@code deps} and returns what the new
+     * future must release when it completes: each pending dependency retained, so its signal cannot
+     * be recycled while a packet names it; a stand-in failed signal for each dependency that has
+     * already failed (so the packet fails as it would have); nothing for one that has succeeded.
+     */
+    private Object[] dependencyHandles(CompletionFuture[] deps, long[] handles) {
+        Object[] held = new Object[deps.length];
+        for (int i = 0; i < deps.length; i++) {
+            CompletionFuture d = Objects.requireNonNull(deps[i], "dependency");
+            if (d.retain()) {
+                handles[i] = d.signal().handle();
+                held[i] = d;
+            } else if (!d.succeeded()) {
+                FutureSignals.Slot stand = amp.signals().acquire(null);
+                stand.signal.fail(d.failureCause());
+                handles[i] = stand.signal.handle();
+                held[i] = stand;
+            }
+        }
+        return held;
+    }
+
+    /** Reserves {@code n} consecutive packet ids once their slots are free; uninterruptible. */
+    private static long reserve(Queue q, int n) {
+        if (q.state() != QueueState.ACTIVE) {
+            throw new HsaException(HsaStatus.INVALID_QUEUE, "queue " + q.id() + " is " + q.state());
+        }
+        long first = q.addWriteIndexScacqScrel(n);
+        boolean interrupted = Thread.interrupted();
+        try {
+            while (true) {
+                try {
+                    q.waitForSpace(first + n - 1);
+                    return first;
+                } catch (HsaException e) {
+                    if (e.status() != HsaStatus.INVALID_RUNTIME_STATE) {
+                        throw e;
+                    }
+                    interrupted |= Thread.interrupted();
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Puts {@code launch} in the next table slot, waiting while a dispatch still holds it. */
+    private int claimSlot(Launch launch) {
+        long generation = nextLaunch++;
+        int slot = (int) (generation & (LAUNCH_SLOTS - 1));
+        long park = 1_000;
+        while (!launches.compareAndSet(slot, null, launch)) {
+            LockSupport.parkNanos(this, park);
+            park = Math.min(park * 2, 1_000_000);
+        }
+        launch.generation = generation;
+        return slot;
+    }
+
+    /** Destroys a queue that failed (failing whatever it still holds) and opens a fresh one. */
+    private void replaceQueue() {
+        Queue old = queue;
+        queue = accelerator.agent().createQueue(queueSize(accelerator.agent()), QueueType.SINGLE, null);
+        if (old.state() != QueueState.DESTROYED) {
+            old.destroy();
+        }
+    }
+
+    /** Frees {@code slot} if it still holds {@code launch}; called when the dispatch completes. */
+    void releaseSlot(int slot, Launch launch) {
+        launches.compareAndSet(slot, launch, null);
+    }
+
+    /** The launch in {@code slot}, for the trampolines. */
+    Launch launch(int slot) {
+        return launches.get(slot);
+    }
+
+    // ---- life cycle -------------------------------------------------------------------------------
+
+    /**
+     * Waits for the work queued so far, then destroys the queue and frees the launch table. The
+     * default view is closed with its {@link Amp} only; closing it here does nothing.
+     */
+    @Override
+    public void close() {
+        if (isDefault) {
+            return;
+        }
+        closeNow();
+    }
+
+    void closeNow() {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        if (!amp.runtime().isClosed()) {
+            wait(WaitState.BLOCKED);
+            synchronized (lock) {
+                if (queue.state() != QueueState.DESTROYED) {
+                    queue.destroy();
+                }
+            }
+            amp.runtime().kernargPool().free(kernargAddress);
+        }
+        amp.unregister(this);
+    }
+
+    @Override
+    public String toString() {
+        return "AcceleratorView[" + accelerator.description() + " #" + id + (isDefault ? ", default" : "") + "]";
+    }
+
+    /** Slots still holding a launch (for tests: every dispatch releases its closure). */
+    int launchesInFlight() {
+        int n = 0;
+        for (int i = 0; i < LAUNCH_SLOTS; i++) {
+            if (launches.get(i) != null) {
+                n++;
+            }
+        }
+        return n;
+    }
+}

@@ -1,0 +1,144 @@
+package org.hsa4j.amp;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
+
+import org.hsa4j.signal.WaitState;
+
+/**
+ * A typed, shaped view of SVM data ({@code concurrency::array_view}): kernels and the host read and
+ * write the same memory, with no copies. Dimension 0 is the most significant; a view made over
+ * memory is row-major and dense, a {@link #section} keeps its parent's strides. Every coordinate is
+ * checked against the view's extent.
+ *
+ * <p>C++AMP's copy management has little to do over SVM: {@link #synchronize()} waits for the work
+ * queued on the view's source accelerator view (if it has one) and fences; {@link #refresh()} fences;
+ * {@link #discardData()} is a hint with nothing to skip.
+ */
+public abstract sealed class ArrayView permits IntArrayView, LongArrayView, FloatArrayView, DoubleArrayView {
+    final MemorySegment segment;
+    final long address;
+    final Extent extent;
+    final int rank;
+    final int n0;
+    final int n1;
+    final int n2;
+    final long origin;
+    final long s0;
+    final long s1;
+    final AcceleratorView source;
+
+    ArrayView(MemorySegment segment, long address, Extent extent, long origin, long s0, long s1,
+              AcceleratorView source) {
+        this.segment = segment;
+        this.address = address;
+        this.extent = extent;
+        this.rank = extent.rank();
+        this.n0 = extent.get(0);
+        this.n1 = rank > 1 ? extent.get(1) : 1;
+        this.n2 = rank > 2 ? extent.get(2) : 1;
+        this.origin = origin;
+        this.s0 = s0;
+        this.s1 = s1;
+        this.source = source;
+    }
+
+    /** Dense row-major strides of {@code extent}: elements per step of dimensions 0 and 1. */
+    static long[] denseStrides(Extent extent) {
+        int r = extent.rank();
+        long n1 = r > 1 ? extent.get(1) : 1;
+        long n2 = r > 2 ? extent.get(2) : 1;
+        return r == 1 ? new long[] {1, 1} : r == 2 ? new long[] {n1, 1} : new long[] {n1 * n2, n2};
+    }
+
+    /** The view's shape. */
+    public Extent extent() {
+        return extent;
+    }
+
+    /** Bytes per element. */
+    public abstract int elementSize();
+
+    /** SVM address of the element at {@code idx}. */
+    public long address(Index idx) {
+        return address + offset(idx) * elementSize();
+    }
+
+    /** Waits for the work queued on the source view (if any), then fences so the host sees kernel writes. */
+    public void synchronize() {
+        if (source != null) {
+            source.wait(WaitState.BLOCKED);
+        }
+        VarHandle.fullFence();
+    }
+
+    /** Fences so the next reads see what others wrote to the underlying memory. */
+    public void refresh() {
+        VarHandle.fullFence();
+    }
+
+    /** Declares the current contents unneeded; over SVM nothing is copied, so nothing is skipped. */
+    public void discardData() {
+        Objects.requireNonNull(segment);
+    }
+
+    final long offset(int i) {
+        if (rank != 1) {
+            throw rankMismatch(1);
+        }
+        return origin + Objects.checkIndex(i, n0);
+    }
+
+    final long offset(int i, int j) {
+        if (rank != 2) {
+            throw rankMismatch(2);
+        }
+        return origin + Objects.checkIndex(i, n0) * s0 + Objects.checkIndex(j, n1);
+    }
+
+    final long offset(int i, int j, int k) {
+        if (rank != 3) {
+            throw rankMismatch(3);
+        }
+        return origin + Objects.checkIndex(i, n0) * s0 + Objects.checkIndex(j, n1) * s1 + Objects.checkIndex(k, n2);
+    }
+
+    final long offset(Index idx) {
+        return switch (idx.rank()) {
+            case 1 -> offset(idx.get(0));
+            case 2 -> offset(idx.get(0), idx.get(1));
+            default -> offset(idx.get(0), idx.get(1), idx.get(2));
+        };
+    }
+
+    /** Element offset and checked extent of a section at {@code from} of shape {@code ext}. */
+    final long sectionOrigin(Index from, Extent ext) {
+        if (from.rank() != rank || ext.rank() != rank) {
+            throw new IllegalArgumentException("section " + from + " " + ext + " does not have the rank of " + extent);
+        }
+        for (int d = 0; d < rank; d++) {
+            long end = (long) from.get(d) + ext.get(d);
+            if (from.get(d) < 0 || end > extent.get(d)) {
+                throw new IndexOutOfBoundsException("section " + from + " " + ext + " leaves " + extent);
+            }
+        }
+        long o = origin + from.get(0) * s0;
+        if (rank > 1) {
+            o += from.get(1) * (rank == 2 ? 1 : s1);
+        }
+        if (rank > 2) {
+            o += from.get(2);
+        }
+        return o;
+    }
+
+    private IllegalArgumentException rankMismatch(int used) {
+        return new IllegalArgumentException(used + " coordinates used on a rank-" + rank + " view");
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[" + extent + String.format(" at 0x%x]", address + origin * elementSize());
+    }
+}

@@ -1,0 +1,43 @@
+package org.hsa4j.amp;
+
+/**
+ * C++11 memory orders ({@code std::memory_order}) for the layer's kernel-side atomics. Unlike the
+ * runtime's HSA orders, acquire and release here are plain C++11 acquire/release, which are not
+ * sequentially consistent (store buffering is allowed), so they map to Java's acquire/release
+ * accesses; only {@link #SEQ_CST} is a volatile access.
+ *
+ * <table>
+ * <caption>How each order maps to a VarHandle access mode</caption>
+ * <tr><th>order</th><th>load</th><th>store</th><th>read-modify-write</th></tr>
+ * <tr><td>RELAXED</td><td>getOpaque</td><td>setOpaque</td><td>the Acquire form (Java has no relaxed RMW;
+ *     compare-and-set loops use weakCompareAndSetPlain)</td></tr>
+ * <tr><td>CONSUME, ACQUIRE</td><td>getAcquire</td><td>(invalid)</td><td>the Acquire form</td></tr>
+ * <tr><td>RELEASE</td><td>(invalid)</td><td>setRelease</td><td>the Release form</td></tr>
+ * <tr><td>ACQ_REL</td><td>(invalid)</td><td>(invalid)</td><td>the volatile form (a valid strengthening)</td></tr>
+ * <tr><td>SEQ_CST</td><td>getVolatile</td><td>setVolatile</td><td>the volatile form</td></tr>
+ * </table>
+ */
+public enum CppMemoryOrder {
+    /** {@code memory_order_relaxed}: atomic, coherent, unordered. */
+    RELAXED,
+    /** {@code memory_order_consume}: treated as acquire, as every C++ compiler does. */
+    CONSUME,
+    /** {@code memory_order_acquire}. */
+    ACQUIRE,
+    /** {@code memory_order_release}. */
+    RELEASE,
+    /** {@code memory_order_acq_rel}. */
+    ACQ_REL,
+    /** {@code memory_order_seq_cst}. */
+    SEQ_CST;
+
+    /** True when an atomic load may use this order. */
+    public boolean validForLoad() {
+        return this != RELEASE && this != ACQ_REL;
+    }
+
+    /** True when an atomic store may use this order. */
+    public boolean validForStore() {
+        return this == RELAXED || this == RELEASE || this == SEQ_CST;
+    }
+}

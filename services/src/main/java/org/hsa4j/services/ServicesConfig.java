@@ -1,0 +1,177 @@
+package org.hsa4j.services;
+
+import java.util.Objects;
+
+import org.hsa4j.services.net.NetPolicy;
+import org.hsa4j.services.printf.PrintfSink;
+import org.hsa4j.services.syscall.SyscallPolicy;
+import org.hsa4j.signal.WaitState;
+
+/**
+ * How the services run.
+ *
+ * @param ports            RPC ports; 0 picks twice the compute units of all agents, at least 16
+ * @param lanes            lanes per port; 0 picks the GPU wavefront size (at most 64)
+ * @param serverThreads    host threads scanning the ports
+ * @param handlerThreads   host threads running blocking services (fed through the Disruptor ring)
+ * @param idleSpinNanos    how long an idle server thread spins before it sleeps
+ * @param repollNanos      longest sleep of an idle server thread between two looks at the ports (the
+ *                         bound on a missed doorbell; sleeps start at 1 ms and double up to it)
+ * @param callTimeoutNanos how long a server waits for a client's next packet within a call
+ * @param waitState        how clients wait for replies (ACTIVE spins longer before parking)
+ * @param syscallPolicy    the syscall sandbox
+ * @param printfSink       where printf output goes
+ * @param netPolicy        which addresses kernels may listen on or connect to
+ * @param netThreads       Netty event-loop threads
+ * @param deviceChunkBytes bytes per chunk of the default device heap
+ */
+public record ServicesConfig(int ports, int lanes, int serverThreads, int handlerThreads, long idleSpinNanos,
+                             long repollNanos, long callTimeoutNanos, WaitState waitState,
+                             SyscallPolicy syscallPolicy, PrintfSink printfSink, NetPolicy netPolicy,
+                             int netThreads, long deviceChunkBytes) {
+    public ServicesConfig {
+        Objects.requireNonNull(waitState, "waitState");
+        Objects.requireNonNull(syscallPolicy, "syscallPolicy");
+        Objects.requireNonNull(printfSink, "printfSink");
+        Objects.requireNonNull(netPolicy, "netPolicy");
+        if (ports < 0 || ports > 65536 || lanes < 0 || lanes > 64) {
+            throw new IllegalArgumentException("ports 0..65536 and lanes 0..64, were " + ports + " and " + lanes);
+        }
+        if (netThreads < 1) {
+            throw new IllegalArgumentException("at least one net thread");
+        }
+    }
+
+    /** The defaults. */
+    public static ServicesConfig defaults() {
+        return builder().build();
+    }
+
+    /** A builder starting from the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder starting from this configuration. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.ports = ports;
+        b.lanes = lanes;
+        b.serverThreads = serverThreads;
+        b.handlerThreads = handlerThreads;
+        b.idleSpinNanos = idleSpinNanos;
+        b.repollNanos = repollNanos;
+        b.callTimeoutNanos = callTimeoutNanos;
+        b.waitState = waitState;
+        b.syscallPolicy = syscallPolicy;
+        b.printfSink = printfSink;
+        b.netPolicy = netPolicy;
+        b.netThreads = netThreads;
+        b.deviceChunkBytes = deviceChunkBytes;
+        return b;
+    }
+
+    /** Builds a {@link ServicesConfig}. */
+    public static final class Builder {
+        private int ports;
+        private int lanes;
+        private int serverThreads = 1;
+        private int handlerThreads = 2;
+        private long idleSpinNanos = 25_000;
+        private long repollNanos = 50_000_000;
+        private long callTimeoutNanos = 30_000_000_000L;
+        private WaitState waitState = WaitState.BLOCKED;
+        private SyscallPolicy syscallPolicy = SyscallPolicy.ALLOW_ALL;
+        private PrintfSink printfSink = PrintfSink.STDOUT;
+        private NetPolicy netPolicy = NetPolicy.LOOPBACK_ONLY;
+        private int netThreads = 1;
+        private long deviceChunkBytes = 64 * 1024;
+
+        private Builder() {
+        }
+
+        /** RPC ports (0: automatic). */
+        public Builder ports(int v) {
+            ports = v;
+            return this;
+        }
+
+        /** Lanes per port (0: the wavefront size). */
+        public Builder lanes(int v) {
+            lanes = v;
+            return this;
+        }
+
+        /** Server threads. */
+        public Builder serverThreads(int v) {
+            serverThreads = v;
+            return this;
+        }
+
+        /** Handler threads. */
+        public Builder handlerThreads(int v) {
+            handlerThreads = v;
+            return this;
+        }
+
+        /** Idle spin of a server thread before it sleeps. */
+        public Builder idleSpinNanos(long v) {
+            idleSpinNanos = v;
+            return this;
+        }
+
+        /** Longest sleep of an idle server thread (the missed-doorbell bound). */
+        public Builder repollNanos(long v) {
+            repollNanos = v;
+            return this;
+        }
+
+        /** Longest wait for a client's next packet within a call. */
+        public Builder callTimeoutNanos(long v) {
+            callTimeoutNanos = v;
+            return this;
+        }
+
+        /** How clients wait for replies. */
+        public Builder waitState(WaitState v) {
+            waitState = v;
+            return this;
+        }
+
+        /** The syscall sandbox. */
+        public Builder syscallPolicy(SyscallPolicy v) {
+            syscallPolicy = v;
+            return this;
+        }
+
+        /** Where printf output goes. */
+        public Builder printfSink(PrintfSink v) {
+            printfSink = v;
+            return this;
+        }
+
+        /** Which addresses kernels may use. */
+        public Builder netPolicy(NetPolicy v) {
+            netPolicy = v;
+            return this;
+        }
+
+        /** Netty event-loop threads. */
+        public Builder netThreads(int v) {
+            netThreads = v;
+            return this;
+        }
+
+        /** Chunk size of the default device heap. */
+        public Builder deviceChunkBytes(long v) {
+            deviceChunkBytes = v;
+            return this;
+        }
+
+        /** The configuration. */
+        public ServicesConfig build() {
+            return new ServicesConfig(ports, lanes, serverThreads, handlerThreads, idleSpinNanos, repollNanos,
+                    callTimeoutNanos, waitState, syscallPolicy, printfSink, netPolicy, netThreads, deviceChunkBytes);
+        }
+    }
+}

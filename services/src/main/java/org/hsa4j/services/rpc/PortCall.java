@@ -1,0 +1,315 @@
+package org.hsa4j.services.rpc;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.locks.LockSupport;
+
+import org.hsa4j.memory.Svm;
+
+/**
+ * A call carried by an RPC port, on the server side. Made by a server thread that claimed the
+ * port (its {@link RpcLayout#SERVER_CLAIM}) and found an OPEN packet in the server's turn; from then
+ * on only the thread running the service (or, after {@link #defer()}, whoever finishes it) touches
+ * the port's server side, until {@link #complete} sends the final packet and releases the claim.
+ *
+ * <p>Arguments are read straight from the lanes until the first payload exchange overwrites the
+ * lane buffers; then they are copied first. Results are staged and written with the final packet,
+ * so a payload exchange cannot clobber them.
+ */
+final class PortCall extends ServerCall {
+    private final RpcServer server;
+    private final PortSet ports;
+    private final Svm svm;
+    private final int port;
+    private final long portAddress;
+    private final int opcode;
+    private final long laneMask;
+    private final long callerDispatch;
+    private final long callerPacket;
+    private int serverFlag;
+    /** True while the server has the turn: only then may it write the port. */
+    private boolean turn = true;
+    private long[][] args;
+    private long[][] results;
+
+    PortCall(RpcServer server, PortSet ports, Svm svm, int port, int serverFlag) {
+        this.server = server;
+        this.ports = ports;
+        this.svm = svm;
+        this.port = port;
+        this.portAddress = ports.portAddress(port);
+        this.serverFlag = serverFlag;
+        this.opcode = svm.getInt(portAddress + RpcLayout.OPCODE);
+        this.laneMask = svm.getLong(portAddress + RpcLayout.LANE_MASK);
+        this.callerDispatch = svm.getLong(portAddress + RpcLayout.CALLER_DISPATCH);
+        this.callerPacket = svm.getLong(portAddress + RpcLayout.CALLER_PACKET);
+    }
+
+    /** True when the lane mask names only lanes the port has. */
+    boolean laneMaskValid() {
+        int lanes = ports.lanes();
+        long allowed = lanes == 64 ? -1L : (1L << lanes) - 1;
+        return laneMask != 0 && (laneMask & ~allowed) == 0;
+    }
+
+    int port() {
+        return port;
+    }
+
+    @Override
+    public int opcode() {
+        return opcode;
+    }
+
+    @Override
+    public long laneMask() {
+        return laneMask;
+    }
+
+    @Override
+    public Svm svm() {
+        return svm;
+    }
+
+    @Override
+    public long callerDispatch() {
+        return callerDispatch;
+    }
+
+    @Override
+    public long callerPacket() {
+        return callerPacket;
+    }
+
+    private void checkLane(int lane, int index) {
+        if (lane < 0 || lane >= 64 || (laneMask & (1L << lane)) == 0) {
+            throw new IllegalArgumentException("lane " + lane + " is not in the call's lane mask");
+        }
+        if (index < 0 || index >= RpcLayout.LANE_WORDS) {
+            throw new IllegalArgumentException("lane word index must be 0..7, was " + index);
+        }
+    }
+
+    @Override
+    public long arg(int lane, int index) {
+        checkLane(lane, index);
+        if (args != null) {
+            return args[lane][index];
+        }
+        return svm.getLong(portAddress + RpcLayout.laneOffset(lane) + 8L * index);
+    }
+
+    @Override
+    public void result(int lane, int index, long value) {
+        checkLane(lane, index);
+        if (results == null) {
+            results = new long[64][];
+        }
+        long[] r = results[lane];
+        if (r == null) {
+            r = results[lane] = new long[RpcLayout.LANE_WORDS];
+        }
+        r[index] = value;
+    }
+
+    private void snapshotArgs() {
+        if (args != null) {
+            return;
+        }
+        long[][] copy = new long[64][];
+        for (long m = laneMask; m != 0; m &= m - 1) {
+            int lane = Long.numberOfTrailingZeros(m);
+            long[] a = copy[lane] = new long[RpcLayout.LANE_WORDS];
+            long at = portAddress + RpcLayout.laneOffset(lane);
+            for (int i = 0; i < a.length; i++) {
+                a[i] = svm.getLong(at + 8L * i);
+            }
+        }
+        args = copy;
+    }
+
+    // ---- turns ----------------------------------------------------------------------------------
+
+    /** Hands the turn to the client with status word {@code word}. */
+    private void post(int word) {
+        svm.setInt(portAddress + RpcLayout.STATUS, word);
+        turn = false;
+        serverFlag ^= 1;
+        svm.storeIntRelease(portAddress + RpcLayout.SERVER_FLAG, serverFlag);
+        Thread client = ports.clientWaiters.get(port);
+        if (client != null) {
+            LockSupport.unpark(client);
+        }
+    }
+
+    /**
+     * Waits for the client's next packet (client flag differs from ours): spins, then parks with a
+     * timed re-check, unparked by the client's flip. Throws when the client cancels, sends an
+     * unexpected packet, stops answering past the call timeout, or the server closes.
+     */
+    private void awaitClient() {
+        long flagAddress = portAddress + RpcLayout.CLIENT_FLAG;
+        if (svm.loadIntAcquire(flagAddress) == serverFlag) {
+            long start = System.nanoTime();
+            boolean arrived = false;
+            for (int i = 1; ; i++) {
+                Thread.onSpinWait();
+                if (svm.loadIntAcquire(flagAddress) != serverFlag) {
+                    arrived = true;
+                    break;
+                }
+                if ((i & 63) == 0 && System.nanoTime() - start > server.idleSpinNanos()) {
+                    break;
+                }
+            }
+            if (!arrived) {
+                parkForClient(flagAddress, start);
+            }
+        }
+        turn = true;
+        int kind = svm.getInt(portAddress + RpcLayout.KIND);
+        if (kind == RpcLayout.KIND_CANCEL) {
+            throw new CallEndedException(RpcStatus.CANCELLED, "the client cancelled the call");
+        }
+        if (kind != RpcLayout.KIND_DATA) {
+            throw new CallEndedException(RpcStatus.PROTOCOL_ERROR, "expected a DATA packet, got kind " + kind);
+        }
+    }
+
+    private void parkForClient(long flagAddress, long start) {
+        Thread me = Thread.currentThread();
+        long timeout = server.callTimeoutNanos();
+        ports.serverWaiters.set(port, me);
+        try {
+            while (svm.loadIntAcquire(flagAddress) == serverFlag) {
+                if (!server.isRunning()) {
+                    throw new CallEndedException(RpcStatus.CLOSED, "the server is shutting down");
+                }
+                long left = timeout - (System.nanoTime() - start);
+                if (left <= 0) {
+                    server.countTimeout();
+                    throw new CallEndedException(RpcStatus.TIMEOUT, "no packet from the client for "
+                            + timeout / 1_000_000 + " ms");
+                }
+                LockSupport.parkNanos(this, Math.min(left, RpcCall.PARK_NANOS));
+            }
+        } finally {
+            ports.serverWaiters.set(port, null);
+        }
+    }
+
+    // ---- payloads -------------------------------------------------------------------------------
+
+    @Override
+    public byte[][] recvN() {
+        snapshotArgs();
+        int chunk = RpcLayout.chunkBytes(ports.lanes(), Long.bitCount(laneMask));
+        long dataBase = portAddress + RpcLayout.laneOffset(0);
+        byte[][] out = new byte[64][];
+        long packets = 1;
+        for (long c = 0; c < packets; c++) {
+            post(RpcStatus.CONTINUE_WORD);
+            awaitClient();
+            if (c == 0) {
+                int rank = 0;
+                for (long m = laneMask; m != 0; m &= m - 1, rank++) {
+                    long len = svm.getLong(dataBase + (long) rank * chunk);
+                    if (len < 0 || len > RpcCall.MAX_PAYLOAD) {
+                        throw new CallEndedException(RpcStatus.BAD_REQUEST, "send_n length " + len);
+                    }
+                    out[Long.numberOfTrailingZeros(m)] = new byte[(int) len];
+                    packets = Math.max(packets, RpcCall.packetsFor(len, chunk));
+                }
+            }
+            int rank = 0;
+            for (long m = laneMask; m != 0; m &= m - 1, rank++) {
+                copyChunk(dataBase + (long) rank * chunk, chunk, c, out[Long.numberOfTrailingZeros(m)], false);
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public void sendN(byte[][] data) {
+        snapshotArgs();
+        int chunk = RpcLayout.chunkBytes(ports.lanes(), Long.bitCount(laneMask));
+        long dataBase = portAddress + RpcLayout.laneOffset(0);
+        byte[][] payload = new byte[64][];
+        long packets = 1;
+        for (long m = laneMask; m != 0; m &= m - 1) {
+            int lane = Long.numberOfTrailingZeros(m);
+            payload[lane] = data[lane] == null ? new byte[0] : data[lane];
+            packets = Math.max(packets, RpcCall.packetsFor(payload[lane].length, chunk));
+        }
+        for (long c = 0; c < packets; c++) {
+            int rank = 0;
+            for (long m = laneMask; m != 0; m &= m - 1, rank++) {
+                byte[] d = payload[Long.numberOfTrailingZeros(m)];
+                long region = dataBase + (long) rank * chunk;
+                if (c == 0) {
+                    svm.setLong(region, d.length);
+                }
+                copyChunk(region, chunk, c, d, true);
+            }
+            post(RpcStatus.CONTINUE_WORD);
+            awaitClient();
+        }
+    }
+
+    /** Copies chunk {@code c} of a lane's payload between the lane region and {@code d}. */
+    private void copyChunk(long region, int chunk, long c, byte[] d, boolean toPort) {
+        long from;
+        long to;
+        long at;
+        if (c == 0) {
+            from = 0;
+            to = Math.min(d.length, chunk - RpcLayout.CHUNK_LENGTH_BYTES);
+            at = region + RpcLayout.CHUNK_LENGTH_BYTES;
+        } else {
+            from = chunk - RpcLayout.CHUNK_LENGTH_BYTES + (c - 1) * chunk;
+            to = Math.min(d.length, from + chunk);
+            at = region;
+        }
+        if (to <= from) {
+            return;
+        }
+        MemorySegment seg = svm.segment(at, to - from);
+        if (toPort) {
+            MemorySegment.copy(d, (int) from, seg, ValueLayout.JAVA_BYTE, 0, (int) (to - from));
+        } else {
+            MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, 0, d, (int) from, (int) (to - from));
+        }
+    }
+
+    // ---- the end --------------------------------------------------------------------------------
+
+    /**
+     * Sends the final packet, or, when the client has the turn (the server gave up waiting for
+     * its next packet), leaves the status for the server thread that will find that packet.
+     */
+    @Override
+    protected void complete(RpcStatus status) {
+        if (ports.isFreed()) {
+            return;
+        }
+        if (!turn) {
+            ports.abandoned.set(port, 1 + status.code());
+            server.releaseClaim(port);
+            return;
+        }
+        if (results != null) {
+            for (long m = laneMask; m != 0; m &= m - 1) {
+                int lane = Long.numberOfTrailingZeros(m);
+                long[] r = results[lane];
+                if (r != null) {
+                    long at = portAddress + RpcLayout.laneOffset(lane);
+                    for (int i = 0; i < r.length; i++) {
+                        svm.setLong(at + 8L * i, r[i]);
+                    }
+                }
+            }
+        }
+        post(status.finalWord());
+        server.releaseClaim(port);
+    }
+}

@@ -1,0 +1,490 @@
+package org.hsa4j.services.rpc;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.locks.LockSupport;
+
+import org.hsa4j.memory.Svm;
+import org.hsa4j.signal.WaitState;
+
+/**
+ * The client side of one call on one port, made by {@link RpcClient#open}. The caller holds the
+ * port until {@link #close()}; everything goes through the caller's {@link Svm} view.
+ *
+ * <h2>Sequence</h2>
+ * Stage arguments with {@link #arg}, then any of: {@link #send()} (the OPEN packet; the other
+ * operations send it first when it was not sent), {@link #sendN} (payload to the service, any
+ * size), {@link #recvN()} (payload from the service), {@link #finish()} (waits for the service's
+ * last packet and returns the status), {@link #result} (results after finish). The service must
+ * perform the matching steps in the same order ({@code recvN} for {@code sendN} and so on).
+ *
+ * <h2>Turns</h2>
+ * Each client packet hands the turn to the server and each server packet hands it back; every
+ * high-level operation starts in the client's turn or waits for it, and ends in the server's
+ * turn, except {@link #finish()}, which ends the call in the client's turn. A server packet marked
+ * final ends the call: a later operation returns that status without touching the port.
+ *
+ * <h2>Close is fire-and-forget</h2>
+ * {@link #close()} releases the port at once, whoever has the turn. A call whose last step was a
+ * send (a message with no reply, such as an asynchronous printf) is completed by the server after
+ * the caller has moved on; the port stays out of use until it is. A call abandoned in the middle
+ * is cancelled by the next caller that takes the port.
+ *
+ * <h2>Rules that keep calls deadlock-free</h2>
+ * Never wait for another work-item (a workgroup barrier, a spin on memory another work-item
+ * writes) while a call is open: work-items of one workgroup run one after another on one compute
+ * unit, so the other work-item may only run once this one returns. Use {@link GroupCall} to batch
+ * a workgroup's calls: it stages lanes between barriers and holds a port only while no one waits.
+ */
+public final class RpcCall implements AutoCloseable {
+    /** Longest park between two looks at the port while waiting for the server. */
+    static final long PARK_NANOS = 1_000_000;
+    /** Spin before parking for an ACTIVE wait (as ROCR spins on signals). */
+    static final long ACTIVE_SPIN_NANOS = 200_000;
+    /** Spin before parking for a BLOCKED wait. */
+    static final long BLOCKED_SPIN_NANOS = 10_000;
+    /** Largest payload one lane may send or receive. */
+    public static final long MAX_PAYLOAD = 1L << 30;
+
+    private final RpcClient client;
+    private final PortSet ports;
+    private final Svm svm;
+    private final int port;
+    private final long portAddress;
+    private final int opcode;
+    private final long laneMask;
+    private final int activeLanes;
+    private final long callerDispatch;
+    private final long callerPacket;
+    private final WaitState waitState;
+    private int flag;
+    private boolean opened;
+    private boolean ended;
+    private boolean closed;
+    private boolean interrupted;
+    private RpcStatus status;
+
+    RpcCall(RpcClient client, Svm svm, int port, int opcode, long laneMask, long callerDispatch, long callerPacket,
+            WaitState waitState, int flag) {
+        this.client = client;
+        this.ports = client.ports();
+        this.svm = svm;
+        this.port = port;
+        this.portAddress = ports.portAddress(port);
+        this.opcode = opcode;
+        this.laneMask = laneMask;
+        this.activeLanes = Long.bitCount(laneMask);
+        this.callerDispatch = callerDispatch;
+        this.callerPacket = callerPacket;
+        this.waitState = waitState;
+        this.flag = flag;
+    }
+
+    /** A call that failed before it got a port (the server is closed). */
+    RpcCall(RpcClient client, Svm svm, int opcode, long laneMask, RpcStatus failed) {
+        this.client = client;
+        this.ports = client.ports();
+        this.svm = svm;
+        this.port = -1;
+        this.portAddress = 0;
+        this.opcode = opcode;
+        this.laneMask = laneMask;
+        this.activeLanes = Long.bitCount(laneMask);
+        this.callerDispatch = 0;
+        this.callerPacket = 0;
+        this.waitState = WaitState.BLOCKED;
+        this.status = failed;
+        this.ended = true;
+        this.opened = true;
+        this.closed = true;
+    }
+
+    /** The call's opcode. */
+    public int opcode() {
+        return opcode;
+    }
+
+    /** The lanes taking part (bit i for lane i). */
+    public long laneMask() {
+        return laneMask;
+    }
+
+    /** Index of the port this call holds, or -1 when it never got one. */
+    public int port() {
+        return port;
+    }
+
+    /** The call's status: null while it goes on without error, else how it ended. */
+    public RpcStatus status() {
+        return status;
+    }
+
+    private static int firstLane(long mask) {
+        return Long.numberOfTrailingZeros(mask);
+    }
+
+    private void checkLane(int lane) {
+        if (lane < 0 || lane >= 64 || (laneMask & (1L << lane)) == 0) {
+            throw new IllegalArgumentException("lane " + lane + " is not in the call's lane mask "
+                    + Long.toHexString(laneMask));
+        }
+    }
+
+    private static void checkIndex(int index) {
+        if (index < 0 || index >= RpcLayout.LANE_WORDS) {
+            throw new IllegalArgumentException("lane word index must be 0..7, was " + index);
+        }
+    }
+
+    // ---- arguments and results ------------------------------------------------------------------
+
+    /** True when the call has a port (false when the server was closed before it got one). */
+    public boolean hasPort() {
+        return port >= 0;
+    }
+
+    /** Stages argument {@code index} (0-7) of {@code lane}; only before the OPEN packet is sent. */
+    public RpcCall arg(int lane, int index, long value) {
+        checkLane(lane);
+        checkIndex(index);
+        if (port < 0) {
+            return this;
+        }
+        if (opened) {
+            throw new IllegalStateException("arguments go with the OPEN packet, which was already sent");
+        }
+        svm.setLong(portAddress + RpcLayout.laneOffset(lane) + 8L * index, value);
+        return this;
+    }
+
+    /** Stages arguments 0.. of the first lane of the mask. */
+    public RpcCall args(long... values) {
+        if (values.length > RpcLayout.LANE_WORDS) {
+            throw new IllegalArgumentException("a lane holds 8 arguments, got " + values.length);
+        }
+        int lane = firstLane(laneMask);
+        for (int i = 0; i < values.length; i++) {
+            arg(lane, i, values[i]);
+        }
+        return this;
+    }
+
+    /** Result {@code index} (0-7) of {@code lane}, valid after {@link #finish()} returned OK. */
+    public long result(int lane, int index) {
+        checkLane(lane);
+        checkIndex(index);
+        if (!ended || closed) {
+            throw new IllegalStateException("results are readable after finish() and before close()");
+        }
+        return svm.getLong(portAddress + RpcLayout.laneOffset(lane) + 8L * index);
+    }
+
+    /** Result {@code index} of the first lane of the mask. */
+    public long result(int index) {
+        return result(firstLane(laneMask), index);
+    }
+
+    // ---- packets --------------------------------------------------------------------------------
+
+    /**
+     * Sends the OPEN packet (opcode, lane mask, caller and the staged arguments). True while the
+     * call goes on; false when it already ended (see {@link #status()}).
+     */
+    public boolean send() {
+        if (opened) {
+            throw new IllegalStateException("the OPEN packet was already sent");
+        }
+        open();
+        return !ended;
+    }
+
+    private void open() {
+        opened = true;
+        if (ended) {
+            return;
+        }
+        svm.setInt(portAddress + RpcLayout.OPCODE, opcode);
+        svm.setLong(portAddress + RpcLayout.LANE_MASK, laneMask);
+        svm.setLong(portAddress + RpcLayout.CALLER_DISPATCH, callerDispatch);
+        svm.setLong(portAddress + RpcLayout.CALLER_PACKET, callerPacket);
+        post(RpcLayout.KIND_OPEN);
+    }
+
+    private void ensureOpened() {
+        if (!opened) {
+            open();
+        }
+    }
+
+    /** Hands the turn to the server: writes the kind, flips the client flag, marks the port pending. */
+    private void post(int kind) {
+        svm.setInt(portAddress + RpcLayout.KIND, kind);
+        flag ^= 1;
+        svm.storeIntRelease(portAddress + RpcLayout.CLIENT_FLAG, flag);
+        ports.markPending(svm, port);
+        Thread server = ports.serverWaiters.get(port);
+        if (server != null) {
+            LockSupport.unpark(server);
+        }
+        ports.ringIfSleeping(svm);
+    }
+
+    /**
+     * Waits for the client's turn (the server flag equals ours): spins, then parks with a timed
+     * re-check, unparked by the server's flip. False when the server closed meanwhile, or when the
+     * thread is interrupted (the interrupt status stays set; the call ends CANCELLED and the port,
+     * released by close, is recovered by the protocol like any abandoned call).
+     */
+    private boolean awaitTurn() {
+        long flagAddress = portAddress + RpcLayout.SERVER_FLAG;
+        int want = flag;
+        if (svm.loadIntAcquire(flagAddress) == want) {
+            return true;
+        }
+        long spin = waitState == WaitState.ACTIVE ? ACTIVE_SPIN_NANOS : BLOCKED_SPIN_NANOS;
+        long start = System.nanoTime();
+        for (int i = 1; ; i++) {
+            Thread.onSpinWait();
+            if (svm.loadIntAcquire(flagAddress) == want) {
+                return true;
+            }
+            if ((i & 63) == 0 && (System.nanoTime() - start > spin || ports.isClosing())) {
+                break;
+            }
+        }
+        Thread me = Thread.currentThread();
+        ports.clientWaiters.set(port, me);
+        try {
+            while (true) {
+                if (ports.isClosing()) {
+                    return false;
+                }
+                if (svm.loadIntAcquire(flagAddress) == want) {
+                    return true;
+                }
+                if (ports.isClosed(svm)) {
+                    return false;
+                }
+                if (me.isInterrupted()) {
+                    interrupted = true;
+                    return false;
+                }
+                LockSupport.parkNanos(this, PARK_NANOS);
+            }
+        } finally {
+            ports.clientWaiters.set(port, null);
+        }
+    }
+
+    /**
+     * Waits for the server's next packet. With {@code wantFinal} false the call goes on only if
+     * the packet is mid-call (CONTINUE); a final packet ends it (an OK there means the service
+     * ended early: PROTOCOL_ERROR). With {@code wantFinal} true a mid-call packet means the service
+     * wants more than the client sends: the call is cancelled. True when the caller may go on.
+     */
+    private boolean expect(boolean wantFinal) {
+        if (ended) {
+            return false;
+        }
+        if (!awaitTurn()) {
+            fail(interrupted ? RpcStatus.CANCELLED : RpcStatus.CLOSED);
+            return false;
+        }
+        int word = svm.getInt(portAddress + RpcLayout.STATUS);
+        if (RpcStatus.isFinal(word)) {
+            RpcStatus s = RpcStatus.ofWord(word);
+            ended = true;
+            status = wantFinal ? s : s == RpcStatus.OK ? RpcStatus.PROTOCOL_ERROR : s;
+            return wantFinal;
+        }
+        if (wantFinal) {
+            cancel();
+            status = RpcStatus.PROTOCOL_ERROR;
+            return false;
+        }
+        return true;
+    }
+
+    private void fail(RpcStatus s) {
+        ended = true;
+        status = s;
+    }
+
+    /** Sends CANCEL packets (in the client's turn) until the server's packet is final. */
+    private void cancel() {
+        for (int round = 0; round < 16; round++) {
+            post(RpcLayout.KIND_CANCEL);
+            if (!awaitTurn() || RpcStatus.isFinal(svm.getInt(portAddress + RpcLayout.STATUS))) {
+                break;
+            }
+        }
+        ended = true;
+    }
+
+    /**
+     * Takes over the port just locked: waits for the client's turn (a fire-and-forget call before
+     * may still be served) and cancels a call the previous holder left half-way. False when the
+     * server closed meanwhile.
+     */
+    boolean takeOver() {
+        if (!awaitTurn()) {
+            return false;
+        }
+        if (!RpcStatus.isFinal(svm.getInt(portAddress + RpcLayout.STATUS))) {
+            cancel();
+            ended = false;
+        }
+        return !ports.isClosing();
+    }
+
+    /**
+     * send_n: sends {@code data[lane]} for every lane of the mask (null sends nothing), in chunks of
+     * the lane's share of the port's lane buffers; the first chunk starts with the u64 length.
+     * True while the call goes on; false when it ended (see {@link #status()}).
+     */
+    public boolean sendN(byte[][] data) {
+        ensureOpened();
+        int k = activeLanes;
+        int chunk = RpcLayout.chunkBytes(ports.lanes(), k);
+        long packets = 1;
+        for (long m = laneMask; m != 0; m &= m - 1) {
+            byte[] d = data[Long.numberOfTrailingZeros(m)];
+            long len = d == null ? 0 : d.length;
+            packets = Math.max(packets, packetsFor(len, chunk));
+        }
+        long dataBase = portAddress + RpcLayout.laneOffset(0);
+        for (long c = 0; c < packets; c++) {
+            if (!expect(false)) {
+                return false;
+            }
+            int rank = 0;
+            for (long m = laneMask; m != 0; m &= m - 1, rank++) {
+                byte[] d = data[Long.numberOfTrailingZeros(m)];
+                writeChunk(dataBase + (long) rank * chunk, chunk, c, d);
+            }
+            post(RpcLayout.KIND_DATA);
+        }
+        return true;
+    }
+
+    /** send_n of one payload from the first lane of the mask (a single-lane call). */
+    public boolean sendN(byte[] data) {
+        byte[][] perLane = new byte[64][];
+        perLane[firstLane(laneMask)] = data;
+        return sendN(perLane);
+    }
+
+    /** Number of packets that carry {@code length} bytes plus the length word in chunks of {@code chunk}. */
+    static long packetsFor(long length, int chunk) {
+        return Math.max(1, (length + RpcLayout.CHUNK_LENGTH_BYTES + chunk - 1) / chunk);
+    }
+
+    private void writeChunk(long region, int chunk, long c, byte[] d) {
+        int len = d == null ? 0 : d.length;
+        long from;
+        long to;
+        long dst;
+        if (c == 0) {
+            svm.setLong(region, len);
+            from = 0;
+            to = Math.min(len, chunk - RpcLayout.CHUNK_LENGTH_BYTES);
+            dst = region + RpcLayout.CHUNK_LENGTH_BYTES;
+        } else {
+            from = chunk - RpcLayout.CHUNK_LENGTH_BYTES + (c - 1) * chunk;
+            to = Math.min(len, from + chunk);
+            dst = region;
+        }
+        if (to > from) {
+            MemorySegment seg = svm.segment(dst, to - from);
+            MemorySegment.copy(d, (int) from, seg, ValueLayout.JAVA_BYTE, 0, (int) (to - from));
+        }
+    }
+
+    /**
+     * recv_n: receives one payload per lane of the mask from the service (indexed by lane, null
+     * for lanes outside the mask). Returns null when the call ended instead (see {@link #status()}).
+     */
+    public byte[][] recvN() {
+        ensureOpened();
+        int k = activeLanes;
+        int chunk = RpcLayout.chunkBytes(ports.lanes(), k);
+        long dataBase = portAddress + RpcLayout.laneOffset(0);
+        byte[][] out = null;
+        long packets = 1;
+        for (long c = 0; c < packets; c++) {
+            if (!expect(false)) {
+                return null;
+            }
+            if (c == 0) {
+                out = new byte[64][];
+                int rank = 0;
+                for (long m = laneMask; m != 0; m &= m - 1, rank++) {
+                    long len = svm.getLong(dataBase + (long) rank * chunk);
+                    if (len < 0 || len > MAX_PAYLOAD) {
+                        cancel();
+                        status = RpcStatus.PROTOCOL_ERROR;
+                        return null;
+                    }
+                    out[Long.numberOfTrailingZeros(m)] = new byte[(int) len];
+                    packets = Math.max(packets, packetsFor(len, chunk));
+                }
+            }
+            int rank = 0;
+            for (long m = laneMask; m != 0; m &= m - 1, rank++) {
+                readChunk(dataBase + (long) rank * chunk, chunk, c, out[Long.numberOfTrailingZeros(m)]);
+            }
+            post(RpcLayout.KIND_DATA);
+        }
+        return out;
+    }
+
+    /** recv_n of the first lane of the mask; null when the call ended instead. */
+    public byte[] recvNFirstLane() {
+        byte[][] all = recvN();
+        return all == null ? null : all[firstLane(laneMask)];
+    }
+
+    private void readChunk(long region, int chunk, long c, byte[] d) {
+        long from;
+        long to;
+        long src;
+        if (c == 0) {
+            from = 0;
+            to = Math.min(d.length, chunk - RpcLayout.CHUNK_LENGTH_BYTES);
+            src = region + RpcLayout.CHUNK_LENGTH_BYTES;
+        } else {
+            from = chunk - RpcLayout.CHUNK_LENGTH_BYTES + (c - 1) * chunk;
+            to = Math.min(d.length, from + chunk);
+            src = region;
+        }
+        if (to > from) {
+            MemorySegment seg = svm.segment(src, to - from);
+            MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, 0, d, (int) from, (int) (to - from));
+        }
+    }
+
+    /**
+     * Waits for the service's last packet and returns how the call ended: {@link RpcStatus#OK}
+     * with the results in the lanes, or an error status. Sends the OPEN packet first if needed.
+     */
+    public RpcStatus finish() {
+        ensureOpened();
+        if (!ended) {
+            expect(true);
+        }
+        return status;
+    }
+
+    /**
+     * Releases the port at once (fire-and-forget): the server finishes a call whose reply nobody
+     * waits for on its own, and the next caller that takes the port cancels a call left half-way.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        client.release(svm, port);
+    }
+}

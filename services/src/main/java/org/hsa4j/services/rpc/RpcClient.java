@@ -1,0 +1,247 @@
+package org.hsa4j.services.rpc;
+
+import java.util.Objects;
+import java.util.concurrent.locks.LockSupport;
+
+import org.hsa4j.kernel.WorkItem;
+import org.hsa4j.memory.MemoryOrder;
+import org.hsa4j.memory.MemoryScope;
+import org.hsa4j.memory.Svm;
+import org.hsa4j.signal.WaitState;
+
+/**
+ * Makes RPC calls to the host from kernels (through the work-item's {@link Svm} view) and from
+ * host threads (through {@code rt.svm()}). Thread-safe and allocation-light: share one instance.
+ *
+ * <h2>Ports and back-pressure</h2>
+ * A caller takes a free port with a compare-and-swap on its lock, starting at a port chosen by its
+ * thread (so a compute unit tends to reuse one port). Ports still busy finishing a fire-and-forget
+ * call are skipped. When every port is taken the caller waits holding nothing: it spins a little,
+ * then parks with a back-off capped at 1 ms, and a caller releasing a port unparks one waiter.
+ * Since a port holder never waits for another work-item (see {@link RpcCall}), every held port is
+ * released after a bounded amount of server work, so waiting callers always progress: any number
+ * of work-items may call at once with any number of ports, fewer ports only cost throughput.
+ */
+public final class RpcClient {
+    private static final int SPIN_ROUNDS = 8;
+    private static final long MAX_BACKOFF_NANOS = 1_000_000;
+    private static final int CLOSED = -1;
+    private static final int INTERRUPTED = -2;
+
+    private final PortSet ports;
+    private final WaitState waitState;
+
+    /** A client of {@code ports} whose calls wait for replies in {@code waitState}. */
+    public RpcClient(PortSet ports, WaitState waitState) {
+        this.ports = Objects.requireNonNull(ports, "ports");
+        this.waitState = Objects.requireNonNull(waitState, "waitState");
+    }
+
+    /** The port set this client calls through. */
+    public PortSet ports() {
+        return ports;
+    }
+
+    /** How calls wait for replies: ACTIVE spins 200 us before parking, BLOCKED 10 us. */
+    public WaitState waitState() {
+        return waitState;
+    }
+
+    /** A client of the same ports waiting in {@code state}. */
+    public RpcClient withWaitState(WaitState state) {
+        return state == waitState ? this : new RpcClient(ports, state);
+    }
+
+    /** Lanes per port: the most lanes one batched call can carry. */
+    public int lanes() {
+        return ports.lanes();
+    }
+
+    // ---- opening calls --------------------------------------------------------------------------
+
+    /** Opens a call from a kernel work-item: takes a port; the dispatch is recorded as the caller. */
+    public RpcCall open(WorkItem wi, int opcode, long laneMask) {
+        return open(wi.svm(), wi.kernargAddress(), wi.packetId(), opcode, laneMask);
+    }
+
+    /** Opens a call from the host (no calling dispatch). */
+    public RpcCall open(Svm svm, int opcode, long laneMask) {
+        return open(svm, 0, 0, opcode, laneMask);
+    }
+
+    /**
+     * Opens a call through {@code svm}, recording the calling dispatch (its kernarg address and
+     * packet id; 0 for the host). Waits for a free port; a call opened after the server closed
+     * has no port and status {@link RpcStatus#CLOSED}, one whose thread is interrupted while it
+     * waits for a port has none and status {@link RpcStatus#CANCELLED}.
+     */
+    public RpcCall open(Svm svm, long callerDispatch, long callerPacket, int opcode, long laneMask) {
+        Objects.requireNonNull(svm, "svm");
+        int lanes = ports.lanes();
+        long allowed = lanes == 64 ? -1L : (1L << lanes) - 1;
+        if (laneMask == 0 || (laneMask & ~allowed) != 0) {
+            throw new IllegalArgumentException("lane mask " + Long.toHexString(laneMask) + " must be a non-empty subset of "
+                    + lanes + " lanes");
+        }
+        ports.activeCalls.increment();
+        while (true) {
+            int port = ports.isClosing() ? CLOSED : acquire(svm);
+            if (port < 0) {
+                ports.activeCalls.decrement();
+                return new RpcCall(this, svm, opcode, laneMask, port == CLOSED ? RpcStatus.CLOSED : RpcStatus.CANCELLED);
+            }
+            int flag = svm.getInt(ports.portAddress(port) + RpcLayout.CLIENT_FLAG);
+            RpcCall call = new RpcCall(this, svm, port, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
+            if (call.takeOver()) {
+                return call;
+            }
+            releasePort(svm, port);
+        }
+    }
+
+    private int home(int n) {
+        long id = Thread.currentThread().threadId() * 0x9E3779B97F4A7C15L;
+        return (int) Long.remainderUnsigned(id ^ (id >>> 29), n);
+    }
+
+    /**
+     * Takes a free port (lock 0 -> 1, then not still busy on the server side); {@link #CLOSED} when
+     * the server closed, {@link #INTERRUPTED} when the thread is interrupted while it waits.
+     */
+    private int acquire(Svm svm) {
+        int n = ports.ports();
+        int start = home(n);
+        long backoff = 1_000;
+        int rounds = 0;
+        while (!ports.isClosing()) {
+            for (int i = 0; i < n; i++) {
+                int p = start + i;
+                if (p >= n) {
+                    p -= n;
+                }
+                long port = ports.portAddress(p);
+                long lock = port + RpcLayout.LOCK;
+                if (svm.loadIntRelaxed(lock) == 0
+                        && svm.atomicCompareExchangeInt(lock, 0, 1, MemoryOrder.ACQUIRE, MemoryScope.SYSTEM) == 0) {
+                    if (svm.loadIntAcquire(port + RpcLayout.SERVER_FLAG) == svm.getInt(port + RpcLayout.CLIENT_FLAG)) {
+                        return p;
+                    }
+                    svm.storeIntRelease(lock, 0);
+                }
+            }
+            if (ports.isClosing() || ports.isClosed(svm)) {
+                return CLOSED;
+            }
+            if (++rounds < SPIN_ROUNDS) {
+                Thread.onSpinWait();
+                continue;
+            }
+            Thread me = Thread.currentThread();
+            if (me.isInterrupted()) {
+                return INTERRUPTED;
+            }
+            ports.portWaiters.add(me);
+            LockSupport.parkNanos(this, backoff);
+            ports.portWaiters.remove(me);
+            backoff = Math.min(backoff * 2, MAX_BACKOFF_NANOS);
+        }
+        return CLOSED;
+    }
+
+    /** Ends a call on {@code port}: releases the port (fire-and-forget). */
+    void release(Svm svm, int port) {
+        try {
+            if (!ports.isFreed()) {
+                releasePort(svm, port);
+            }
+        } finally {
+            ports.activeCalls.decrement();
+        }
+    }
+
+    private void releasePort(Svm svm, int port) {
+        svm.storeIntRelease(ports.portAddress(port) + RpcLayout.LOCK, 0);
+        Thread waiting = ports.portWaiters.poll();
+        if (waiting != null) {
+            LockSupport.unpark(waiting);
+        }
+    }
+
+    // ---- one-shot calls -------------------------------------------------------------------------
+
+    /**
+     * One single-lane call from a work-item: up to eight arguments in, result 0 out.
+     *
+     * @throws RpcException when the call ends with an error status (unknown opcode, service error, ...)
+     */
+    public long call(WorkItem wi, int opcode, long... args) {
+        return call(wi.svm(), wi.kernargAddress(), wi.packetId(), opcode, args);
+    }
+
+    /** One single-lane call from the host; see {@link #call(WorkItem, int, long...)}. */
+    public long call(Svm svm, int opcode, long... args) {
+        return call(svm, 0, 0, opcode, args);
+    }
+
+    private long call(Svm svm, long dispatch, long packet, int opcode, long... args) {
+        try (RpcCall c = open(svm, dispatch, packet, opcode, 1L)) {
+            c.args(args);
+            RpcStatus s = c.finish();
+            if (s != RpcStatus.OK) {
+                throw new RpcException(s, "call " + Opcodes.toString(opcode) + " failed");
+            }
+            return c.result(0, 0);
+        }
+    }
+
+    /**
+     * One single-lane call that reports errors as a status instead of throwing: {@code inOut}
+     * holds up to eight arguments and receives the eight results when the status is OK.
+     */
+    public RpcStatus invoke(WorkItem wi, int opcode, long[] inOut) {
+        return invoke(wi.svm(), wi.kernargAddress(), wi.packetId(), opcode, inOut);
+    }
+
+    /** {@link #invoke(WorkItem, int, long[])} from the host or with an explicit caller. */
+    public RpcStatus invoke(Svm svm, long callerDispatch, long callerPacket, int opcode, long[] inOut) {
+        try (RpcCall c = open(svm, callerDispatch, callerPacket, opcode, 1L)) {
+            c.args(inOut.length > RpcLayout.LANE_WORDS ? java.util.Arrays.copyOf(inOut, RpcLayout.LANE_WORDS) : inOut);
+            RpcStatus s = c.finish();
+            if (s == RpcStatus.OK) {
+                for (int i = 0; i < Math.min(inOut.length, RpcLayout.LANE_WORDS); i++) {
+                    inOut[i] = c.result(0, i);
+                }
+            }
+            return s;
+        }
+    }
+
+    /**
+     * A batched call: one call carries the lanes of {@code laneMask} (up to {@link #lanes()}), each
+     * lane's eight arguments from {@code inOut[lane]}, which receives that lane's eight results when
+     * the status is OK. One caller fills all lanes, as one wavefront's lanes share one packet.
+     */
+    public RpcStatus invokeBatch(Svm svm, long callerDispatch, long callerPacket, int opcode, long laneMask,
+                                 long[][] inOut) {
+        try (RpcCall c = open(svm, callerDispatch, callerPacket, opcode, laneMask)) {
+            for (long m = laneMask; m != 0; m &= m - 1) {
+                int lane = Long.numberOfTrailingZeros(m);
+                long[] a = inOut[lane];
+                for (int i = 0; i < Math.min(a.length, RpcLayout.LANE_WORDS); i++) {
+                    c.arg(lane, i, a[i]);
+                }
+            }
+            RpcStatus s = c.finish();
+            if (s == RpcStatus.OK) {
+                for (long m = laneMask; m != 0; m &= m - 1) {
+                    int lane = Long.numberOfTrailingZeros(m);
+                    long[] a = inOut[lane];
+                    for (int i = 0; i < Math.min(a.length, RpcLayout.LANE_WORDS); i++) {
+                        a[i] = c.result(lane, i);
+                    }
+                }
+            }
+            return s;
+        }
+    }
+}

@@ -1,0 +1,421 @@
+package org.hsa4j.services.rpc;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+
+import org.hsa4j.memory.MemoryOrder;
+import org.hsa4j.memory.MemoryScope;
+import org.hsa4j.memory.Svm;
+import org.hsa4j.signal.SignalWaiter;
+
+/**
+ * The host side of the RPC ports: server threads that find calls and run their services.
+ *
+ * <h2>Finding calls</h2>
+ * A client that hands the turn to the server sets its port's bit in the pending bitmap. A server
+ * thread takes one bit at a time with an atomic AND (so one thread gets each), then claims the
+ * port's server side with a compare-and-swap on {@link RpcLayout#SERVER_CLAIM}. A port already
+ * claimed (a call in progress, whose thread reads its later packets itself) is left alone. The
+ * thread that releases a claim re-checks the flags afterwards and re-marks the port pending if a
+ * packet arrived meanwhile, so no packet is left behind between a failed claim and a release.
+ *
+ * <h2>Running calls</h2>
+ * An unknown opcode, a malformed lane mask or a call from an aborted dispatch is answered at once
+ * with an error status. {@link ServiceMode#INLINE} services run on the server thread;
+ * {@link ServiceMode#HANDLER} services go through the {@link HandlerPool} ring. Whatever a service
+ * throws ends its call with a status; the server thread goes on.
+ *
+ * <h2>Sleeping and waking</h2>
+ * A server thread with nothing to do spins for a while, then counts itself in the
+ * set's {@link RpcLayout#SET_SLEEPERS}, re-checks the bitmap and parks for at most
+ * {@code repollNanos}. A client reads the sleeper count after setting its pending bit (both
+ * volatile, so one of the two sides sees the other) and rings the doorbell signal when someone
+ * sleeps; the doorbell's waiter unparks one sleeping thread. A doorbell that is never rung (a
+ * kernel writing the port behind the client API, a lost wake-up) costs at most one re-poll
+ * period, never a hang. A server idle for long wakes once per re-poll period and per thread
+ * (each wake costs tens of microseconds of CPU on a loaded machine: 50 ms keeps it near 0.1%).
+ *
+ * <p>The idle spin adapts: it starts at {@code idleSpinNanos}; when a doorbell wakes the thread
+ * soon after it fell asleep (a caller was only a little slower than the spin, as happens when the
+ * machine is loaded and threads wait for a core), the spin doubles, up to 1 ms; each timed re-poll
+ * that finds nothing halves it again. Without that, a caller descheduled a little longer than the
+ * spin makes every later call pay a doorbell wake-up, and the two sides stay out of step.
+ */
+public final class RpcServer implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(RpcServer.class.getName());
+    private static final int RUNNING = 0;
+    private static final int SLEEPING = 1;
+    private static final int WOKEN = 2;
+    private static final int ABORTED_DISPATCHES_KEPT = 4096;
+    /** First sleep of a server thread that just went idle; sleeps double up to the re-poll period. */
+    static final long MIN_REPOLL_NANOS = 1_000_000;
+    /** Longest idle spin the server adapts to when calls keep arriving just after it fell asleep. */
+    static final long MAX_ADAPTIVE_SPIN_NANOS = 1_000_000;
+
+    /** How the server runs. */
+    public record Config(int serverThreads, int handlerThreads, long idleSpinNanos, long repollNanos,
+                         long callTimeoutNanos) {
+        public Config {
+            if (serverThreads < 1 || handlerThreads < 1) {
+                throw new IllegalArgumentException("at least one server and one handler thread are needed");
+            }
+            if (idleSpinNanos < 0 || repollNanos < 1_000 || callTimeoutNanos < 1_000_000) {
+                throw new IllegalArgumentException("idle spin >= 0, re-poll >= 1 us and call timeout >= 1 ms, were "
+                        + idleSpinNanos + ", " + repollNanos + ", " + callTimeoutNanos);
+            }
+        }
+    }
+
+    private final PortSet ports;
+    private final OpcodeRegistry registry;
+    private final Config config;
+    private final Svm svm;
+    private final Thread[] scanners;
+    private final AtomicIntegerArray states;
+    private final HandlerPool handlers;
+    private final SignalWaiter doorbellWaiter = s -> wakeOne();
+    private final Map<Long, Long> abortedDispatches = new LinkedHashMap<>(16, 0.75f, false) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, Long> eldest) {
+            return size() > ABORTED_DISPATCHES_KEPT;
+        }
+    };
+    private volatile int abortedCount;
+    private volatile boolean running = true;
+    private final LongAdder served = new LongAdder();
+    private final LongAdder doorbellWakeups = new LongAdder();
+    private final LongAdder repollFinds = new LongAdder();
+    private final LongAdder timeouts = new LongAdder();
+
+    /** Starts {@code config.serverThreads()} server threads and the handler pool over {@code ports}. */
+    public RpcServer(PortSet ports, OpcodeRegistry registry, Config config, String name) {
+        this.ports = Objects.requireNonNull(ports, "ports");
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.config = Objects.requireNonNull(config, "config");
+        this.svm = ports.runtime().svm();
+        this.handlers = new HandlerPool(config.handlerThreads(), ports.ports(), this::run, name);
+        this.scanners = new Thread[config.serverThreads()];
+        this.states = new AtomicIntegerArray(scanners.length);
+        for (int i = 0; i < scanners.length; i++) {
+            int index = i;
+            Thread t = new Thread(() -> scan(index), name + "-server-" + i);
+            t.setDaemon(true);
+            scanners[i] = t;
+        }
+        ports.doorbell().addWaiter(doorbellWaiter);
+        for (Thread t : scanners) {
+            t.start();
+        }
+    }
+
+    /** The registry this server looks opcodes up in. */
+    public OpcodeRegistry registry() {
+        return registry;
+    }
+
+    /** The port set served. */
+    public PortSet ports() {
+        return ports;
+    }
+
+    /** The configuration. */
+    public Config config() {
+        return config;
+    }
+
+    long idleSpinNanos() {
+        return config.idleSpinNanos();
+    }
+
+    long callTimeoutNanos() {
+        return config.callTimeoutNanos();
+    }
+
+    boolean isRunning() {
+        return running;
+    }
+
+    /** Calls that reached a service or were answered with an error status. */
+    public long callsServed() {
+        return served.sum();
+    }
+
+    /** Times a sleeping server thread was woken through the doorbell. */
+    public long doorbellWakeups() {
+        return doorbellWakeups.sum();
+    }
+
+    /** Times a server thread found work right after a timed re-poll (nobody rang the doorbell). */
+    public long repollFinds() {
+        return repollFinds.sum();
+    }
+
+    /** Calls given up because the client sent no packet within the call timeout. */
+    public long timeouts() {
+        return timeouts.sum();
+    }
+
+    void countTimeout() {
+        timeouts.increment();
+    }
+
+    /** The server and handler threads, for diagnostics (CPU accounting). */
+    public Thread[] threads() {
+        Thread[] h = handlers.threads();
+        Thread[] all = new Thread[scanners.length + h.length];
+        System.arraycopy(scanners, 0, all, 0, scanners.length);
+        System.arraycopy(h, 0, all, scanners.length, h.length);
+        return all;
+    }
+
+    // ---- aborted dispatches ---------------------------------------------------------------------
+
+    /** Refuses every later call of the dispatch identified by {@code dispatch} and {@code packet}. */
+    public void abortDispatch(long dispatch, long packet) {
+        synchronized (abortedDispatches) {
+            abortedDispatches.put(dispatchKey(dispatch, packet), packet);
+            abortedCount = abortedDispatches.size();
+        }
+    }
+
+    /** True when calls of that dispatch are refused. */
+    public boolean isAborted(long dispatch, long packet) {
+        if (abortedCount == 0 || (dispatch == 0 && packet == 0)) {
+            return false;
+        }
+        synchronized (abortedDispatches) {
+            Long p = abortedDispatches.get(dispatchKey(dispatch, packet));
+            return p != null && p == packet;
+        }
+    }
+
+    private static long dispatchKey(long dispatch, long packet) {
+        return dispatch * 0x9E3779B97F4A7C15L ^ packet;
+    }
+
+    // ---- server threads -------------------------------------------------------------------------
+
+    private void scan(int index) {
+        long sleepersAddress = ports.address() + RpcLayout.SET_SLEEPERS;
+        long idleSince = System.nanoTime();
+        long sleep = MIN_REPOLL_NANOS;
+        long spinBudget = config.idleSpinNanos();
+        long maxSpin = Math.max(config.idleSpinNanos(), MAX_ADAPTIVE_SPIN_NANOS);
+        boolean spin = true;
+        boolean afterRepoll = false;
+        while (running) {
+            if (scanOnce()) {
+                if (afterRepoll) {
+                    repollFinds.increment();
+                }
+                afterRepoll = false;
+                idleSince = System.nanoTime();
+                sleep = MIN_REPOLL_NANOS;
+                spin = true;
+                continue;
+            }
+            if (spin && System.nanoTime() - idleSince < spinBudget) {
+                Thread.onSpinWait();
+                continue;
+            }
+            states.set(index, SLEEPING);
+            svm.atomicAddInt(sleepersAddress, 1, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
+            boolean pending = anyPending();
+            long asleep = System.nanoTime();
+            if (!pending && running) {
+                LockSupport.parkNanos(this, Math.min(sleep, config.repollNanos()));
+            }
+            svm.atomicAddInt(sleepersAddress, -1, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
+            boolean woken = states.getAndSet(index, RUNNING) == WOKEN;
+            long now = System.nanoTime();
+            if (woken) {
+                doorbellWakeups.increment();
+                if (now - asleep < 4 * spinBudget) {
+                    spinBudget = Math.min(spinBudget * 2, maxSpin);
+                }
+            } else if (!pending) {
+                spinBudget = Math.max(config.idleSpinNanos(), spinBudget / 2);
+            }
+            spin = woken || pending;
+            afterRepoll = !spin;
+            sleep = spin ? MIN_REPOLL_NANOS : Math.min(sleep * 2, config.repollNanos());
+            idleSince = now;
+        }
+    }
+
+    /** Unparks one sleeping server thread, if any. */
+    void wakeOne() {
+        for (int i = 0; i < scanners.length; i++) {
+            if (states.get(i) == SLEEPING && states.compareAndSet(i, SLEEPING, WOKEN)) {
+                LockSupport.unpark(scanners[i]);
+                return;
+            }
+        }
+    }
+
+    private boolean anyPending() {
+        for (int w = 0, n = ports.pendingWords(); w < n; w++) {
+            if (svm.loadLongAcquire(ports.pendingWord(w)) != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** One pass over the pending bitmap; true when some port was taken. */
+    private boolean scanOnce() {
+        boolean any = false;
+        for (int w = 0, n = ports.pendingWords(); w < n; w++) {
+            long address = ports.pendingWord(w);
+            long bits = svm.loadLongRelaxed(address);
+            while (bits != 0) {
+                long bit = Long.lowestOneBit(bits);
+                long before = svm.atomicAndLong(address, ~bit, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
+                bits = before & ~bit;
+                if ((before & bit) != 0) {
+                    any = true;
+                    if (bits != 0) {
+                        wakeOne();
+                    }
+                    servePort((w << 6) | Long.numberOfTrailingZeros(bit));
+                }
+            }
+        }
+        return any;
+    }
+
+    private void servePort(int p) {
+        long port = ports.portAddress(p);
+        if (svm.atomicCompareExchangeInt(port + RpcLayout.SERVER_CLAIM, 0, 1, MemoryOrder.ACQUIRE,
+                MemoryScope.SYSTEM) != 0) {
+            return;
+        }
+        int serverFlag = svm.loadIntAcquire(port + RpcLayout.SERVER_FLAG);
+        if (svm.loadIntAcquire(port + RpcLayout.CLIENT_FLAG) == serverFlag) {
+            releaseClaim(p);
+            return;
+        }
+        int kind = svm.getInt(port + RpcLayout.KIND);
+        int left = ports.abandoned.get(p) == 0 ? 0 : ports.abandoned.getAndSet(p, 0);
+        if (kind != RpcLayout.KIND_OPEN) {
+            RpcStatus s = left > 0 ? RpcStatus.of(left - 1)
+                    : kind == RpcLayout.KIND_CANCEL ? RpcStatus.CANCELLED : RpcStatus.PROTOCOL_ERROR;
+            svm.setInt(port + RpcLayout.STATUS, s.finalWord());
+            svm.storeIntRelease(port + RpcLayout.SERVER_FLAG, serverFlag ^ 1);
+            Thread client = ports.clientWaiters.get(p);
+            if (client != null) {
+                LockSupport.unpark(client);
+            }
+            releaseClaim(p);
+            return;
+        }
+        served.increment();
+        PortCall call = new PortCall(this, ports, svm, p, serverFlag);
+        dispatch(call, call.laneMaskValid());
+    }
+
+    /** Routes a call to its service, or answers it with an error status. */
+    void dispatch(ServerCall call, boolean wellFormed) {
+        if (!wellFormed) {
+            call.finish(RpcStatus.BAD_REQUEST);
+            return;
+        }
+        if (isAborted(call.callerDispatch(), call.callerPacket())) {
+            call.finish(RpcStatus.ABORTED);
+            return;
+        }
+        OpcodeRegistry.Entry entry = registry.lookup(call.opcode());
+        if (entry == null) {
+            call.finish(RpcStatus.UNKNOWN_OPCODE);
+            return;
+        }
+        if (entry.mode() == ServiceMode.INLINE) {
+            run(entry, call);
+        } else {
+            handlers.submit(entry, call);
+        }
+    }
+
+    /**
+     * Serves a call that arrived by another transport (an agent dispatch packet) on the calling
+     * thread, with the same checks as a port call; a deferred call ends later on another thread.
+     */
+    public void serveOnThisThread(ServerCall call) {
+        served.increment();
+        if (isAborted(call.callerDispatch(), call.callerPacket())) {
+            call.finish(RpcStatus.ABORTED);
+            return;
+        }
+        OpcodeRegistry.Entry entry = registry.lookup(call.opcode());
+        if (entry == null) {
+            call.finish(RpcStatus.UNKNOWN_OPCODE);
+            return;
+        }
+        run(entry, call);
+    }
+
+    /** Runs a service on the current thread and ends its call unless the service deferred it. */
+    void run(OpcodeRegistry.Entry entry, ServerCall call) {
+        try {
+            entry.service().serve(call);
+            if (!call.isDeferred()) {
+                call.finish(RpcStatus.OK);
+            }
+        } catch (CallEndedException e) {
+            call.finish(e.status());
+        } catch (Throwable t) {
+            LOG.log(System.Logger.Level.WARNING, "service " + entry.name() + " failed on opcode "
+                    + Opcodes.toString(call.opcode()), t);
+            call.finish(RpcStatus.SERVICE_ERROR);
+        }
+    }
+
+    /**
+     * Releases the server claim of port {@code p}; if the client handed the turn over meanwhile
+     * (its pending bit may have been dropped while the claim was held), marks the port pending again.
+     */
+    void releaseClaim(int p) {
+        long port = ports.portAddress(p);
+        svm.storeIntRelease(port + RpcLayout.SERVER_CLAIM, 0);
+        if (svm.loadIntAcquire(port + RpcLayout.SERVER_FLAG) != svm.loadIntAcquire(port + RpcLayout.CLIENT_FLAG)) {
+            ports.markPending(svm, p);
+            wakeOne();
+        }
+    }
+
+    /**
+     * Stops serving: marks the ports closed (waiting clients end with CLOSED), stops the server
+     * threads and then the handler threads, each waiting up to {@code timeoutMillis}.
+     */
+    public void stop(long timeoutMillis) {
+        if (!running) {
+            return;
+        }
+        running = false;
+        ports.markClosed();
+        ports.doorbell().removeWaiter(doorbellWaiter);
+        for (Thread t : scanners) {
+            LockSupport.unpark(t);
+        }
+        for (Thread t : scanners) {
+            try {
+                t.join(timeoutMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        handlers.stop(timeoutMillis);
+    }
+
+    @Override
+    public void close() {
+        stop(2_000);
+    }
+}

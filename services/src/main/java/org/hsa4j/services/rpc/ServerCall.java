@@ -1,0 +1,115 @@
+package org.hsa4j.services.rpc;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.hsa4j.memory.Svm;
+
+/**
+ * The server side of one call, as a {@link RpcService} sees it, whatever carried it: an RPC port
+ * (many lanes, payloads in chunks) or an agent dispatch packet (one lane, payloads by pointer).
+ *
+ * <p>Read the lanes' arguments with {@link #arg}, exchange payloads with {@link #recvN()} and
+ * {@link #sendN}, set results with {@link #result}. The call ends once, with {@link #finish}: by
+ * the server when the service returns (OK), or by the service itself, possibly later and from
+ * another thread after {@link #defer()} (a network reply, a timer).
+ */
+public abstract class ServerCall {
+    private final AtomicBoolean finished = new AtomicBoolean();
+    private volatile boolean deferred;
+
+    /** The opcode. */
+    public abstract int opcode();
+
+    /** The lanes taking part (bit i for lane i). */
+    public abstract long laneMask();
+
+    /** The lowest lane of the mask: the lane of a single-lane call. */
+    public final int firstLane() {
+        return Long.numberOfTrailingZeros(laneMask());
+    }
+
+    /** Argument {@code index} (0-7) of {@code lane}. */
+    public abstract long arg(int lane, int index);
+
+    /** Argument {@code index} of the first lane. */
+    public final long arg(int index) {
+        return arg(firstLane(), index);
+    }
+
+    /** Sets result {@code index} (0-7) of {@code lane}; sent with the call's last packet. */
+    public abstract void result(int lane, int index, long value);
+
+    /** Sets result {@code index} of the first lane. */
+    public final void result(int index, long value) {
+        result(firstLane(), index, value);
+    }
+
+    /**
+     * recv_n: the payload each lane sends with send_n, indexed by lane (null outside the mask).
+     *
+     * @throws CallEndedException when the client cancelled or stopped answering
+     */
+    public abstract byte[][] recvN();
+
+    /** recv_n of the first lane. */
+    public final byte[] recvNFirstLane() {
+        return recvN()[firstLane()];
+    }
+
+    /**
+     * send_n: sends {@code data[lane]} to each lane of the mask (null sends an empty payload).
+     *
+     * @throws CallEndedException when the client cancelled or stopped answering
+     */
+    public abstract void sendN(byte[][] data);
+
+    /** send_n of one payload to the first lane. */
+    public final void sendN(byte[] data) {
+        byte[][] perLane = new byte[64][];
+        perLane[firstLane()] = data;
+        sendN(perLane);
+    }
+
+    /** The host's view of SVM, for pointer arguments. */
+    public abstract Svm svm();
+
+    /** The calling dispatch's kernarg address (its identity), 0 for a host caller. */
+    public abstract long callerDispatch();
+
+    /** The calling dispatch's packet id, 0 for a host caller. */
+    public abstract long callerPacket();
+
+    /**
+     * Keeps the call open after the service returns: the service (or whatever it started) ends it
+     * later with {@link #finish}. Until then the caller waits and its port stays taken.
+     */
+    public final ServerCall defer() {
+        deferred = true;
+        return this;
+    }
+
+    /** True once {@link #defer()} was called. */
+    public final boolean isDeferred() {
+        return deferred;
+    }
+
+    /** True once the call ended. */
+    public final boolean isFinished() {
+        return finished.get();
+    }
+
+    /**
+     * Ends the call with {@code status}, sending the results; only the first call has an effect
+     * (true), so a timer and an error path may race safely.
+     */
+    public final boolean finish(RpcStatus status) {
+        if (!finished.compareAndSet(false, true)) {
+            return false;
+        }
+        complete(status);
+        return true;
+    }
+
+    /** Sends the last packet of the call with {@code status}; called once. */
+    protected abstract void complete(RpcStatus status);
+}
