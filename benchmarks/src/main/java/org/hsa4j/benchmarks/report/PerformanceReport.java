@@ -57,7 +57,8 @@ public final class PerformanceReport {
         this.resultsPath = resultsPath;
         this.command = command;
         this.jmhCommand = jmhCommand;
-        this.smoke = smoke || results.stream().anyMatch(r -> r.measurementIterations() <= 1 && r.forks() <= 1);
+        this.smoke = smoke || !results.isEmpty()
+                && results.stream().allMatch(r -> r.measurementIterations() <= 1 && r.forks() <= 1);
     }
 
     /** Reads the JSON results named by the first argument and writes the Markdown report to the second. */
