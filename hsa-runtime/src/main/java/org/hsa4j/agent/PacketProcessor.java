@@ -398,8 +398,14 @@ final class PacketProcessor {
                 break;
             }
             if (PacketHeader.barrier(word) && q.inflight.get() > 0) {
+                // publish the block first, then look again: complete() drops the count, then reads
+                // blockedIndex (both volatile), so either it sees the block and bumps the epoch or
+                // this look sees the count at zero
                 q.blockedIndex = index;
-                break;
+                if (q.inflight.get() > 0) {
+                    break;
+                }
+                q.blockedIndex = -1;
             }
             int acquire = PacketHeader.acquireScopeCode(word);
             int release = PacketHeader.releaseScopeCode(word);
@@ -755,12 +761,15 @@ final class PacketProcessor {
     /**
      * Completes launched work: release fence, then the queue's error or the end timestamp and the
      * completion signal's decrement, and only then the in-flight count, so a packet with the
-     * barrier bit behind it starts after all of this. Bumping the epoch makes the role holder (or
-     * this unit, next round) scan again for such a packet.
+     * barrier bit behind it starts after all of this. When the processor is blocked on this queue
+     * ({@code blockedIndex}), bumping the epoch makes the role holder (or this unit, next round) scan
+     * again; otherwise there is nothing to wake, and no shared counter is touched per packet.
+     * The release fence orders the kernel's writes before the signal's (volatile) decrement and
+     * the in-flight count, which are what other agents acquire.
      */
     void complete(Work work, HsaException failure, Signal completion, int releaseScope) {
         if (releaseScope != 0) {
-            VarHandle.fullFence();
+            VarHandle.releaseFence();
         }
         try {
             if (failure != null) {
@@ -777,7 +786,9 @@ final class PacketProcessor {
                     + " on queue " + work.slot.queue.id() + " could not be signalled: " + e.getMessage(), e));
         } finally {
             work.slot.inflight.decrementAndGet();
-            epoch.incrementAndGet();
+            if (work.slot.blockedIndex != -1) {
+                epoch.incrementAndGet();
+            }
         }
     }
 
