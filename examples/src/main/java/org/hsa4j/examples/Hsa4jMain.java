@@ -11,7 +11,8 @@ import org.hsa4j.runtime.SystemReport;
 /** The command behind {@code ./hsa4j info} and {@code ./hsa4j run NAME|all}. */
 public final class Hsa4jMain {
     /** Every example, in the order {@code run all} runs them. */
-    static final List<Example> EXAMPLES = List.of(new HsaDispatch(), new Sync1Way(), new Sync2Way(), new PingPong());
+    static final List<Example> EXAMPLES = List.of(new HsaDispatch(), new Sync1Way(), new Sync2Way(), new PingPong(),
+            new AtomicInt());
 
     private Hsa4jMain() {
     }
