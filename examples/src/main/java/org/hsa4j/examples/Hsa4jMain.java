@@ -12,7 +12,7 @@ import org.hsa4j.runtime.SystemReport;
 public final class Hsa4jMain {
     /** Every example, in the order {@code run all} runs them. */
     static final List<Example> EXAMPLES = List.of(new HsaDispatch(), new Sync1Way(), new Sync2Way(), new PingPong(),
-            new AtomicInt(), new VectorAddSvm(), new AsyncChain(), new SyscallExample());
+            new AtomicInt(), new VectorAddSvm(), new AsyncChain(), new SyscallExample(), new Fibonacci());
 
     private Hsa4jMain() {
     }
