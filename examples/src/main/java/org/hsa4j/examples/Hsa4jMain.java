@@ -12,7 +12,8 @@ import org.hsa4j.runtime.SystemReport;
 public final class Hsa4jMain {
     /** Every example, in the order {@code run all} runs them. */
     static final List<Example> EXAMPLES = List.of(new HsaDispatch(), new Sync1Way(), new Sync2Way(), new PingPong(),
-            new AtomicInt(), new VectorAddSvm(), new AsyncChain(), new SyscallExample(), new Fibonacci());
+            new AtomicInt(), new VectorAddSvm(), new AsyncChain(), new SyscallExample(), new Fibonacci(),
+            new BinaryTreeInsert());
 
     private Hsa4jMain() {
     }
