@@ -11,7 +11,9 @@ import org.hsa4j.runtime.SystemReport;
 /** The command behind {@code ./hsa4j info} and {@code ./hsa4j run NAME|all}. */
 public final class Hsa4jMain {
     /** Every example, in the order {@code run all} runs them. */
-    static final List<Example> EXAMPLES = List.of(new HsaDispatch());
+    static final List<Example> EXAMPLES = List.of(new HsaDispatch(), new Sync1Way(), new Sync2Way(), new PingPong(),
+            new AtomicInt(), new VectorAddSvm(), new AsyncChain(), new SyscallExample(), new Fibonacci(),
+            new BinaryTreeInsert(), new MallocBench(), new HeatPde());
 
     private Hsa4jMain() {
     }
