@@ -109,6 +109,9 @@ record Figure(String section, String name, Source value, Source baseline, Goal g
                     new Goal(Kind.RATIO_AT_MOST, 2, "<= 2x raw ping-pong"), ISSUE),
             new Figure(ROUND_TRIPS, "CompletableFuture.runAsync(noop, executor).join() (a second baseline)",
                     Source.primary("ExecutorBaselineBenchmark.runAsyncJoin", ""), SUBMIT_GET, Goal.NONE, ISSUE),
+            new Figure(ROUND_TRIPS, "LMAX Disruptor 4 1P-1C ping-pong, two rings, bounded yielding waits (a second floor; "
+                    + "DESIGN's published 1P-1C ~160M ops/s is one-way throughput, not a round trip)",
+                    Source.primary("DisruptorPingPongBenchmark.roundTrip", ""), RAW_PING_PONG, Goal.NONE, ISSUE),
             new Figure(THROUGHPUT, "Barrier-AND packets, no dependencies, 256 per doorbell",
                     Source.primary("BatchedPacketsBenchmark.batch", "packetType=BARRIER_AND"), EXECUTOR_BATCH,
                     new Goal(Kind.AT_LEAST, 5e6, ">= 5,000,000 packets/s"), ISSUE),

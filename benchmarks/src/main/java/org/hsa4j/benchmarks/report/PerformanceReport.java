@@ -466,6 +466,10 @@ public final class PerformanceReport {
         m.put("IdleCostBenchmark", "An initialized runtime (1 GPU agent, 1 queue) left idle for 1 s: process CPU "
                 + "and the runtime threads' CPU as % of one core, off-heap bytes, heap retained after GC, threads. "
                 + "Baseline: an idle started thread pool of as many threads.");
+        m.put("DisruptorPingPongBenchmark", "BASELINE (information). One round trip through an LMAX Disruptor 4 "
+                + "1P-1C pair of rings (ping ring consumed by a BatchEventProcessor that publishes on the pong ring), "
+                + "bounded yielding waits with the raw ping-pong's spin/yield/park phases. Not DESIGN's published "
+                + "160M ops/s, which is one-way batched throughput.");
         m.put("SignalFootprintBenchmark", "1,000,000 signals created and kept alive: off-heap and heap bytes per "
                 + "signal, threads created. Baseline: 1,000,000 AtomicLongs.");
         return m;
