@@ -126,7 +126,7 @@ public class BatchedPacketsBenchmark {
         if (packetType == PacketType.BARRIER_AND) {
             writeBarriers(first, last);
         } else {
-            writeKernels(first, last);
+            writeKernels(kernel, queue, first, last, kernelObject, done.handle());
         }
         queue.ringDoorbell(last);
         return Waits.await(done, SignalCondition.EQ, 0, WaitState.ACTIVE);
@@ -146,7 +146,13 @@ public class BatchedPacketsBenchmark {
         }
     }
 
-    private void writeKernels(long first, long last) {
+    /**
+     * Writes and publishes empty 1-work-item dispatches of {@code kernelObject} into ids {@code first..last}
+     * of {@code queue}; the last one carries the barrier bit and {@code doneHandle} (see the class comment).
+     */
+    static void writeKernels(KernelDispatchPacket kernel, Queue queue, long first, long last, long kernelObject,
+                             long doneHandle) {
+        MemorySegment ring = queue.ring();
         for (long id = first; id <= last; id++) {
             kernel.wrap(ring, queue.slotOffset(id))
                     .workgroupSize(1, 1, 1)
@@ -156,7 +162,7 @@ public class BatchedPacketsBenchmark {
                     .kernelObject(kernelObject)
                     .kernargAddress(0);
             if (id == last) {
-                kernel.completionSignal(done.handle()).publish(LAST_KERNEL, 1);
+                kernel.completionSignal(doneHandle).publish(LAST_KERNEL, 1);
             } else {
                 kernel.completionSignal(0).publish(KERNEL, 1);
             }

@@ -21,6 +21,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -42,8 +43,9 @@ import org.openjdk.jmh.annotations.Warmup;
         "--enable-native-access=ALL-UNNAMED"})
 @State(Scope.Benchmark)
 public class VectorAddBenchmark {
-    /** Elements per vector. */
-    static final int N = 64 << 20;
+    /** Elements per vector: 64M for the figure; smaller only for smoke runs ({@code ./hsa4j bench --quick}). */
+    @Param("67108864")
+    public int elements;
 
     private HsaRuntime runtime;
     private Amp amp;
@@ -55,17 +57,18 @@ public class VectorAddBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
+        int n = elements;
         runtime = HsaRuntime.init();
         amp = Amp.on(runtime);
         Accelerator acc = amp.defaultAccelerator();
-        extent = new Extent(N);
-        long a = runtime.hostMalloc(4L * N);
-        long b = runtime.hostMalloc(4L * N);
-        long c = runtime.hostMalloc(4L * N);
-        sa = runtime.svm().segment(a, 4L * N);
-        sb = runtime.svm().segment(b, 4L * N);
-        sc = runtime.svm().segment(c, 4L * N);
-        for (int i = 0; i < N; i++) {
+        extent = new Extent(n);
+        long a = runtime.hostMalloc(4L * n);
+        long b = runtime.hostMalloc(4L * n);
+        long c = runtime.hostMalloc(4L * n);
+        sa = runtime.svm().segment(a, 4L * n);
+        sb = runtime.svm().segment(b, 4L * n);
+        sc = runtime.svm().segment(c, 4L * n);
+        for (int i = 0; i < n; i++) {
             sa.setAtIndex(ValueLayout.JAVA_FLOAT, i, i);
             sb.setAtIndex(ValueLayout.JAVA_FLOAT, i, 1f);
         }
@@ -90,7 +93,8 @@ public class VectorAddBenchmark {
         MemorySegment a = sa;
         MemorySegment b = sb;
         MemorySegment c = sc;
-        for (int i = 0; i < N; i++) {
+        int n = elements;
+        for (int i = 0; i < n; i++) {
             c.setAtIndex(ValueLayout.JAVA_FLOAT, i, a.getAtIndex(ValueLayout.JAVA_FLOAT, i)
                     + b.getAtIndex(ValueLayout.JAVA_FLOAT, i));
         }
@@ -102,7 +106,7 @@ public class VectorAddBenchmark {
         MemorySegment a = sa;
         MemorySegment b = sb;
         MemorySegment c = sc;
-        IntStream.range(0, N).parallel().forEach(i -> c.setAtIndex(ValueLayout.JAVA_FLOAT, i,
+        IntStream.range(0, elements).parallel().forEach(i -> c.setAtIndex(ValueLayout.JAVA_FLOAT, i,
                 a.getAtIndex(ValueLayout.JAVA_FLOAT, i) + b.getAtIndex(ValueLayout.JAVA_FLOAT, i)));
     }
 
@@ -115,14 +119,17 @@ public class VectorAddBenchmark {
     /** Aparapi's heap arrays, kept apart so the other benchmarks do not pay for them. */
     @State(Scope.Benchmark)
     public static class AparapiState {
-        final float[] a = new float[N];
-        final float[] b = new float[N];
-        final float[] c = new float[N];
+        int n;
         AddKernel kernel;
 
+        /** Heap arrays of the benchmark's size. */
         @Setup(Level.Trial)
-        public void setUp() {
-            for (int i = 0; i < N; i++) {
+        public void setUp(VectorAddBenchmark bench) {
+            n = bench.elements;
+            float[] a = new float[n];
+            float[] b = new float[n];
+            float[] c = new float[n];
+            for (int i = 0; i < n; i++) {
                 a[i] = i;
                 b[i] = 1f;
             }
@@ -160,6 +167,6 @@ public class VectorAddBenchmark {
     @Warmup(iterations = 1, time = 1)
     @Measurement(iterations = 3, time = 1)
     public void aparapiJtp(AparapiState s) {
-        s.kernel.execute(Range.create(N));
+        s.kernel.execute(Range.create(s.n));
     }
 }

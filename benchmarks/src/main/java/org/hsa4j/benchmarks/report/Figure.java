@@ -91,6 +91,9 @@ record Figure(String section, String name, Source value, Source baseline, Goal g
     private static final String THROUGHPUT = "Batched packets";
     private static final String IDLE = "Idle runtime: CPU and footprint at rest";
     private static final String SIGNALS = "Signal footprint (1,000,000 live signals)";
+    private static final String SCALING_VECTOR_ADD =
+            "Scaling: vector add through parallelForEach, 2 compute units against 1 (whole curve under \"Scaling curves\")";
+    private static final String SCALING_DISPATCH = "Scaling: empty-kernel dispatch packets/s, 2 compute units against 1";
 
     private static final Source RAW_PING_PONG = Source.primary("RawPingPongBenchmark.roundTrip", "");
     private static final Source SUBMIT_GET = Source.primary("ExecutorBaselineBenchmark.submitGet", "");
@@ -109,6 +112,9 @@ record Figure(String section, String name, Source value, Source baseline, Goal g
                     new Goal(Kind.RATIO_AT_MOST, 2, "<= 2x raw ping-pong"), ISSUE),
             new Figure(ROUND_TRIPS, "CompletableFuture.runAsync(noop, executor).join() (a second baseline)",
                     Source.primary("ExecutorBaselineBenchmark.runAsyncJoin", ""), SUBMIT_GET, Goal.NONE, ISSUE),
+            new Figure(ROUND_TRIPS, "LMAX Disruptor 4 1P-1C ping-pong, two rings, bounded yielding waits (a second floor; "
+                    + "DESIGN's published 1P-1C ~160M ops/s is one-way throughput, not a round trip)",
+                    Source.primary("DisruptorPingPongBenchmark.roundTrip", ""), RAW_PING_PONG, Goal.NONE, ISSUE),
             new Figure(THROUGHPUT, "Barrier-AND packets, no dependencies, 256 per doorbell",
                     Source.primary("BatchedPacketsBenchmark.batch", "packetType=BARRIER_AND"), EXECUTOR_BATCH,
                     new Goal(Kind.AT_LEAST, 5e6, ">= 5,000,000 packets/s"), ISSUE),
@@ -196,7 +202,20 @@ record Figure(String section, String name, Source value, Source baseline, Goal g
             new Figure(DEVICE_HEAP, "65536 work-items, malloc and free",
                     Source.primary("DeviceAllocatorBenchmark.deviceHeap", "workItems=65536,free=true"),
                     Source.primary("DeviceAllocatorBenchmark.hostMalloc", "workItems=65536,free=true"),
-                    new Goal(Kind.RATIO_AT_MOST, 0.1, ">= 10x faster (<= 0.1x)"), SERVICES));
+                    new Goal(Kind.RATIO_AT_MOST, 0.1, ">= 10x faster (<= 0.1x)"), SERVICES),
+            scaling("1024", "1K"), scaling("65536", "64K"), scaling("1048576", "1M"), scaling("16777216", "16M"),
+            scaling("67108864", "64M"),
+            new Figure(SCALING_DISPATCH, "256 empty 1-work-item dispatches per doorbell (packets/s; ratio > 1 is faster)",
+                    Source.primary("DispatchScalingBenchmark.batch", "computeUnits=2"),
+                    Source.primary("DispatchScalingBenchmark.batch", "computeUnits=1"), Goal.NONE, ISSUE));
+
+    /** A vector-add scaling row shown for information: time per op with 2 compute units against 1. */
+    private static Figure scaling(String elements, String label) {
+        return new Figure(SCALING_VECTOR_ADD, label + " floats (time per op; ratio < 1 is faster)",
+                Source.primary("VectorAddScalingBenchmark.ampParallelForEach", "computeUnits=2,elements=" + elements),
+                Source.primary("VectorAddScalingBenchmark.ampParallelForEach", "computeUnits=1,elements=" + elements),
+                Goal.NONE, AMP);
+    }
 
     /** A device-allocator row shown for information (the goal is set at 64k work-items). */
     private static Figure heap(String workItems, String free) {

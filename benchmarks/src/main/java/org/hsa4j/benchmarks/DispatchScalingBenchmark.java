@@ -1,0 +1,92 @@
+package org.hsa4j.benchmarks;
+
+import java.util.concurrent.TimeUnit;
+
+import org.hsa4j.kernel.Executable;
+import org.hsa4j.kernel.KernelDescriptor;
+import org.hsa4j.packet.KernelDispatchPacket;
+import org.hsa4j.queue.Queue;
+import org.hsa4j.queue.QueueType;
+import org.hsa4j.runtime.HsaRuntime;
+import org.hsa4j.runtime.RuntimeConfig;
+import org.hsa4j.signal.Signal;
+import org.hsa4j.signal.SignalCondition;
+import org.hsa4j.signal.WaitState;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * SCALING (information): empty-kernel dispatch throughput against the number of compute units.
+ *
+ * <p>What it measures: exactly the KERNEL_DISPATCH case of {@link BatchedPacketsBenchmark}
+ * ({@value BatchedPacketsBenchmark#BATCH} empty 1-work-item dispatches per doorbell into a
+ * {@value BatchedPacketsBenchmark#QUEUE_SIZE}-slot queue, the last with the barrier bit and the
+ * completion signal, ACTIVE wait; packets/s), on a runtime whose GPU agent has {@link #computeUnits}
+ * compute units ({@code RuntimeConfig.builder().computeUnits(n)}). It shows what extra compute units
+ * buy (or cost) a stream of tiny dispatches: the packet processor is one role, so more units can only
+ * help by running kernels beside it, and may cost wake-ups.
+ *
+ * <p>{@code computeUnits} is 1 and 2 here; {@code ./hsa4j bench} adds the machine's processor count
+ * with {@code -p computeUnits=...} when it is larger. Each configuration is kept short (one fork,
+ * three short iterations) so the whole scaling set stays within a few minutes.
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 2, time = 500, timeUnit = TimeUnit.MILLISECONDS)
+@Measurement(iterations = 3, time = 500, timeUnit = TimeUnit.MILLISECONDS)
+@Fork(1)
+@State(Scope.Benchmark)
+public class DispatchScalingBenchmark {
+    /** Compute units of the GPU agent. */
+    @Param({"1", "2"})
+    public int computeUnits;
+
+    private HsaRuntime rt;
+    private Queue queue;
+    private Signal done;
+    private Executable executable;
+    private long kernelObject;
+    private final KernelDispatchPacket kernel = new KernelDispatchPacket();
+
+    @Setup(Level.Trial)
+    public void start() {
+        rt = HsaRuntime.init(RuntimeConfig.builder().computeUnits(computeUnits).build());
+        queue = rt.gpuAgent().createQueue(BatchedPacketsBenchmark.QUEUE_SIZE, QueueType.SINGLE, null);
+        done = rt.createSignal(0);
+        executable = rt.createExecutable().define("empty", KernelDescriptor.EMPTY, wi -> {
+        }).freeze();
+        kernelObject = executable.symbol("empty").kernelObject();
+    }
+
+    @TearDown(Level.Trial)
+    public void stop() {
+        if (rt != null) {
+            rt.close();
+        }
+    }
+
+    /** One batch of empty-kernel dispatches, one doorbell, one wait; scored per packet. */
+    @Benchmark
+    @OperationsPerInvocation(BatchedPacketsBenchmark.BATCH)
+    public long batch() {
+        done.storeRelaxed(1);
+        long first = queue.addWriteIndexScacqScrel(BatchedPacketsBenchmark.BATCH);
+        long last = first + BatchedPacketsBenchmark.BATCH - 1;
+        queue.waitForSpace(last);
+        BatchedPacketsBenchmark.writeKernels(kernel, queue, first, last, kernelObject, done.handle());
+        queue.ringDoorbell(last);
+        return Waits.await(done, SignalCondition.EQ, 0, WaitState.ACTIVE);
+    }
+}
