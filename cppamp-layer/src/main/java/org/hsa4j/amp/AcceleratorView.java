@@ -300,7 +300,9 @@ public final class AcceleratorView implements AutoCloseable {
             try {
                 first = reserve(q, packets);
             } catch (HsaException e) {
-                replaceQueue();
+                if (e.status() != HsaStatus.INVALID_RUNTIME_STATE) {
+                    replaceQueue();
+                }
                 future.failUnsubmitted(e);
                 return future;
             }
@@ -376,28 +378,21 @@ public final class AcceleratorView implements AutoCloseable {
         return held;
     }
 
-    /** Reserves {@code n} consecutive packet ids once their slots are free; uninterruptible. */
+    /**
+     * Reserves {@code n} consecutive packet ids once their slots are free, with the
+     * compare-and-swap form of the submission protocol: it waits for space first and reserves
+     * after, so an interrupted caller (INVALID_RUNTIME_STATE) has reserved nothing and the queue
+     * stays usable.
+     */
     private static long reserve(Queue q, int n) {
-        if (q.state() != QueueState.ACTIVE) {
-            throw new HsaException(HsaStatus.INVALID_QUEUE, "queue " + q.id() + " is " + q.state());
-        }
-        long first = q.addWriteIndexScacqScrel(n);
-        boolean interrupted = Thread.interrupted();
-        try {
-            while (true) {
-                try {
-                    q.waitForSpace(first + n - 1);
-                    return first;
-                } catch (HsaException e) {
-                    if (e.status() != HsaStatus.INVALID_RUNTIME_STATE) {
-                        throw e;
-                    }
-                    interrupted |= Thread.interrupted();
-                }
+        while (true) {
+            if (q.state() != QueueState.ACTIVE) {
+                throw new HsaException(HsaStatus.INVALID_QUEUE, "queue " + q.id() + " is " + q.state());
             }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
+            long first = q.loadWriteIndexScacquire();
+            q.waitForSpace(first + n - 1);
+            if (q.casWriteIndexScacqScrel(first, first + n) == first) {
+                return first;
             }
         }
     }

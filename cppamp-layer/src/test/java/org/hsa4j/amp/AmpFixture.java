@@ -10,7 +10,11 @@ final class AmpFixture implements AutoCloseable {
     final Accelerator accelerator;
 
     private AmpFixture(int gpus) {
-        runtime = HsaRuntime.init(RuntimeConfig.builder().gpuAgents(gpus).computeUnits(2).build());
+        this(RuntimeConfig.builder().gpuAgents(gpus).computeUnits(2).build());
+    }
+
+    private AmpFixture(RuntimeConfig config) {
+        runtime = HsaRuntime.init(config);
         amp = Amp.on(runtime);
         accelerator = amp.defaultAccelerator();
     }
@@ -23,6 +27,11 @@ final class AmpFixture implements AutoCloseable {
     /** {@code gpus} GPU agents. */
     static AmpFixture start(int gpus) {
         return new AmpFixture(gpus);
+    }
+
+    /** A runtime built from {@code config}. */
+    static AmpFixture start(RuntimeConfig config) {
+        return new AmpFixture(config);
     }
 
     /** The default view. */
