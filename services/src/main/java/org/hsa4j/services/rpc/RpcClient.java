@@ -140,12 +140,25 @@ public final class RpcClient {
             if (me.isInterrupted()) {
                 return INTERRUPTED;
             }
+            // register, then look once more: releasePort stores the lock and then polls the
+            // waiters (both volatile), so either it finds this thread or this look finds the port
             ports.portWaiters.add(me);
-            LockSupport.parkNanos(this, backoff);
+            if (!anyPortUnlocked(svm, n)) {
+                LockSupport.parkNanos(this, backoff);
+            }
             ports.portWaiters.remove(me);
             backoff = Math.min(backoff * 2, MAX_BACKOFF_NANOS);
         }
         return CLOSED;
+    }
+
+    private boolean anyPortUnlocked(Svm svm, int n) {
+        for (int p = 0; p < n; p++) {
+            if (svm.loadIntAcquire(ports.portAddress(p) + RpcLayout.LOCK) == 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Ends a call on {@code port}: releases the port (fire-and-forget). */
