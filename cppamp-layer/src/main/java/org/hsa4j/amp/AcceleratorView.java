@@ -298,7 +298,7 @@ public final class AcceleratorView implements AutoCloseable {
             Queue q = queue;
             long first;
             try {
-                first = reserve(q, packets);
+                first = q.reserveSlots(packets);
             } catch (HsaException e) {
                 if (e.status() != HsaStatus.INVALID_RUNTIME_STATE) {
                     replaceQueue();
@@ -376,25 +376,6 @@ public final class AcceleratorView implements AutoCloseable {
             }
         }
         return held;
-    }
-
-    /**
-     * Reserves {@code n} consecutive packet ids once their slots are free, with the
-     * compare-and-swap form of the submission protocol: it waits for space first and reserves
-     * after, so an interrupted caller (INVALID_RUNTIME_STATE) has reserved nothing and the queue
-     * stays usable.
-     */
-    private static long reserve(Queue q, int n) {
-        while (true) {
-            if (q.state() != QueueState.ACTIVE) {
-                throw new HsaException(HsaStatus.INVALID_QUEUE, "queue " + q.id() + " is " + q.state());
-            }
-            long first = q.loadWriteIndexScacquire();
-            q.waitForSpace(first + n - 1);
-            if (q.casWriteIndexScacqScrel(first, first + n) == first) {
-                return first;
-            }
-        }
     }
 
     /** Puts {@code launch} in the next table slot, waiting while a dispatch still holds it. */

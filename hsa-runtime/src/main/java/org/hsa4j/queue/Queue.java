@@ -253,12 +253,26 @@ public final class Queue {
      *                      NOT_INITIALIZED after the runtime was shut down
      */
     public long reserveSlot() {
+        return reserveSlots(1);
+    }
+
+    /**
+     * Reserves {@code count} consecutive packet ids once all their slots are free, as
+     * {@link #reserveSlot()} does for one; returns the first.
+     *
+     * @throws HsaException INVALID_ARGUMENT when {@code count} is not in 1..size, otherwise as {@link #reserveSlot()}
+     */
+    public long reserveSlots(int count) {
+        if (count < 1 || count > size) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "cannot reserve " + count + " slots of a "
+                    + size + "-packet queue");
+        }
         checkRuntime();
         while (true) {
             checkActive();
             long write = loadWriteIndexScacquire();
-            waitForSpace(write);
-            if (casWriteIndexScacqScrel(write, write + 1) == write) {
+            waitForSpace(write + count - 1);
+            if (casWriteIndexScacqScrel(write, write + count) == write) {
                 return write;
             }
         }
