@@ -16,6 +16,7 @@ import org.hsa4j.kernel.Executable;
 import org.hsa4j.kernel.KernelCode;
 import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.memory.Allocation;
+import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.memory.MemoryFaultException;
 import org.hsa4j.memory.MemoryManager;
 import org.hsa4j.memory.Svm;
@@ -126,9 +127,7 @@ final class PacketProcessor {
         }
         units = made;
         for (ComputeUnit u : made) {
-            Thread t = new Thread(u, threadPrefix + "-cu" + u.id);
-            t.setDaemon(true);
-            u.thread = t;
+            u.thread = new ComputeUnitThread(u, threadPrefix + "-cu" + u.id, agent.index(), u.id);
         }
         for (ComputeUnit u : made) {
             u.thread.start();

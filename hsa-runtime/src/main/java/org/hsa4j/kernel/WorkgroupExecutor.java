@@ -3,6 +3,7 @@ package org.hsa4j.kernel;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
+import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
 
@@ -62,6 +63,10 @@ public final class WorkgroupExecutor implements AutoCloseable {
         int n = cx * cy * cz;
         MemorySegment group = d.groupSegmentSize == 0 ? EMPTY : groupBuffer.asSlice(0, d.groupSegmentSize);
         kernelName = d.code.name();
+        ComputeUnitThread unit = ComputeUnitThread.current();
+        if (unit != null) {
+            unit.enterKernel(kernelName);
+        }
         if (n > 1 && d.code.descriptor().barriers()) {
             runContinuations(d, gx, gy, gz, cx, cy, cz, n, group);
         } else {

@@ -1,0 +1,48 @@
+package org.hsa4j.memory;
+
+/**
+ * The thread of one compute unit. A memory access learns where it runs from it (which agent,
+ * which compute unit, which kernel) with one type check on the current thread and no thread-local
+ * lookup; host threads are plain threads and get {@code null} from {@link #current()}.
+ */
+public final class ComputeUnitThread extends Thread {
+    private final int agentIndex;
+    private final int computeUnit;
+    private String kernelName;
+
+    /** A daemon thread running {@code body} as compute unit {@code computeUnit} of agent {@code agentIndex}. */
+    public ComputeUnitThread(Runnable body, String name, int agentIndex, int computeUnit) {
+        super(body, name);
+        this.agentIndex = agentIndex;
+        this.computeUnit = computeUnit;
+        setDaemon(true);
+    }
+
+    /** The calling thread when it is a compute unit's, else null (a host thread). */
+    public static ComputeUnitThread current() {
+        return Thread.currentThread() instanceof ComputeUnitThread t ? t : null;
+    }
+
+    /** Index of the agent this compute unit belongs to. */
+    public int agentIndex() {
+        return agentIndex;
+    }
+
+    /** Index of this compute unit inside its agent. */
+    public int computeUnit() {
+        return computeUnit;
+    }
+
+    /** Name of the kernel whose workgroup this unit runs now (or ran last); null before the first. */
+    public String kernelName() {
+        return kernelName;
+    }
+
+    /** Records the kernel this unit starts running; only the unit's own thread calls it. */
+    public void enterKernel(String name) {
+        if (Thread.currentThread() != this) {
+            throw new IllegalStateException("only " + getName() + " may record the kernel it runs");
+        }
+        kernelName = name;
+    }
+}
