@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 import org.hsa4j.memory.Allocation;
+import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.MemoryKind;
 import org.hsa4j.memory.MemoryManager;
 import org.hsa4j.memory.MemoryPool;
@@ -47,13 +48,19 @@ public final class Agent {
     /** Built by the runtime while it makes the topology. */
     public Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
                  MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock) {
+        this(index, properties, memory, signals, queuePool, pools, clock, null);
+    }
+
+    /** Built by the runtime while it makes the topology; {@code coherence} is fidelity mode's model, or null. */
+    public Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
+                 MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, CoherenceModel coherence) {
         this.index = index;
         this.properties = properties;
         this.memory = memory;
         this.signals = signals;
         this.queuePool = queuePool;
         this.pools = List.copyOf(pools);
-        this.svm = new Svm(memory.addressSpace(), index, properties.name());
+        this.svm = new Svm(memory.addressSpace(), index, properties.name(), coherence);
         this.processor = new PacketProcessor(this, memory, signals, svm, clock);
     }
 

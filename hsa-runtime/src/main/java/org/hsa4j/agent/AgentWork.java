@@ -34,6 +34,7 @@ final class AgentWork extends Work {
             return false;
         }
         HsaException failure = null;
+        processor.beginPart();
         try {
             handler.handle(request);
         } catch (HsaException e) {
@@ -42,6 +43,7 @@ final class AgentWork extends Work {
             failure = new HsaException(HsaStatus.EXCEPTION, "agent dispatch handler for type " + request.type()
                     + " threw: " + t, t);
         }
+        processor.endPart(releaseScope);
         processor.complete(this, failure, completion, releaseScope);
         return true;
     }

@@ -29,6 +29,7 @@ final class KernelWork extends Work {
         if (group < 0) {
             return false;
         }
+        processor.beginPart();
         try {
             unit.executor.run(dispatch, group);
         } catch (HsaException e) {
@@ -37,6 +38,7 @@ final class KernelWork extends Work {
             dispatch.fail(new HsaException(HsaStatus.EXCEPTION, "kernel " + dispatch.code().name()
                     + " threw in workgroup " + group + ": " + t, t));
         }
+        processor.endPart(releaseScope);
         if (dispatch.finishGroup()) {
             processor.complete(this, dispatch.failure(), completion, releaseScope);
         }

@@ -16,6 +16,7 @@ import org.hsa4j.kernel.Executable;
 import org.hsa4j.kernel.KernelCode;
 import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.memory.Allocation;
+import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.memory.MemoryFaultException;
 import org.hsa4j.memory.MemoryManager;
@@ -94,6 +95,8 @@ final class PacketProcessor {
     private final MemoryManager memory;
     private final SignalManager signals;
     private final Svm svm;
+    /** Fidelity mode's caches, or null: packet fences and workgroup ends act on them. */
+    private final CoherenceModel coherence;
     private final LongSupplier clock;
     private final AtomicLong epoch = new AtomicLong();
     private final ConcurrentLinkedQueue<Work> runnable = new ConcurrentLinkedQueue<>();
@@ -115,6 +118,7 @@ final class PacketProcessor {
         this.memory = memory;
         this.signals = signals;
         this.svm = svm;
+        this.coherence = svm.coherence();
         this.clock = clock;
         this.workgroupMaxDim = agent.properties().workgroupMaxDim();
         this.gridMaxDim = agent.properties().gridMaxDim();
@@ -127,7 +131,7 @@ final class PacketProcessor {
         }
         units = made;
         for (ComputeUnit u : made) {
-            u.thread = new ComputeUnitThread(u, threadPrefix + "-cu" + u.id, agent.index(), u.id);
+            u.thread = new ComputeUnitThread(u, threadPrefix + "-cu" + u.id, agent.index(), u.id, coherence);
         }
         for (ComputeUnit u : made) {
             u.thread.start();
@@ -414,6 +418,9 @@ final class PacketProcessor {
             }
             if (acquire != 0) {
                 VarHandle.acquireFence();
+                if (coherence != null) {
+                    coherence.packetAcquire(agent.index(), acquire);
+                }
             }
             int outcome;
             try {
@@ -681,6 +688,9 @@ final class PacketProcessor {
         consume(q, index, off);
         if (PacketHeader.releaseScopeCode(word) != 0) {
             VarHandle.fullFence();
+            if (coherence != null) {
+                coherence.packetRelease(agent.index(), PacketHeader.releaseScopeCode(word));
+            }
         }
         if (completion != null) {
             long now = clock.getAsLong();
@@ -768,6 +778,9 @@ final class PacketProcessor {
      */
     void complete(Work work, HsaException failure, Signal completion, int releaseScope) {
         if (releaseScope != 0) {
+            if (coherence != null) {
+                coherence.packetRelease(agent.index(), releaseScope);
+            }
             VarHandle.releaseFence();
         }
         try {
@@ -788,6 +801,20 @@ final class PacketProcessor {
             if (work.slot.blockedIndex != -1) {
                 epoch.incrementAndGet();
             }
+        }
+    }
+
+    /** The calling unit starts a workgroup or an agent dispatch: in fidelity mode it applies launch acquires it missed. */
+    void beginPart() {
+        if (coherence != null) {
+            coherence.beginWork();
+        }
+    }
+
+    /** The calling unit finished a workgroup or an agent dispatch of a packet with {@code releaseScope}: fidelity mode writes its L1 back. */
+    void endPart(int releaseScope) {
+        if (coherence != null) {
+            coherence.endWork(releaseScope);
         }
     }
 

@@ -20,6 +20,8 @@ public final class Allocation {
     final MemorySegment block;
     final Arena dedicatedArena;
     final long reservedBytes;
+    /** True for memory fidelity mode never caches: runtime-internal structures and kernarg memory (always coherent). */
+    final boolean uncached;
     volatile long accessMask;
     volatile int ownerAgent;
     volatile boolean freed;
@@ -40,6 +42,7 @@ public final class Allocation {
         this.reservedBytes = reservedBytes;
         this.accessMask = accessMask;
         this.ownerAgent = ownerAgent;
+        this.uncached = kind == MemoryKind.INTERNAL || pool.flags().contains(GlobalFlag.KERNARG);
     }
 
     /** The SVM address of the first byte. */

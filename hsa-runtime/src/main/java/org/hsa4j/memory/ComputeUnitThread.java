@@ -8,13 +8,24 @@ package org.hsa4j.memory;
 public final class ComputeUnitThread extends Thread {
     private final int agentIndex;
     private final int computeUnit;
+    /** This unit's L1 in fidelity mode, or null (fidelity mode off, or a unit without caches). */
+    final UnitCache cache;
     private String kernelName;
 
     /** A daemon thread running {@code body} as compute unit {@code computeUnit} of agent {@code agentIndex}. */
     public ComputeUnitThread(Runnable body, String name, int agentIndex, int computeUnit) {
+        this(body, name, agentIndex, computeUnit, null);
+    }
+
+    /**
+     * As {@link #ComputeUnitThread(Runnable, String, int, int)}, with the unit's L1 of fidelity
+     * mode's {@code model} (null when fidelity mode is off).
+     */
+    public ComputeUnitThread(Runnable body, String name, int agentIndex, int computeUnit, CoherenceModel model) {
         super(body, name);
         this.agentIndex = agentIndex;
         this.computeUnit = computeUnit;
+        this.cache = model == null ? null : model.unitCache(agentIndex, computeUnit);
         setDaemon(true);
     }
 

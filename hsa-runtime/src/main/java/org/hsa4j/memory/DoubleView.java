@@ -3,6 +3,7 @@ package org.hsa4j.memory;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.util.Objects;
 
 /**
  * A checked view of consecutive doubles in SVM, for hot loops: checked once when made, then one
@@ -14,10 +15,20 @@ public final class DoubleView {
 
     private final long address;
     private final MemorySegment segment;
+    /** Fidelity mode's model, or null: then every access goes straight to the segment. */
+    private final CoherenceModel model;
+    private final Allocation allocation;
 
-    DoubleView(long address, MemorySegment segment) {
+    DoubleView(long address, MemorySegment segment, CoherenceModel model, Allocation allocation) {
         this.address = address;
         this.segment = segment;
+        this.model = model;
+        this.allocation = allocation;
+    }
+
+    /** The SVM address of element {@code i}, after a bounds check (fidelity mode). */
+    private long checked(long i) {
+        return address + Objects.checkIndex(i, length()) * Double.BYTES;
     }
 
     /** Number of elements. */
@@ -37,26 +48,43 @@ public final class DoubleView {
 
     /** Plain read of element {@code i}. */
     public double get(long i) {
+        if (model != null) {
+            return Double.longBitsToDouble(model.load(allocation, checked(i), 8));
+        }
         return segment.getAtIndex(ValueLayout.JAVA_DOUBLE, i);
     }
 
     /** Plain write of element {@code i}. */
     public void set(long i, double value) {
+        if (model != null) {
+            model.store(allocation, checked(i), 8, Double.doubleToRawLongBits(value));
+            return;
+        }
         segment.setAtIndex(ValueLayout.JAVA_DOUBLE, i, value);
     }
 
     /** HSA scacquire load of element {@code i} (volatile). */
     public double loadAcquire(long i) {
+        if (model != null) {
+            return Double.longBitsToDouble(model.atomic(allocation, checked(i), 8, AtomicOp.LOAD, 0, 0, MemoryOrder.ACQUIRE, MemoryScope.SYSTEM));
+        }
         return Double.longBitsToDouble((long) BITS.getVolatile(segment, 0L, i));
     }
 
     /** HSA screlease store of element {@code i} (volatile). */
     public void storeRelease(long i, double value) {
+        if (model != null) {
+            model.atomic(allocation, checked(i), 8, AtomicOp.STORE, Double.doubleToRawLongBits(value), 0, MemoryOrder.RELEASE, MemoryScope.SYSTEM);
+            return;
+        }
         BITS.setVolatile(segment, 0L, i, Double.doubleToRawLongBits(value));
     }
 
     /** Atomic add on element {@code i} as a compare-and-swap loop on the bits; returns the previous value. */
     public double fetchAdd(long i, double delta) {
+        if (model != null) {
+            return Double.longBitsToDouble(model.atomic(allocation, checked(i), 8, AtomicOp.FLOAT_ADD, Double.doubleToRawLongBits(delta), 0, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM));
+        }
         long seen = (long) BITS.getVolatile(segment, 0L, i);
         while (true) {
             long next = Double.doubleToRawLongBits(Double.longBitsToDouble(seen) + delta);

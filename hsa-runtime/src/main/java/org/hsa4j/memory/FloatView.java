@@ -3,6 +3,7 @@ package org.hsa4j.memory;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.util.Objects;
 
 /**
  * A checked view of consecutive floats in SVM, for hot loops: checked once when made, then one
@@ -14,10 +15,20 @@ public final class FloatView {
 
     private final long address;
     private final MemorySegment segment;
+    /** Fidelity mode's model, or null: then every access goes straight to the segment. */
+    private final CoherenceModel model;
+    private final Allocation allocation;
 
-    FloatView(long address, MemorySegment segment) {
+    FloatView(long address, MemorySegment segment, CoherenceModel model, Allocation allocation) {
         this.address = address;
         this.segment = segment;
+        this.model = model;
+        this.allocation = allocation;
+    }
+
+    /** The SVM address of element {@code i}, after a bounds check (fidelity mode). */
+    private long checked(long i) {
+        return address + Objects.checkIndex(i, length()) * Float.BYTES;
     }
 
     /** Number of elements. */
@@ -37,26 +48,43 @@ public final class FloatView {
 
     /** Plain read of element {@code i}. */
     public float get(long i) {
+        if (model != null) {
+            return Float.intBitsToFloat((int) model.load(allocation, checked(i), 4));
+        }
         return segment.getAtIndex(ValueLayout.JAVA_FLOAT, i);
     }
 
     /** Plain write of element {@code i}. */
     public void set(long i, float value) {
+        if (model != null) {
+            model.store(allocation, checked(i), 4, Float.floatToRawIntBits(value));
+            return;
+        }
         segment.setAtIndex(ValueLayout.JAVA_FLOAT, i, value);
     }
 
     /** HSA scacquire load of element {@code i} (volatile). */
     public float loadAcquire(long i) {
+        if (model != null) {
+            return Float.intBitsToFloat((int) model.atomic(allocation, checked(i), 4, AtomicOp.LOAD, 0, 0, MemoryOrder.ACQUIRE, MemoryScope.SYSTEM));
+        }
         return Float.intBitsToFloat((int) BITS.getVolatile(segment, 0L, i));
     }
 
     /** HSA screlease store of element {@code i} (volatile). */
     public void storeRelease(long i, float value) {
+        if (model != null) {
+            model.atomic(allocation, checked(i), 4, AtomicOp.STORE, Float.floatToRawIntBits(value), 0, MemoryOrder.RELEASE, MemoryScope.SYSTEM);
+            return;
+        }
         BITS.setVolatile(segment, 0L, i, Float.floatToRawIntBits(value));
     }
 
     /** Atomic add on element {@code i} as a compare-and-swap loop on the bits; returns the previous value. */
     public float fetchAdd(long i, float delta) {
+        if (model != null) {
+            return Float.intBitsToFloat((int) model.atomic(allocation, checked(i), 4, AtomicOp.FLOAT_ADD, Float.floatToRawIntBits(delta), 0, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM));
+        }
         int seen = (int) BITS.getVolatile(segment, 0L, i);
         while (true) {
             int next = Float.floatToRawIntBits(Float.intBitsToFloat(seen) + delta);

@@ -3,6 +3,7 @@ package org.hsa4j.memory;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.util.Objects;
 
 /**
  * A checked view of consecutive ints in SVM, for hot loops: checked once when made, then one
@@ -13,10 +14,20 @@ public final class IntView {
 
     private final long address;
     private final MemorySegment segment;
+    /** Fidelity mode's model, or null: then every access goes straight to the segment. */
+    private final CoherenceModel model;
+    private final Allocation allocation;
 
-    IntView(long address, MemorySegment segment) {
+    IntView(long address, MemorySegment segment, CoherenceModel model, Allocation allocation) {
         this.address = address;
         this.segment = segment;
+        this.model = model;
+        this.allocation = allocation;
+    }
+
+    /** The SVM address of element {@code i}, after a bounds check (fidelity mode). */
+    private long checked(long i) {
+        return address + Objects.checkIndex(i, length()) * Integer.BYTES;
     }
 
     /** Number of elements. */
@@ -36,46 +47,76 @@ public final class IntView {
 
     /** Plain read of element {@code i}. */
     public int get(long i) {
+        if (model != null) {
+            return (int) model.load(allocation, checked(i), 4);
+        }
         return segment.getAtIndex(ValueLayout.JAVA_INT, i);
     }
 
     /** Plain write of element {@code i}. */
     public void set(long i, int value) {
+        if (model != null) {
+            model.store(allocation, checked(i), 4, value);
+            return;
+        }
         segment.setAtIndex(ValueLayout.JAVA_INT, i, value);
     }
 
     /** HSA scacquire load of element {@code i} (volatile). */
     public int loadAcquire(long i) {
+        if (model != null) {
+            return (int) model.atomic(allocation, checked(i), 4, AtomicOp.LOAD, 0, 0, MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
+        }
         return (int) ELEMENT.getVolatile(segment, 0L, i);
     }
 
     /** Relaxed load of element {@code i} (opaque). */
     public int loadRelaxed(long i) {
+        if (model != null) {
+            return (int) model.atomic(allocation, checked(i), 4, AtomicOp.LOAD, 0, 0, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
+        }
         return (int) ELEMENT.getOpaque(segment, 0L, i);
     }
 
     /** HSA screlease store of element {@code i} (volatile). */
     public void storeRelease(long i, int value) {
+        if (model != null) {
+            model.atomic(allocation, checked(i), 4, AtomicOp.STORE, value, 0, MemoryOrder.RELEASE, MemoryScope.SYSTEM);
+            return;
+        }
         ELEMENT.setVolatile(segment, 0L, i, value);
     }
 
     /** Relaxed store of element {@code i} (opaque). */
     public void storeRelaxed(long i, int value) {
+        if (model != null) {
+            model.atomic(allocation, checked(i), 4, AtomicOp.STORE, value, 0, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
+            return;
+        }
         ELEMENT.setOpaque(segment, 0L, i, value);
     }
 
     /** Atomic fetch-and-add on element {@code i} (sequentially consistent); returns the previous value. */
     public int fetchAdd(long i, int delta) {
+        if (model != null) {
+            return (int) model.atomic(allocation, checked(i), 4, AtomicOp.ADD, delta, 0, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
+        }
         return (int) ELEMENT.getAndAdd(segment, 0L, i, delta);
     }
 
     /** Atomic compare-and-swap on element {@code i}; returns the value found. */
     public int compareExchange(long i, int expected, int desired) {
+        if (model != null) {
+            return (int) model.atomic(allocation, checked(i), 4, AtomicOp.COMPARE_EXCHANGE, expected, desired, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
+        }
         return (int) ELEMENT.compareAndExchange(segment, 0L, i, expected, desired);
     }
 
     /** Atomic exchange on element {@code i}; returns the previous value. */
     public int exchange(long i, int value) {
+        if (model != null) {
+            return (int) model.atomic(allocation, checked(i), 4, AtomicOp.EXCHANGE, value, 0, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
+        }
         return (int) ELEMENT.getAndSet(segment, 0L, i, value);
     }
 }

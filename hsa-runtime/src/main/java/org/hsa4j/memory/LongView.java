@@ -3,6 +3,7 @@ package org.hsa4j.memory;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.util.Objects;
 
 /**
  * A checked view of consecutive longs in SVM, for hot loops: checked once when made, then one
@@ -13,10 +14,20 @@ public final class LongView {
 
     private final long address;
     private final MemorySegment segment;
+    /** Fidelity mode's model, or null: then every access goes straight to the segment. */
+    private final CoherenceModel model;
+    private final Allocation allocation;
 
-    LongView(long address, MemorySegment segment) {
+    LongView(long address, MemorySegment segment, CoherenceModel model, Allocation allocation) {
         this.address = address;
         this.segment = segment;
+        this.model = model;
+        this.allocation = allocation;
+    }
+
+    /** The SVM address of element {@code i}, after a bounds check (fidelity mode). */
+    private long checked(long i) {
+        return address + Objects.checkIndex(i, length()) * Long.BYTES;
     }
 
     /** Number of elements. */
@@ -36,46 +47,76 @@ public final class LongView {
 
     /** Plain read of element {@code i}. */
     public long get(long i) {
+        if (model != null) {
+            return model.load(allocation, checked(i), 8);
+        }
         return segment.getAtIndex(ValueLayout.JAVA_LONG, i);
     }
 
     /** Plain write of element {@code i}. */
     public void set(long i, long value) {
+        if (model != null) {
+            model.store(allocation, checked(i), 8, value);
+            return;
+        }
         segment.setAtIndex(ValueLayout.JAVA_LONG, i, value);
     }
 
     /** HSA scacquire load of element {@code i} (volatile). */
     public long loadAcquire(long i) {
+        if (model != null) {
+            return model.atomic(allocation, checked(i), 8, AtomicOp.LOAD, 0, 0, MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
+        }
         return (long) ELEMENT.getVolatile(segment, 0L, i);
     }
 
     /** Relaxed load of element {@code i} (opaque). */
     public long loadRelaxed(long i) {
+        if (model != null) {
+            return model.atomic(allocation, checked(i), 8, AtomicOp.LOAD, 0, 0, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
+        }
         return (long) ELEMENT.getOpaque(segment, 0L, i);
     }
 
     /** HSA screlease store of element {@code i} (volatile). */
     public void storeRelease(long i, long value) {
+        if (model != null) {
+            model.atomic(allocation, checked(i), 8, AtomicOp.STORE, value, 0, MemoryOrder.RELEASE, MemoryScope.SYSTEM);
+            return;
+        }
         ELEMENT.setVolatile(segment, 0L, i, value);
     }
 
     /** Relaxed store of element {@code i} (opaque). */
     public void storeRelaxed(long i, long value) {
+        if (model != null) {
+            model.atomic(allocation, checked(i), 8, AtomicOp.STORE, value, 0, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
+            return;
+        }
         ELEMENT.setOpaque(segment, 0L, i, value);
     }
 
     /** Atomic fetch-and-add on element {@code i} (sequentially consistent); returns the previous value. */
     public long fetchAdd(long i, long delta) {
+        if (model != null) {
+            return model.atomic(allocation, checked(i), 8, AtomicOp.ADD, delta, 0, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
+        }
         return (long) ELEMENT.getAndAdd(segment, 0L, i, delta);
     }
 
     /** Atomic compare-and-swap on element {@code i}; returns the value found. */
     public long compareExchange(long i, long expected, long desired) {
+        if (model != null) {
+            return model.atomic(allocation, checked(i), 8, AtomicOp.COMPARE_EXCHANGE, expected, desired, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
+        }
         return (long) ELEMENT.compareAndExchange(segment, 0L, i, expected, desired);
     }
 
     /** Atomic exchange on element {@code i}; returns the previous value. */
     public long exchange(long i, long value) {
+        if (model != null) {
+            return model.atomic(allocation, checked(i), 8, AtomicOp.EXCHANGE, value, 0, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
+        }
         return (long) ELEMENT.getAndSet(segment, 0L, i, value);
     }
 }

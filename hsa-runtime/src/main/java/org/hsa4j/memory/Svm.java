@@ -34,13 +34,26 @@ public final class Svm {
     private final int agentIndex;
     private final long agentBit;
     private final String agentName;
+    /** Fidelity mode's caches, or null: the one field every access path tests. */
+    private final CoherenceModel model;
 
-    /** The view of the agent with {@code agentIndex}; the runtime makes one per agent. */
+    /** The view of the agent with {@code agentIndex}, fidelity mode off. */
     public Svm(AddressSpace space, int agentIndex, String agentName) {
+        this(space, agentIndex, agentName, null);
+    }
+
+    /** The view of the agent with {@code agentIndex}; {@code model} is fidelity mode's, or null. The runtime makes one per agent. */
+    public Svm(AddressSpace space, int agentIndex, String agentName, CoherenceModel model) {
         this.space = space;
         this.agentIndex = agentIndex;
         this.agentBit = 1L << agentIndex;
         this.agentName = agentName;
+        this.model = model;
+    }
+
+    /** Fidelity mode's model, or null when the mode is off. */
+    public CoherenceModel coherence() {
+        return model;
     }
 
     /** Index of the agent this view accesses memory as. */
@@ -92,48 +105,76 @@ public final class Svm {
     /** Reads a byte. */
     public byte getByte(long address) {
         Allocation a = resolve(address, 1);
+        if (model != null) {
+            return (byte) model.load(a, address, 1);
+        }
         return a.segment.get(ValueLayout.JAVA_BYTE, address - a.base);
     }
 
     /** Writes a byte. */
     public void setByte(long address, byte value) {
         Allocation a = resolve(address, 1);
+        if (model != null) {
+            model.store(a, address, 1, value);
+            return;
+        }
         a.segment.set(ValueLayout.JAVA_BYTE, address - a.base, value);
     }
 
     /** Reads a 16-bit value. */
     public short getShort(long address) {
         Allocation a = resolve(address, 2);
+        if (model != null) {
+            return (short) model.load(a, address, 2);
+        }
         return a.segment.get(SHORT_U, address - a.base);
     }
 
     /** Writes a 16-bit value. */
     public void setShort(long address, short value) {
         Allocation a = resolve(address, 2);
+        if (model != null) {
+            model.store(a, address, 2, value);
+            return;
+        }
         a.segment.set(SHORT_U, address - a.base, value);
     }
 
     /** Reads an int. */
     public int getInt(long address) {
         Allocation a = resolve(address, 4);
+        if (model != null) {
+            return (int) model.load(a, address, 4);
+        }
         return a.segment.get(INT_U, address - a.base);
     }
 
     /** Writes an int. */
     public void setInt(long address, int value) {
         Allocation a = resolve(address, 4);
+        if (model != null) {
+            model.store(a, address, 4, value);
+            return;
+        }
         a.segment.set(INT_U, address - a.base, value);
     }
 
     /** Reads a long. */
     public long getLong(long address) {
         Allocation a = resolve(address, 8);
+        if (model != null) {
+            return model.load(a, address, 8);
+        }
         return a.segment.get(LONG_U, address - a.base);
     }
 
     /** Writes a long. */
     public void setLong(long address, long value) {
         Allocation a = resolve(address, 8);
+        if (model != null) {
+            model.store(a, address, 8, value);
+            return;
+        }
         a.segment.set(LONG_U, address - a.base, value);
     }
 
@@ -150,57 +191,86 @@ public final class Svm {
     /** Reads a float. */
     public float getFloat(long address) {
         Allocation a = resolve(address, 4);
+        if (model != null) {
+            return Float.intBitsToFloat((int) model.load(a, address, 4));
+        }
         return a.segment.get(FLOAT_U, address - a.base);
     }
 
     /** Writes a float. */
     public void setFloat(long address, float value) {
         Allocation a = resolve(address, 4);
+        if (model != null) {
+            model.store(a, address, 4, Float.floatToRawIntBits(value));
+            return;
+        }
         a.segment.set(FLOAT_U, address - a.base, value);
     }
 
     /** Reads a double. */
     public double getDouble(long address) {
         Allocation a = resolve(address, 8);
+        if (model != null) {
+            return Double.longBitsToDouble(model.load(a, address, 8));
+        }
         return a.segment.get(DOUBLE_U, address - a.base);
     }
 
     /** Writes a double. */
     public void setDouble(long address, double value) {
         Allocation a = resolve(address, 8);
+        if (model != null) {
+            model.store(a, address, 8, Double.doubleToRawLongBits(value));
+            return;
+        }
         a.segment.set(DOUBLE_U, address - a.base, value);
     }
 
     /** Copies {@code bytes} bytes from {@code src} to {@code dst}; both ranges are checked. */
     public void copy(long dst, long src, long bytes) {
-        MemorySegment.copy(segment(src, bytes), 0, segment(dst, bytes), 0, bytes);
+        MemorySegment from = segment(src, bytes);
+        MemorySegment to = segment(dst, bytes);
+        if (model != null) {
+            model.copy(resolve(dst, bytes), dst, resolve(src, bytes), src, bytes);
+            return;
+        }
+        MemorySegment.copy(from, 0, to, 0, bytes);
     }
 
     /** Sets {@code bytes} bytes at {@code address} to {@code value}. */
     public void fill(long address, long bytes, byte value) {
-        segment(address, bytes).fill(value);
+        MemorySegment target = segment(address, bytes);
+        if (model != null) {
+            model.fill(resolve(address, bytes), address, bytes, value);
+            return;
+        }
+        target.fill(value);
     }
 
     // ---- typed views ----------------------------------------------------------------------------
 
     /** A view of {@code count} ints at {@code address}. */
     public IntView ints(long address, long count) {
-        return new IntView(address, alignedSegment(address, count, 4));
+        MemorySegment m = alignedSegment(address, count, 4);
+        return new IntView(address, m, model, model == null ? null : resolve(address, m.byteSize()));
     }
 
     /** A view of {@code count} longs at {@code address}. */
     public LongView longs(long address, long count) {
-        return new LongView(address, alignedSegment(address, count, 8));
+        MemorySegment m = alignedSegment(address, count, 8);
+        return new LongView(address, m, model, model == null ? null : resolve(address, m.byteSize()));
     }
 
     /** A view of {@code count} floats at {@code address}. */
     public FloatView floats(long address, long count) {
-        return new FloatView(address, alignedSegment(address, count, 4));
+        MemorySegment m = alignedSegment(address, count, 4);
+        return new FloatView(address, m, model, model == null ? null : resolve(address, m.byteSize()));
     }
 
     /** A view of {@code count} doubles at {@code address}. */
     public DoubleView doubles(long address, long count) {
-        return new DoubleView(address, alignedSegment(address, count, 8));
+        MemorySegment m = alignedSegment(address, count, 8);
+        return new DoubleView(address, m, model, model == null ? null : resolve(address, m.byteSize()));
     }
 
     private MemorySegment alignedSegment(long address, long count, int elementSize) {
@@ -249,6 +319,9 @@ public final class Svm {
     public int atomicLoadInt(long address, MemoryOrder order, MemoryScope scope) {
         checkLoad(order);
         Allocation a = atomic(address, 4, order, scope);
+        if (model != null) {
+            return (int) model.atomic(a, address, 4, AtomicOp.LOAD, 0, 0, order, scope);
+        }
         long off = address - a.base;
         return order == MemoryOrder.RELAXED ? (int) INT.getOpaque(a.segment, off) : (int) INT.getVolatile(a.segment, off);
     }
@@ -257,6 +330,10 @@ public final class Svm {
     public void atomicStoreInt(long address, int value, MemoryOrder order, MemoryScope scope) {
         checkStore(order);
         Allocation a = atomic(address, 4, order, scope);
+        if (model != null) {
+            model.atomic(a, address, 4, AtomicOp.STORE, value, 0, order, scope);
+            return;
+        }
         long off = address - a.base;
         if (order == MemoryOrder.RELAXED) {
             INT.setOpaque(a.segment, off, value);
@@ -268,48 +345,72 @@ public final class Svm {
     /** Atomically replaces the int; returns the previous value. */
     public int atomicExchangeInt(long address, int value, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 4, order, scope);
+        if (model != null) {
+            return (int) model.atomic(a, address, 4, AtomicOp.EXCHANGE, value, 0, order, scope);
+        }
         return (int) INT.getAndSet(a.segment, address - a.base, value);
     }
 
     /** Compare-and-swap; returns the value found, which equals {@code expected} on success. */
     public int atomicCompareExchangeInt(long address, int expected, int desired, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 4, order, scope);
+        if (model != null) {
+            return (int) model.atomic(a, address, 4, AtomicOp.COMPARE_EXCHANGE, expected, desired, order, scope);
+        }
         return (int) INT.compareAndExchange(a.segment, address - a.base, expected, desired);
     }
 
     /** Fetch-and-add; returns the previous value. */
     public int atomicAddInt(long address, int delta, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 4, order, scope);
+        if (model != null) {
+            return (int) model.atomic(a, address, 4, AtomicOp.ADD, delta, 0, order, scope);
+        }
         return (int) INT.getAndAdd(a.segment, address - a.base, delta);
     }
 
     /** Fetch-and-subtract; returns the previous value. */
     public int atomicSubInt(long address, int delta, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 4, order, scope);
+        if (model != null) {
+            return (int) model.atomic(a, address, 4, AtomicOp.ADD, -delta, 0, order, scope);
+        }
         return (int) INT.getAndAdd(a.segment, address - a.base, -delta);
     }
 
     /** Fetch-and-and; returns the previous value. */
     public int atomicAndInt(long address, int mask, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 4, order, scope);
+        if (model != null) {
+            return (int) model.atomic(a, address, 4, AtomicOp.AND, mask, 0, order, scope);
+        }
         return (int) INT.getAndBitwiseAnd(a.segment, address - a.base, mask);
     }
 
     /** Fetch-and-or; returns the previous value. */
     public int atomicOrInt(long address, int mask, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 4, order, scope);
+        if (model != null) {
+            return (int) model.atomic(a, address, 4, AtomicOp.OR, mask, 0, order, scope);
+        }
         return (int) INT.getAndBitwiseOr(a.segment, address - a.base, mask);
     }
 
     /** Fetch-and-xor; returns the previous value. */
     public int atomicXorInt(long address, int mask, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 4, order, scope);
+        if (model != null) {
+            return (int) model.atomic(a, address, 4, AtomicOp.XOR, mask, 0, order, scope);
+        }
         return (int) INT.getAndBitwiseXor(a.segment, address - a.base, mask);
     }
 
     /** Atomic signed minimum; returns the previous value. */
     public int atomicMinInt(long address, int value, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 4, order, scope);
+        if (model != null) {
+            return (int) model.atomic(a, address, 4, AtomicOp.MIN, value, 0, order, scope);
+        }
         long off = address - a.base;
         int seen = (int) INT.getVolatile(a.segment, off);
         while (value < seen) {
@@ -325,6 +426,9 @@ public final class Svm {
     /** Atomic signed maximum; returns the previous value. */
     public int atomicMaxInt(long address, int value, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 4, order, scope);
+        if (model != null) {
+            return (int) model.atomic(a, address, 4, AtomicOp.MAX, value, 0, order, scope);
+        }
         long off = address - a.base;
         int seen = (int) INT.getVolatile(a.segment, off);
         while (value > seen) {
@@ -341,6 +445,9 @@ public final class Svm {
     public long atomicLoadLong(long address, MemoryOrder order, MemoryScope scope) {
         checkLoad(order);
         Allocation a = atomic(address, 8, order, scope);
+        if (model != null) {
+            return model.atomic(a, address, 8, AtomicOp.LOAD, 0, 0, order, scope);
+        }
         long off = address - a.base;
         return order == MemoryOrder.RELAXED ? (long) LONG.getOpaque(a.segment, off) : (long) LONG.getVolatile(a.segment, off);
     }
@@ -349,6 +456,10 @@ public final class Svm {
     public void atomicStoreLong(long address, long value, MemoryOrder order, MemoryScope scope) {
         checkStore(order);
         Allocation a = atomic(address, 8, order, scope);
+        if (model != null) {
+            model.atomic(a, address, 8, AtomicOp.STORE, value, 0, order, scope);
+            return;
+        }
         long off = address - a.base;
         if (order == MemoryOrder.RELAXED) {
             LONG.setOpaque(a.segment, off, value);
@@ -360,48 +471,72 @@ public final class Svm {
     /** Atomically replaces the long; returns the previous value. */
     public long atomicExchangeLong(long address, long value, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 8, order, scope);
+        if (model != null) {
+            return model.atomic(a, address, 8, AtomicOp.EXCHANGE, value, 0, order, scope);
+        }
         return (long) LONG.getAndSet(a.segment, address - a.base, value);
     }
 
     /** Compare-and-swap; returns the value found, which equals {@code expected} on success. */
     public long atomicCompareExchangeLong(long address, long expected, long desired, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 8, order, scope);
+        if (model != null) {
+            return model.atomic(a, address, 8, AtomicOp.COMPARE_EXCHANGE, expected, desired, order, scope);
+        }
         return (long) LONG.compareAndExchange(a.segment, address - a.base, expected, desired);
     }
 
     /** Fetch-and-add; returns the previous value. */
     public long atomicAddLong(long address, long delta, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 8, order, scope);
+        if (model != null) {
+            return model.atomic(a, address, 8, AtomicOp.ADD, delta, 0, order, scope);
+        }
         return (long) LONG.getAndAdd(a.segment, address - a.base, delta);
     }
 
     /** Fetch-and-subtract; returns the previous value. */
     public long atomicSubLong(long address, long delta, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 8, order, scope);
+        if (model != null) {
+            return model.atomic(a, address, 8, AtomicOp.ADD, -delta, 0, order, scope);
+        }
         return (long) LONG.getAndAdd(a.segment, address - a.base, -delta);
     }
 
     /** Fetch-and-and; returns the previous value. */
     public long atomicAndLong(long address, long mask, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 8, order, scope);
+        if (model != null) {
+            return model.atomic(a, address, 8, AtomicOp.AND, mask, 0, order, scope);
+        }
         return (long) LONG.getAndBitwiseAnd(a.segment, address - a.base, mask);
     }
 
     /** Fetch-and-or; returns the previous value. */
     public long atomicOrLong(long address, long mask, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 8, order, scope);
+        if (model != null) {
+            return model.atomic(a, address, 8, AtomicOp.OR, mask, 0, order, scope);
+        }
         return (long) LONG.getAndBitwiseOr(a.segment, address - a.base, mask);
     }
 
     /** Fetch-and-xor; returns the previous value. */
     public long atomicXorLong(long address, long mask, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 8, order, scope);
+        if (model != null) {
+            return model.atomic(a, address, 8, AtomicOp.XOR, mask, 0, order, scope);
+        }
         return (long) LONG.getAndBitwiseXor(a.segment, address - a.base, mask);
     }
 
     /** Atomic signed minimum; returns the previous value. */
     public long atomicMinLong(long address, long value, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 8, order, scope);
+        if (model != null) {
+            return model.atomic(a, address, 8, AtomicOp.MIN, value, 0, order, scope);
+        }
         long off = address - a.base;
         long seen = (long) LONG.getVolatile(a.segment, off);
         while (value < seen) {
@@ -417,6 +552,9 @@ public final class Svm {
     /** Atomic signed maximum; returns the previous value. */
     public long atomicMaxLong(long address, long value, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 8, order, scope);
+        if (model != null) {
+            return model.atomic(a, address, 8, AtomicOp.MAX, value, 0, order, scope);
+        }
         long off = address - a.base;
         long seen = (long) LONG.getVolatile(a.segment, off);
         while (value > seen) {
@@ -432,6 +570,9 @@ public final class Svm {
     /** Float fetch-and-add as a compare-and-swap loop on the bits; returns the previous value. */
     public float atomicAddFloat(long address, float delta, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 4, order, scope);
+        if (model != null) {
+            return Float.intBitsToFloat((int) model.atomic(a, address, 4, AtomicOp.FLOAT_ADD, Float.floatToRawIntBits(delta), 0, order, scope));
+        }
         long off = address - a.base;
         int seen = (int) INT.getVolatile(a.segment, off);
         while (true) {
@@ -447,6 +588,9 @@ public final class Svm {
     /** Double fetch-and-add as a compare-and-swap loop on the bits; returns the previous value. */
     public double atomicAddDouble(long address, double delta, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 8, order, scope);
+        if (model != null) {
+            return Double.longBitsToDouble(model.atomic(a, address, 8, AtomicOp.FLOAT_ADD, Double.doubleToRawLongBits(delta), 0, order, scope));
+        }
         long off = address - a.base;
         long seen = (long) LONG.getVolatile(a.segment, off);
         while (true) {
@@ -510,6 +654,10 @@ public final class Svm {
             case ACQUIRE -> VarHandle.acquireFence();
             case RELEASE -> VarHandle.releaseFence();
             case ACQ_REL, SEQ_CST -> VarHandle.fullFence();
+        }
+        ComputeUnitThread unit = ComputeUnitThread.current();
+        if (unit != null && unit.cache != null) {
+            unit.cache.model.fence(order, scope);
         }
     }
 }

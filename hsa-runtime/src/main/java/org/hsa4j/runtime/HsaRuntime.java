@@ -2,6 +2,7 @@ package org.hsa4j.runtime;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
@@ -13,6 +14,8 @@ import org.hsa4j.agent.AgentProperties;
 import org.hsa4j.agent.DeviceType;
 import org.hsa4j.kernel.Executable;
 import org.hsa4j.memory.Allocation;
+import org.hsa4j.memory.CacheGeometry;
+import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.GlobalFlag;
 import org.hsa4j.memory.MemoryKind;
 import org.hsa4j.memory.MemoryManager;
@@ -55,6 +58,8 @@ public final class HsaRuntime implements AutoCloseable {
     private final MemoryPool systemFine;
     private final MemoryPool kernargPool;
     private final List<MemoryPool> deviceCoarse = new ArrayList<>();
+    /** Fidelity mode's caches, or null when the mode is off. */
+    private final CoherenceModel coherence;
     private volatile boolean closed;
 
     private HsaRuntime(RuntimeConfig config) {
@@ -67,14 +72,15 @@ public final class HsaRuntime implements AutoCloseable {
                 config.kernargPoolSize(), true, true);
         MemoryPool systemCoarse = memory.createPool("system coarse-grained", SegmentKind.GLOBAL,
                 EnumSet.of(GlobalFlag.COARSE_GRAINED), 0, config.systemMemorySize(), config.systemMemorySize(), false, true);
-        signals = new SignalManager(memory, systemFine);
+        coherence = config.fidelity() ? new CoherenceModel(CacheGeometry.defaults(), cachedUnits(config)) : null;
+        signals = new SignalManager(memory, systemFine, Signal.RECHECK_NANOS, coherence);
         List<Agent> made = new ArrayList<>();
         int cpuUnits = config.cpuComputeUnits();
         AgentProperties cpu = new AgentProperties("cpu0", DeviceType.CPU, EnumSet.of(AgentFeature.AGENT_DISPATCH),
                 cpuUnits, 1, new int[] {1, 1, 1}, 1, new long[] {1, 1, 1}, 1, config.queueMinSize(),
                 config.queueMaxSize(), config.queuesMax(), 0, 0);
         made.add(new Agent(0, cpu, memory, signals, systemFine, List.of(systemFine, kernargPool, systemCoarse),
-                this::timestamp));
+                this::timestamp, coherence));
         for (int g = 1; g <= gpus; g++) {
             String name = "gpu" + (g - 1);
             MemoryPool coarse = memory.createPool(name + " coarse-grained (device)", SegmentKind.GLOBAL,
@@ -95,12 +101,19 @@ public final class HsaRuntime implements AutoCloseable {
                     config.queueMinSize(), config.queueMaxSize(), config.queuesMax(), config.groupSegmentMax(),
                     config.privateSegmentMax());
             made.add(new Agent(g, props, memory, signals, systemFine, List.of(coarse, fine, group, priv),
-                    this::timestamp));
+                    this::timestamp, coherence));
         }
         agents = List.copyOf(made);
         for (Agent a : agents) {
             a.start();
         }
+    }
+
+    /** Compute units that get fidelity mode's caches, by agent index: every GPU agent's, none of the CPU agent's. */
+    private static int[] cachedUnits(RuntimeConfig config) {
+        int[] units = new int[config.gpuAgents() + 1];
+        Arrays.fill(units, 1, units.length, config.computeUnits());
+        return units;
     }
 
     /** {@code hsa_init} with the defaults overlaid with the environment ({@link RuntimeConfig#fromEnvironment()}). */
@@ -178,6 +191,11 @@ public final class HsaRuntime implements AutoCloseable {
     /** The kernarg pool. */
     public MemoryPool kernargPool() {
         return kernargPool;
+    }
+
+    /** True in the memory-model fidelity mode ({@link RuntimeConfig#fidelity()}). */
+    public boolean fidelityEnabled() {
+        return coherence != null;
     }
 
     /** True when GPUs may touch plain system memory. */

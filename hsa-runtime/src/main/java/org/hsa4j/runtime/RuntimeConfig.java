@@ -20,6 +20,7 @@ import java.util.function.IntConsumer;
  * <tr><td>HSA4J_GROUP_SEGMENT_MAX</td><td>group segment bytes per workgroup (default 65536)</td></tr>
  * <tr><td>HSA4J_DEVICE_MEMORY</td><td>bytes of each GPU's coarse-grained pool (default 8 GiB)</td></tr>
  * <tr><td>HSA_XNACK or HSA4J_XNACK</td><td>1 lets GPUs touch plain system memory (default 0)</td></tr>
+ * <tr><td>HSA4J_FIDELITY</td><td>1 turns on the memory-model fidelity (checking) mode (default 0)</td></tr>
  * </table>
  *
  * @param gpuAgents          number of GPU agents
@@ -36,11 +37,13 @@ import java.util.function.IntConsumer;
  * @param deviceMemorySize   bytes of each GPU's coarse-grained pool
  * @param kernargPoolSize    bytes of the kernarg pool
  * @param xnack              true when GPUs may touch plain system memory (pages migrate on fault)
+ * @param fidelity           true for the memory-model fidelity mode: GPU compute units see memory through
+ *                           write-back caches, so a missing fence or a too-narrow scope reads stale data
  */
 public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits, int wavefrontSize,
                             int queueMinSize, int queueMaxSize, int queuesMax, int workgroupMaxSize,
                             int groupSegmentMax, int privateSegmentMax, long systemMemorySize,
-                            long deviceMemorySize, long kernargPoolSize, boolean xnack) {
+                            long deviceMemorySize, long kernargPoolSize, boolean xnack, boolean fidelity) {
 
     /** Most GPU agents: agent indices (CPU agent 0 included) must fit in 64-bit access masks. */
     public static final int MAX_GPU_AGENTS = 62;
@@ -124,6 +127,10 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
         if (xnack != null) {
             b.xnack(parse(xnackName, xnack, 0, 1, false) == 1);
         }
+        String fidelity = env.get("HSA4J_FIDELITY");
+        if (fidelity != null) {
+            b.fidelity(parse("HSA4J_FIDELITY", fidelity, 0, 1, false) == 1);
+        }
         if (b.queueMinSize > b.queueMaxSize) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "environment: HSA4J_QUEUE_MIN_SIZE ("
                     + b.queueMinSize + ") must not exceed HSA4J_QUEUE_MAX_SIZE (" + b.queueMaxSize + ")");
@@ -179,6 +186,7 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
         b.deviceMemorySize = deviceMemorySize;
         b.kernargPoolSize = kernargPoolSize;
         b.xnack = xnack;
+        b.fidelity = fidelity;
         return b;
     }
 
@@ -198,6 +206,7 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
         private long deviceMemorySize = 8L << 30;
         private long kernargPoolSize = 256L << 20;
         private boolean xnack;
+        private boolean fidelity;
 
         private Builder() {
         }
@@ -279,11 +288,17 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
             return this;
         }
 
+        /** Turns the memory-model fidelity (checking) mode on or off (default off). */
+        public Builder fidelity(boolean v) {
+            fidelity = v;
+            return this;
+        }
+
         /** Validates and builds. */
         public RuntimeConfig build() {
             return new RuntimeConfig(gpuAgents, computeUnits, cpuComputeUnits, wavefrontSize, queueMinSize,
                     queueMaxSize, queuesMax, workgroupMaxSize, groupSegmentMax, privateSegmentMax,
-                    systemMemorySize, deviceMemorySize, kernargPoolSize, xnack);
+                    systemMemorySize, deviceMemorySize, kernargPoolSize, xnack, fidelity);
         }
     }
 }

@@ -26,6 +26,7 @@ public final class SystemReport {
         row(out, 0, "Machine Model", info.machineModel());
         row(out, 0, "System Endianness", info.endianness());
         row(out, 0, "XNACK enabled", c.xnack() ? "YES" : "NO");
+        row(out, 0, "Memory model", c.fidelity() ? "FIDELITY" : "NORMAL");
         row(out, 0, "Workgroup barriers", WorkgroupExecutor.barriersAvailable() ? "continuations"
                 : "UNAVAILABLE: " + WorkgroupExecutor.barriersUnavailableReason());
         row(out, 0, "JVM", System.getProperty("java.vm.name") + " " + Runtime.version());

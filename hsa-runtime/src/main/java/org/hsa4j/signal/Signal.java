@@ -7,6 +7,8 @@ import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
 
+import org.hsa4j.memory.CoherenceModel;
+import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
 
@@ -65,12 +67,18 @@ public final class Signal {
     private static final int OR = 3;
     private static final int XOR = 4;
 
+    /** Order bits of a read-modify-write: its acquire half, its release half (fidelity mode acts on them). */
+    private static final int SCACQUIRE = 1;
+    private static final int SCRELEASE = 2;
+
     /** The 4 KiB block holding the slot; it knows the manager and the block's SVM address. */
     final SignalManager.Block slots;
     /** The block's memory, kept here so that an operation costs one dependent load. */
     private final MemorySegment block;
     /** Byte offset of the slot in the block. */
     final int offset;
+    /** Fidelity mode's model, or null: a kernel's scacquire/screlease operation acquires/releases at system scope. */
+    private final CoherenceModel coherence;
     private volatile Object waiters;
     private volatile HsaException failure;
     private volatile boolean destroyed;
@@ -79,6 +87,7 @@ public final class Signal {
         this.slots = slots;
         this.block = slots.allocation.segment();
         this.offset = offset;
+        this.coherence = slots.manager.coherence;
     }
 
     /** The opaque handle: the SVM address of the signal's slot. Goes into packets. */
@@ -91,7 +100,9 @@ public final class Signal {
     /** {@code hsa_signal_load_scacquire}: volatile load of the value. */
     public long loadScacquire() {
         checkLive();
-        return load(true);
+        long value = load(true);
+        acquiring(SCACQUIRE);
+        return value;
     }
 
     /** {@code hsa_signal_load_relaxed}: opaque load of the value. */
@@ -114,6 +125,7 @@ public final class Signal {
     /** {@code hsa_signal_store_screlease}: volatile store, then wakes waiters. Re-arms a failed signal. */
     public void storeScrelease(long value) {
         checkLive();
+        releasing(SCRELEASE);
         failure = null;
         store(value, true);
         notifyWaiters();
@@ -129,6 +141,7 @@ public final class Signal {
     /** {@code hsa_signal_silent_store_screlease}: volatile store that wakes nobody. Re-arms a failed signal. */
     public void silentStoreScrelease(long value) {
         checkLive();
+        releasing(SCRELEASE);
         failure = null;
         store(value, true);
     }
@@ -137,52 +150,54 @@ public final class Signal {
 
     /** {@code hsa_signal_exchange_scacq_screl}: returns the previous value. */
     public long exchangeScacqScrel(long value) {
-        return update(EXCHANGE, value);
+        return update(EXCHANGE, value, SCACQUIRE | SCRELEASE);
     }
 
     /** {@code hsa_signal_exchange_scacquire}: returns the previous value. */
     public long exchangeScacquire(long value) {
-        return update(EXCHANGE, value);
+        return update(EXCHANGE, value, SCACQUIRE);
     }
 
     /** {@code hsa_signal_exchange_screlease}: returns the previous value. */
     public long exchangeScrelease(long value) {
-        return update(EXCHANGE, value);
+        return update(EXCHANGE, value, SCRELEASE);
     }
 
     /** {@code hsa_signal_exchange_relaxed}: returns the previous value. */
     public long exchangeRelaxed(long value) {
-        return update(EXCHANGE, value);
+        return update(EXCHANGE, value, 0);
     }
 
     /** {@code hsa_signal_cas_scacq_screl}: returns the value found, {@code expected} on success. */
     public long casScacqScrel(long expected, long value) {
-        return cas(expected, value);
+        return cas(expected, value, SCACQUIRE | SCRELEASE);
     }
 
     /** {@code hsa_signal_cas_scacquire}: returns the value found, {@code expected} on success. */
     public long casScacquire(long expected, long value) {
-        return cas(expected, value);
+        return cas(expected, value, SCACQUIRE);
     }
 
     /** {@code hsa_signal_cas_screlease}: returns the value found, {@code expected} on success. */
     public long casScrelease(long expected, long value) {
-        return cas(expected, value);
+        return cas(expected, value, SCRELEASE);
     }
 
     /** {@code hsa_signal_cas_relaxed}: returns the value found, {@code expected} on success. */
     public long casRelaxed(long expected, long value) {
-        return cas(expected, value);
+        return cas(expected, value, 0);
     }
 
-    private long cas(long expected, long value) {
+    private long cas(long expected, long value, int order) {
         checkLive();
+        releasing(order);
         long witness;
         try {
             witness = (long) VALUE.compareAndExchange(block, offset + SignalDescriptor.VALUE, expected, value);
         } catch (IllegalStateException e) {
             throw released(e);
         }
+        acquiring(order);
         if (witness == expected) {
             notifyWaiters();
         }
@@ -193,107 +208,108 @@ public final class Signal {
 
     /** {@code hsa_signal_add_scacq_screl}. */
     public void addScacqScrel(long value) {
-        update(ADD, value);
+        update(ADD, value, SCACQUIRE | SCRELEASE);
     }
 
     /** {@code hsa_signal_add_scacquire}. */
     public void addScacquire(long value) {
-        update(ADD, value);
+        update(ADD, value, SCACQUIRE);
     }
 
     /** {@code hsa_signal_add_screlease}. */
     public void addScrelease(long value) {
-        update(ADD, value);
+        update(ADD, value, SCRELEASE);
     }
 
     /** {@code hsa_signal_add_relaxed}. */
     public void addRelaxed(long value) {
-        update(ADD, value);
+        update(ADD, value, 0);
     }
 
     /** {@code hsa_signal_subtract_scacq_screl}. */
     public void subtractScacqScrel(long value) {
-        update(ADD, -value);
+        update(ADD, -value, SCACQUIRE | SCRELEASE);
     }
 
     /** {@code hsa_signal_subtract_scacquire}. */
     public void subtractScacquire(long value) {
-        update(ADD, -value);
+        update(ADD, -value, SCACQUIRE);
     }
 
     /** {@code hsa_signal_subtract_screlease}. */
     public void subtractScrelease(long value) {
-        update(ADD, -value);
+        update(ADD, -value, SCRELEASE);
     }
 
     /** {@code hsa_signal_subtract_relaxed}. */
     public void subtractRelaxed(long value) {
-        update(ADD, -value);
+        update(ADD, -value, 0);
     }
 
     /** {@code hsa_signal_and_scacq_screl}. */
     public void andScacqScrel(long mask) {
-        update(AND, mask);
+        update(AND, mask, SCACQUIRE | SCRELEASE);
     }
 
     /** {@code hsa_signal_and_scacquire}. */
     public void andScacquire(long mask) {
-        update(AND, mask);
+        update(AND, mask, SCACQUIRE);
     }
 
     /** {@code hsa_signal_and_screlease}. */
     public void andScrelease(long mask) {
-        update(AND, mask);
+        update(AND, mask, SCRELEASE);
     }
 
     /** {@code hsa_signal_and_relaxed}. */
     public void andRelaxed(long mask) {
-        update(AND, mask);
+        update(AND, mask, 0);
     }
 
     /** {@code hsa_signal_or_scacq_screl}. */
     public void orScacqScrel(long mask) {
-        update(OR, mask);
+        update(OR, mask, SCACQUIRE | SCRELEASE);
     }
 
     /** {@code hsa_signal_or_scacquire}. */
     public void orScacquire(long mask) {
-        update(OR, mask);
+        update(OR, mask, SCACQUIRE);
     }
 
     /** {@code hsa_signal_or_screlease}. */
     public void orScrelease(long mask) {
-        update(OR, mask);
+        update(OR, mask, SCRELEASE);
     }
 
     /** {@code hsa_signal_or_relaxed}. */
     public void orRelaxed(long mask) {
-        update(OR, mask);
+        update(OR, mask, 0);
     }
 
     /** {@code hsa_signal_xor_scacq_screl}. */
     public void xorScacqScrel(long mask) {
-        update(XOR, mask);
+        update(XOR, mask, SCACQUIRE | SCRELEASE);
     }
 
     /** {@code hsa_signal_xor_scacquire}. */
     public void xorScacquire(long mask) {
-        update(XOR, mask);
+        update(XOR, mask, SCACQUIRE);
     }
 
     /** {@code hsa_signal_xor_screlease}. */
     public void xorScrelease(long mask) {
-        update(XOR, mask);
+        update(XOR, mask, SCRELEASE);
     }
 
     /** {@code hsa_signal_xor_relaxed}. */
     public void xorRelaxed(long mask) {
-        update(XOR, mask);
+        update(XOR, mask, 0);
     }
 
     /** One read-modify-write at volatile strength, then the wake-up; returns the previous value. */
-    private long update(int op, long operand) {
+    private long update(int op, long operand, int order) {
         checkLive();
+        releasing(order);
         long previous;
         long at = offset + SignalDescriptor.VALUE;
         try {
@@ -307,6 +323,7 @@ public final class Signal {
         } catch (IllegalStateException e) {
             throw released(e);
         }
+        acquiring(order);
         notifyWaiters();
         return previous;
     }
@@ -324,7 +341,23 @@ public final class Signal {
      *                      {@link HsaStatus#INVALID_ARGUMENT} for a null condition or wait state
      */
     public long waitScacquire(SignalCondition condition, long compare, long timeoutNanos, WaitState state) {
-        return await(condition, compare, timeoutNanos, state, true);
+        long value = await(condition, compare, timeoutNanos, state, true);
+        acquiring(SCACQUIRE);
+        return value;
+    }
+
+    /** Fidelity mode: the release half of a screlease operation by a kernel (system scope). */
+    private void releasing(int order) {
+        if (coherence != null && (order & SCRELEASE) != 0) {
+            coherence.release(MemoryScope.SYSTEM);
+        }
+    }
+
+    /** Fidelity mode: the acquire half of a scacquire operation or wait by a kernel (system scope). */
+    private void acquiring(int order) {
+        if (coherence != null && (order & SCACQUIRE) != 0) {
+            coherence.acquire(MemoryScope.SYSTEM);
+        }
     }
 
     /** {@code hsa_signal_wait_relaxed}: as {@link #waitScacquire} with relaxed loads. */

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.hsa4j.memory.Allocation;
+import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.MemoryKind;
 import org.hsa4j.memory.MemoryManager;
 import org.hsa4j.memory.MemoryPool;
@@ -30,6 +31,8 @@ public final class SignalManager {
     private final MemoryManager memory;
     private final MemoryPool pool;
     private final long recheckNanos;
+    /** Fidelity mode's model (a kernel's screlease/scacquire signal operations release/acquire at system scope), or null. */
+    final CoherenceModel coherence;
     private final List<Block> blocks = new ArrayList<>();
     private int fresh;
     private int[] recycled = new int[SIGNALS_PER_BLOCK];
@@ -63,12 +66,18 @@ public final class SignalManager {
      * wake-up is lost).
      */
     public SignalManager(MemoryManager memory, MemoryPool pool, long recheckNanos) {
+        this(memory, pool, recheckNanos, null);
+    }
+
+    /** As {@link #SignalManager(MemoryManager, MemoryPool, long)}, with fidelity mode's {@code coherence} model (or null). */
+    public SignalManager(MemoryManager memory, MemoryPool pool, long recheckNanos, CoherenceModel coherence) {
         if (recheckNanos <= 0) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "recheck interval must be positive, was " + recheckNanos);
         }
         this.memory = memory;
         this.pool = pool;
         this.recheckNanos = recheckNanos;
+        this.coherence = coherence;
     }
 
     /** The longest a parked waiter sleeps between two looks at the value. */

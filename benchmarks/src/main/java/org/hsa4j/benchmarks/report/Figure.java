@@ -93,6 +93,8 @@ record Figure(String section, String name, Source value, Source baseline, Goal g
     private static final String SIGNALS = "Signal footprint (1,000,000 live signals)";
     private static final String SCALING_VECTOR_ADD =
             "Scaling: vector add through parallelForEach, 2 compute units against 1 (whole curve under \"Scaling curves\")";
+    private static final String FIDELITY = "Memory-model fidelity mode (issue 8)";
+    private static final String FIDELITY_ISSUE = "8";
     private static final String SCALING_DISPATCH = "Scaling: empty-kernel dispatch packets/s, 2 compute units against 1";
 
     private static final Source RAW_PING_PONG = Source.primary("RawPingPongBenchmark.roundTrip", "");
@@ -203,6 +205,14 @@ record Figure(String section, String name, Source value, Source baseline, Goal g
                     Source.primary("DeviceAllocatorBenchmark.deviceHeap", "workItems=65536,free=true"),
                     Source.primary("DeviceAllocatorBenchmark.hostMalloc", "workItems=65536,free=true"),
                     new Goal(Kind.RATIO_AT_MOST, 0.1, ">= 10x faster (<= 0.1x)"), SERVICES),
+            new Figure(FIDELITY, "vector add, 1M floats through FloatViews, fidelity on / off",
+                    Source.primary("FidelityBenchmark.vectorAdd", "fidelity=on"),
+                    Source.primary("FidelityBenchmark.vectorAdd", "fidelity=off"),
+                    new Goal(Kind.RATIO_AT_MOST, 20, "<= 20x"), FIDELITY_ISSUE),
+            new Figure(FIDELITY, "dispatch round trip, fidelity off (mode compiled in), ACTIVE wait",
+                    Source.primary("FidelityBenchmark.roundTrip", "fidelity=off"),
+                    Source.primary("DispatchRoundTripBenchmark.roundTrip", "waitState=ACTIVE"),
+                    new Goal(Kind.RATIO_AT_MOST, 1.1, "<= 1.1x the round-trip figure (costs nothing)"), FIDELITY_ISSUE),
             scaling("1024", "1K"), scaling("65536", "64K"), scaling("1048576", "1M"), scaling("16777216", "16M"),
             scaling("67108864", "64M"),
             new Figure(SCALING_DISPATCH, "256 empty 1-work-item dispatches per doorbell (packets/s; ratio > 1 is faster)",

@@ -564,6 +564,9 @@ public final class PerformanceReport {
         m.put("DispatchRoundTripBenchmark", "One empty 1-work-item kernel dispatch through the raw AQL protocol "
                 + "(re-arm the signal, reserve the id, write the body, publish the header with the release store, "
                 + "ring the doorbell, wait for the completion signal), with ACTIVE and with BLOCKED waits.");
+        m.put("FidelityBenchmark", "Memory-model fidelity mode off and on: one vector-add dispatch over 1M "
+                + "fine-grained floats through FloatViews (1024 elements per work-item, SYSTEM fences), and the empty "
+                + "1-work-item dispatch round trip with an ACTIVE wait.");
         m.put("SignalPingPongBenchmark", "A persistent 1-work-item kernel answers each new value of signal A by "
                 + "storing it into signal B, through the Signal API on both sides; one op is one host round trip.");
         m.put("BatchedPacketsBenchmark", "256 packets per doorbell into a 1024-slot queue, completion signal on the "

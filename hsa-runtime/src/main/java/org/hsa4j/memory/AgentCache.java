@@ -1,0 +1,167 @@
+package org.hsa4j.memory;
+
+import java.lang.foreign.MemorySegment;
+import java.util.function.IntConsumer;
+
+/**
+ * The L2 of one GPU agent in fidelity mode (agent scope): shared by the agent's compute units,
+ * written back to home (the allocation's own memory) only on eviction, on a system-scope release
+ * (fine-grained lines) or by the packet's system-scope release fence at kernel end (every line).
+ * It is also the coherence point of coarse-grained memory for the agent's atomics. Guarded by
+ * {@link CacheGeometry#L2_STRIPES} locks, striped by set; every operation touches one set under its
+ * lock, except the whole-cache passes, which take the stripes one after another.
+ */
+final class AgentCache {
+    private static final int STRIPES = CacheGeometry.L2_STRIPES;
+
+    private final CacheLines lines;
+    private final Object[] stripes = new Object[STRIPES];
+    /**
+     * Which sets hold a line, so whole-cache passes visit only those: stripe {@code t} owns words
+     * {@code t * wordsPerStripe ..}, and bit {@code k} of them stands for set {@code k * STRIPES + t},
+     * so a word is only ever touched under its stripe's lock.
+     */
+    private final long[] occupied;
+    private final int wordsPerStripe;
+
+    AgentCache(int lineCount) {
+        this.lines = new CacheLines(lineCount);
+        for (int i = 0; i < STRIPES; i++) {
+            stripes[i] = new Object();
+        }
+        this.wordsPerStripe = Math.max(1, lineCount / STRIPES / Long.SIZE);
+        this.occupied = new long[STRIPES * wordsPerStripe];
+    }
+
+    private Object lock(int set) {
+        return stripes[set & (STRIPES - 1)];
+    }
+
+    private int word(int set) {
+        return (set & (STRIPES - 1)) * wordsPerStripe + (set / STRIPES >>> 6);
+    }
+
+    /** Under the set's lock: makes set {@code s} hold {@code line} of {@code a}, writing an evicted line's dirty bytes home. */
+    private void claim(int s, Allocation a, long line) {
+        if (!lines.holds(s, a, line)) {
+            if (lines.dirty[s] != 0) {
+                lines.writeHome(s, lines.dirty[s]);
+            }
+            lines.assign(s, a, line);
+            occupied[word(s)] |= 1L << (s / STRIPES);
+        }
+    }
+
+    /** Under the stripe's lock: drops the clean bytes of set {@code s}, and forgets the set when nothing is left. */
+    private void dropClean(int s) {
+        lines.dropClean(s);
+        if (lines.tags[s] == 0) {
+            occupied[word(s)] &= ~(1L << (s / STRIPES));
+        }
+    }
+
+    /** The occupied sets of stripe {@code t}, for a pass under its lock: visits each with {@code visit}. */
+    private void forOccupied(int t, IntConsumer visit) {
+        for (int w = 0; w < wordsPerStripe; w++) {
+            long bits = occupied[t * wordsPerStripe + w];
+            while (bits != 0) {
+                int k = w * Long.SIZE + Long.numberOfTrailingZeros(bits);
+                bits &= bits - 1;
+                visit.accept(k * STRIPES + t);
+            }
+        }
+    }
+
+    /** Under the set's lock: makes the bytes of {@code need} valid, reading the missing ones from home. */
+    private void fill(int s, Allocation a, long line, long need) {
+        long missing = need & ~lines.valid[s];
+        if (missing != 0) {
+            CacheLines.copyRuns(missing, a.segment, line - a.base, lines.data, (long) s * CacheLines.LINE);
+            lines.valid[s] |= missing;
+        }
+    }
+
+    /** Copies the bytes of {@code need} of {@code line} into {@code dst} (an L1 line), fetching them from home if absent. */
+    void fetch(Allocation a, long line, long need, MemorySegment dst, long dstOffset) {
+        int s = lines.set(line);
+        synchronized (lock(s)) {
+            claim(s, a, line);
+            fill(s, a, line, need);
+            CacheLines.copyRuns(need, lines.data, (long) s * CacheLines.LINE, dst, dstOffset);
+        }
+    }
+
+    /** Takes the dirty bytes {@code mask} of {@code line} from an L1 line at {@code src}. */
+    void writeBack(Allocation a, long line, long mask, MemorySegment src, long srcOffset) {
+        int s = lines.set(line);
+        synchronized (lock(s)) {
+            claim(s, a, line);
+            CacheLines.copyRuns(mask, src, srcOffset, lines.data, (long) s * CacheLines.LINE);
+            lines.valid[s] |= mask;
+            lines.dirty[s] |= mask;
+        }
+    }
+
+    /**
+     * Runs {@code op} on {@code size} bytes at {@code address} inside this cache, atomically with
+     * respect to every other access of the agent (coarse-grained memory's coherence point).
+     */
+    long atomic(Allocation a, long address, int size, AtomicOp op, long x, long y, MemoryOrder order) {
+        long line = address & -CacheLines.LINE;
+        int offset = (int) (address - line);
+        long mask = CacheLines.bytes(offset, size);
+        int s = lines.set(line);
+        synchronized (lock(s)) {
+            claim(s, a, line);
+            fill(s, a, line, mask);
+            long result = op.apply(lines.data, (long) s * CacheLines.LINE + offset, size, x, y, order);
+            if (op.writes()) {
+                lines.dirty[s] |= mask;
+            }
+            return result;
+        }
+    }
+
+    /** Before an atomic at home: moves the dirty bytes of {@code mask} of {@code line} home and drops them here. */
+    void evictBytes(Allocation a, long line, long mask) {
+        int s = lines.set(line);
+        synchronized (lock(s)) {
+            if (lines.holds(s, a, line)) {
+                long d = lines.dirty[s] & mask;
+                if (d != 0) {
+                    lines.writeHome(s, d);
+                }
+                lines.dirty[s] &= ~mask;
+                lines.valid[s] &= ~mask;
+            }
+        }
+    }
+
+    /** Writes every dirty byte home (fine-grained lines only when {@code fineOnly}); the lines stay, clean. */
+    void writeBackHome(boolean fineOnly) {
+        for (int t = 0; t < STRIPES; t++) {
+            synchronized (stripes[t]) {
+                forOccupied(t, s -> {
+                    long d = lines.dirty[s];
+                    if (d != 0 && (!fineOnly || lines.owners[s].fineGrained())) {
+                        lines.writeHome(s, d);
+                        lines.dirty[s] = 0;
+                    }
+                });
+            }
+        }
+    }
+
+    /** Drops every clean byte (of fine-grained lines only when {@code fineOnly}); dirty bytes stay. */
+    void invalidateClean(boolean fineOnly) {
+        for (int t = 0; t < STRIPES; t++) {
+            synchronized (stripes[t]) {
+                forOccupied(t, s -> {
+                    if (!fineOnly || lines.owners[s].fineGrained()) {
+                        dropClean(s);
+                    }
+                });
+            }
+        }
+    }
+}

@@ -1,0 +1,310 @@
+package org.hsa4j.memory;
+
+import java.nio.ByteOrder;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * The fidelity mode's memory model: the caches that make a missing fence or a too-narrow scope
+ * read stale data on x86, deterministically, the way it would on a GPU.
+ *
+ * <h2>Why it exists</h2>
+ * The JVM on x86 gives host and agents nearly sequentially consistent memory, so a protocol that
+ * forgets a system-scope release, relies on a workgroup-scope release seen by another agent, or
+ * reads coarse-grained memory mid-kernel passes every run and then fails on a GPU. In fidelity
+ * mode the same mistake makes the reader see the old value every time: a written line simply sits
+ * in a cache until something writes it back. No timing is involved.
+ *
+ * <h2>The model</h2>
+ * <ul>
+ * <li>Only GPU (kernel) agents' compute-unit threads have caches. Host threads and the CPU
+ * agent's units read and write home (the allocation's own off-heap memory) directly, and their
+ * releases and acquires change no cache: the host is coherent with home.</li>
+ * <li>Each GPU compute unit has a private write-back L1 ({@link UnitCache}: workgroup scope); each GPU
+ * agent has one L2 ({@link AgentCache}: agent scope) shared by its units. Both are direct-mapped
+ * by 64-byte line with per-byte valid and dirty masks (geometry in {@link CacheGeometry}); an
+ * eviction writes the dirty bytes to the next level, so no write is ever lost.</li>
+ * <li>Plain loads and stores of GPU units go L1, then L2, then home, for fine- and coarse-grained
+ * memory alike. Runtime-internal memory (signals, queues, kernel objects) and kernarg memory
+ * bypass the caches: they are always coherent.</li>
+ * <li>Atomics run at the allocation's coherence point: home for fine-grained memory, the agent's
+ * L2 for coarse-grained memory. So, as on ROCm, a system-scope atomic on coarse-grained memory
+ * acts at agent scope only, and the host, which reads home, does not see it mid-kernel. Before an
+ * atomic the unit's own dirty bytes of the location move down and the L1 line's clean bytes are
+ * dropped, so no cache level shadows the location the atomic changed.</li>
+ * <li>Release at scope S (a releasing atomic, a fence, a kernel's screlease signal operation):
+ * S at least AGENT writes the unit's L1 dirty bytes back to the L2; S = SYSTEM also writes the
+ * L2's dirty fine-grained lines home (coarse-grained lines stay in the L2). WORKGROUP or narrower:
+ * nothing leaves the L1, so another unit cannot see the data. Acquire at scope S: S at least AGENT
+ * drops the unit's clean L1 bytes; S = SYSTEM also drops the L2's clean fine-grained bytes. Dirty
+ * bytes are never dropped: an invalidate keeps the unit's own writes.</li>
+ * <li>Packet fences: a launch with an AGENT acquire fence invalidates the agent's L1s (each unit
+ * drops its clean bytes when it starts its next workgroup, so no thread touches another's L1);
+ * SYSTEM also invalidates the whole L2 at launch. When a unit finishes a workgroup of a packet
+ * whose release fence is AGENT or SYSTEM it writes its L1 back to the L2; for SYSTEM the unit that
+ * finishes the last workgroup then writes the whole L2 (coarse lines too) home, all before the
+ * completion signal is decremented.</li>
+ * </ul>
+ * The result: a correct program (system-scope release and acquire on fine-grained data, or data
+ * read after the completion signal of a packet with system-scope fences) reads the right values; a
+ * workgroup-scope release seen by another unit or agent, an agent-scope release seen by the host, a
+ * missing fence, or coarse-grained data read mid-kernel reads stale values.
+ *
+ * <p>Off by default: an {@link Svm} of a runtime without fidelity mode holds no model, and its
+ * access paths test that one final field and nothing else. Use after free is not modelled: a
+ * line of a freed allocation is dropped, never written back.
+ */
+public final class CoherenceModel {
+    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+
+    private final CacheGeometry geometry;
+    private final AgentCache[] agentCaches;
+    private final UnitCache[][] unitCaches;
+    /** Per agent: launches with an acquire fence of agent scope or wider; each L1 catches up at its next workgroup. */
+    private final AtomicLongArray acquireEpochs;
+
+    /**
+     * A model for agents {@code 0 .. cachedUnits.length - 1}: agent {@code i} gets an L2 and
+     * {@code cachedUnits[i]} L1s when {@code cachedUnits[i] > 0} (GPU agents), and no caches when it is 0.
+     */
+    public CoherenceModel(CacheGeometry geometry, int[] cachedUnits) {
+        this.geometry = geometry;
+        this.agentCaches = new AgentCache[cachedUnits.length];
+        this.unitCaches = new UnitCache[cachedUnits.length][];
+        this.acquireEpochs = new AtomicLongArray(cachedUnits.length);
+        for (int agent = 0; agent < cachedUnits.length; agent++) {
+            if (cachedUnits[agent] > 0) {
+                agentCaches[agent] = new AgentCache(geometry.l2Lines());
+                unitCaches[agent] = new UnitCache[cachedUnits[agent]];
+                for (int u = 0; u < cachedUnits[agent]; u++) {
+                    unitCaches[agent][u] = new UnitCache(this, agentCaches[agent], agent, geometry.l1Lines());
+                }
+            }
+        }
+    }
+
+    /** The cache geometry. */
+    public CacheGeometry geometry() {
+        return geometry;
+    }
+
+    /** The L1 of compute unit {@code unit} of agent {@code agent}, or null when that unit has none. */
+    UnitCache unitCache(int agent, int unit) {
+        UnitCache[] units = agent >= 0 && agent < unitCaches.length ? unitCaches[agent] : null;
+        return units != null && unit >= 0 && unit < units.length ? units[unit] : null;
+    }
+
+    /** The calling thread's L1, or null for a host thread or a unit without caches. */
+    private UnitCache current() {
+        if (Thread.currentThread() instanceof ComputeUnitThread t) {
+            UnitCache c = t.cache;
+            if (c != null && c.model == this) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    // ---- plain access ---------------------------------------------------------------------------
+
+    /** A plain load of {@code size} (1, 2, 4 or 8) bytes, as bits. */
+    long load(Allocation a, long address, int size) {
+        UnitCache c;
+        if (a.uncached || (c = current()) == null) {
+            return CacheLines.get(a.segment, address - a.base, size);
+        }
+        int offset = (int) (address & (CacheLines.LINE - 1));
+        if (offset + size <= CacheLines.LINE) {
+            return c.load(a, address, size);
+        }
+        long bits = 0;
+        for (int k = 0; k < size; k++) {
+            long b = c.load(a, address + k, 1) & 0xFF;
+            bits |= b << (8 * (LITTLE_ENDIAN ? k : size - 1 - k));
+        }
+        return bits;
+    }
+
+    /** A plain store of the low {@code size} (1, 2, 4 or 8) bytes of {@code bits}. */
+    void store(Allocation a, long address, int size, long bits) {
+        UnitCache c;
+        if (a.uncached || (c = current()) == null) {
+            CacheLines.put(a.segment, address - a.base, size, bits);
+            return;
+        }
+        int offset = (int) (address & (CacheLines.LINE - 1));
+        if (offset + size <= CacheLines.LINE) {
+            c.store(a, address, size, bits);
+            return;
+        }
+        for (int k = 0; k < size; k++) {
+            c.store(a, address + k, 1, bits >>> (8 * (LITTLE_ENDIAN ? k : size - 1 - k)));
+        }
+    }
+
+    /** Copies {@code bytes} bytes from {@code src} in {@code sa} to {@code dst} in {@code da} with plain accesses. */
+    void copy(Allocation da, long dst, Allocation sa, long src, long bytes) {
+        if (da == sa && dst > src && dst < src + bytes) {
+            for (long i = bytes - 1; i >= 0; i--) {
+                store(da, dst + i, 1, load(sa, src + i, 1));
+            }
+            return;
+        }
+        long done = 0;
+        while (done < bytes) {
+            int chunk = Integer.highestOneBit((int) Math.min(Math.min(8, bytes - done),
+                    Math.min(lineRest(src + done), lineRest(dst + done))));
+            store(da, dst + done, chunk, load(sa, src + done, chunk));
+            done += chunk;
+        }
+    }
+
+    /** Sets {@code bytes} bytes at {@code address} to {@code value} with plain stores. */
+    void fill(Allocation a, long address, long bytes, byte value) {
+        long pattern = (value & 0xFFL) * 0x0101_0101_0101_0101L;
+        long done = 0;
+        while (done < bytes) {
+            int chunk = Integer.highestOneBit((int) Math.min(Math.min(8, bytes - done), lineRest(address + done)));
+            store(a, address + done, chunk, pattern);
+            done += chunk;
+        }
+    }
+
+    private static int lineRest(long address) {
+        return CacheLines.LINE - (int) (address & (CacheLines.LINE - 1));
+    }
+
+    // ---- atomics and fences ---------------------------------------------------------------------
+
+    /**
+     * Runs atomic {@code op} on {@code size} (4 or 8) aligned bytes at its coherence point, with the
+     * release before it and the acquire after it that {@code order} and {@code scope} call for.
+     */
+    long atomic(Allocation a, long address, int size, AtomicOp op, long x, long y, MemoryOrder order,
+                MemoryScope scope) {
+        UnitCache c;
+        if (a.uncached || (c = current()) == null) {
+            return op.apply(a.segment, address - a.base, size, x, y, order);
+        }
+        if (op.writes() && releases(order)) {
+            release(c, scope);
+        }
+        long line = address & -CacheLines.LINE;
+        long mask = CacheLines.bytes((int) (address - line), size);
+        c.prepareAtomic(a, line, mask);
+        long result;
+        if (a.fineGrained()) {
+            c.l2.evictBytes(a, line, mask);
+            result = op.apply(a.segment, address - a.base, size, x, y, order);
+        } else {
+            result = c.l2.atomic(a, address, size, op, x, y, order);
+        }
+        if (op.reads() && acquires(order)) {
+            acquire(c, scope);
+        }
+        return result;
+    }
+
+    /** A fence by the calling thread: release and/or acquire at {@code scope} as {@code order} says. */
+    void fence(MemoryOrder order, MemoryScope scope) {
+        UnitCache c = current();
+        if (c != null) {
+            if (releases(order)) {
+                release(c, scope);
+            }
+            if (acquires(order)) {
+                acquire(c, scope);
+            }
+        }
+    }
+
+    /** The release half of a synchronizing operation by the calling thread at {@code scope} (signals use SYSTEM). */
+    public void release(MemoryScope scope) {
+        UnitCache c = current();
+        if (c != null) {
+            release(c, scope);
+        }
+    }
+
+    /** The acquire half of a synchronizing operation by the calling thread at {@code scope} (signals use SYSTEM). */
+    public void acquire(MemoryScope scope) {
+        UnitCache c = current();
+        if (c != null) {
+            acquire(c, scope);
+        }
+    }
+
+    private static boolean releases(MemoryOrder order) {
+        return order == MemoryOrder.RELEASE || order == MemoryOrder.ACQ_REL || order == MemoryOrder.SEQ_CST;
+    }
+
+    private static boolean acquires(MemoryOrder order) {
+        return order == MemoryOrder.ACQUIRE || order == MemoryOrder.ACQ_REL || order == MemoryOrder.SEQ_CST;
+    }
+
+    private static void release(UnitCache c, MemoryScope scope) {
+        if (scope.includes(MemoryScope.AGENT)) {
+            c.writeBack();
+            if (scope == MemoryScope.SYSTEM) {
+                c.l2.writeBackHome(true);
+            }
+        }
+    }
+
+    private static void acquire(UnitCache c, MemoryScope scope) {
+        if (scope.includes(MemoryScope.AGENT)) {
+            c.invalidateClean();
+            if (scope == MemoryScope.SYSTEM) {
+                c.l2.invalidateClean(true);
+            }
+        }
+    }
+
+    // ---- packet fences --------------------------------------------------------------------------
+
+    /**
+     * A packet with acquire fence scope {@code fenceScope} (the header's code: 0 none, 1 agent,
+     * 2 system) launches on agent {@code agent}: agent scope invalidates the agent's L1s (each unit
+     * at its next {@link #beginWork}), system scope the L2 too, now.
+     */
+    public void packetAcquire(int agent, int fenceScope) {
+        AgentCache l2 = agentCaches[agent];
+        if (fenceScope == 0 || l2 == null) {
+            return;
+        }
+        if (fenceScope >= 2) {
+            l2.invalidateClean(false);
+        }
+        acquireEpochs.incrementAndGet(agent);
+    }
+
+    /** The calling compute unit starts a workgroup or an agent dispatch: it applies the launch acquires it has not seen. */
+    public void beginWork() {
+        UnitCache c = current();
+        if (c != null) {
+            long epoch = acquireEpochs.get(c.agent);
+            if (c.acquiredEpoch != epoch) {
+                c.invalidateClean();
+                c.acquiredEpoch = epoch;
+            }
+        }
+    }
+
+    /** The calling compute unit finished a workgroup of a packet with release fence scope {@code fenceScope}: agent or system scope writes its L1 back. */
+    public void endWork(int fenceScope) {
+        UnitCache c = current();
+        if (c != null && fenceScope != 0) {
+            c.writeBack();
+        }
+    }
+
+    /**
+     * The last part of a packet with release fence scope {@code fenceScope} finished on agent
+     * {@code agent} (every unit has run {@link #endWork}): system scope writes the agent's whole L2 home.
+     */
+    public void packetRelease(int agent, int fenceScope) {
+        AgentCache l2 = agentCaches[agent];
+        if (l2 != null && fenceScope >= 2) {
+            l2.writeBackHome(false);
+        }
+    }
+}
