@@ -7,7 +7,9 @@ import java.util.Objects;
 
 /**
  * A checked view of consecutive doubles in SVM, for hot loops: checked once when made, then one
- * segment bounds check per element. Atomic element operations work on the bits, as {@link Svm}'s
+ * segment bounds check per element. In fidelity mode the element accesses go through
+ * {@link CoherenceModel} (with an index check each); {@link #segment()} stays raw and bypasses it.
+ * Atomic element operations work on the bits, as {@link Svm}'s
  * do: acquire/release are volatile accesses and the add is a compare-and-swap loop.
  */
 public final class DoubleView {
@@ -29,6 +31,11 @@ public final class DoubleView {
     /** The SVM address of element {@code i}, after a bounds check (fidelity mode). */
     private long checked(long i) {
         return address + Objects.checkIndex(i, length()) * Double.BYTES;
+    }
+
+    /** Fidelity mode: atomic {@code op} on element {@code i} at system scope, at the allocation's coherence point. */
+    private long atomic(long i, AtomicOp op, long x, long y, MemoryOrder order) {
+        return model.atomic(allocation, checked(i), 8, op, x, y, order, MemoryScope.SYSTEM);
     }
 
     /** Number of elements. */
@@ -66,7 +73,7 @@ public final class DoubleView {
     /** HSA scacquire load of element {@code i} (volatile). */
     public double loadAcquire(long i) {
         if (model != null) {
-            return Double.longBitsToDouble(model.atomic(allocation, checked(i), 8, AtomicOp.LOAD, 0, 0, MemoryOrder.ACQUIRE, MemoryScope.SYSTEM));
+            return Double.longBitsToDouble(atomic(i, AtomicOp.LOAD, 0, 0, MemoryOrder.ACQUIRE));
         }
         return Double.longBitsToDouble((long) BITS.getVolatile(segment, 0L, i));
     }
@@ -74,7 +81,7 @@ public final class DoubleView {
     /** HSA screlease store of element {@code i} (volatile). */
     public void storeRelease(long i, double value) {
         if (model != null) {
-            model.atomic(allocation, checked(i), 8, AtomicOp.STORE, Double.doubleToRawLongBits(value), 0, MemoryOrder.RELEASE, MemoryScope.SYSTEM);
+            atomic(i, AtomicOp.STORE, Double.doubleToRawLongBits(value), 0, MemoryOrder.RELEASE);
             return;
         }
         BITS.setVolatile(segment, 0L, i, Double.doubleToRawLongBits(value));
@@ -83,7 +90,7 @@ public final class DoubleView {
     /** Atomic add on element {@code i} as a compare-and-swap loop on the bits; returns the previous value. */
     public double fetchAdd(long i, double delta) {
         if (model != null) {
-            return Double.longBitsToDouble(model.atomic(allocation, checked(i), 8, AtomicOp.FLOAT_ADD, Double.doubleToRawLongBits(delta), 0, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM));
+            return Double.longBitsToDouble(atomic(i, AtomicOp.FLOAT_ADD, Double.doubleToRawLongBits(delta), 0, MemoryOrder.SEQ_CST));
         }
         long seen = (long) BITS.getVolatile(segment, 0L, i);
         while (true) {

@@ -7,7 +7,9 @@ import java.util.Objects;
 
 /**
  * A checked view of consecutive floats in SVM, for hot loops: checked once when made, then one
- * segment bounds check per element. Atomic element operations work on the bits, as {@link Svm}'s
+ * segment bounds check per element. In fidelity mode the element accesses go through
+ * {@link CoherenceModel} (with an index check each); {@link #segment()} stays raw and bypasses it.
+ * Atomic element operations work on the bits, as {@link Svm}'s
  * do: acquire/release are volatile accesses and the add is a compare-and-swap loop.
  */
 public final class FloatView {
@@ -29,6 +31,11 @@ public final class FloatView {
     /** The SVM address of element {@code i}, after a bounds check (fidelity mode). */
     private long checked(long i) {
         return address + Objects.checkIndex(i, length()) * Float.BYTES;
+    }
+
+    /** Fidelity mode: atomic {@code op} on element {@code i} at system scope, at the allocation's coherence point. */
+    private long atomic(long i, AtomicOp op, long x, long y, MemoryOrder order) {
+        return model.atomic(allocation, checked(i), 4, op, x, y, order, MemoryScope.SYSTEM);
     }
 
     /** Number of elements. */
@@ -66,7 +73,7 @@ public final class FloatView {
     /** HSA scacquire load of element {@code i} (volatile). */
     public float loadAcquire(long i) {
         if (model != null) {
-            return Float.intBitsToFloat((int) model.atomic(allocation, checked(i), 4, AtomicOp.LOAD, 0, 0, MemoryOrder.ACQUIRE, MemoryScope.SYSTEM));
+            return Float.intBitsToFloat((int) atomic(i, AtomicOp.LOAD, 0, 0, MemoryOrder.ACQUIRE));
         }
         return Float.intBitsToFloat((int) BITS.getVolatile(segment, 0L, i));
     }
@@ -74,7 +81,7 @@ public final class FloatView {
     /** HSA screlease store of element {@code i} (volatile). */
     public void storeRelease(long i, float value) {
         if (model != null) {
-            model.atomic(allocation, checked(i), 4, AtomicOp.STORE, Float.floatToRawIntBits(value), 0, MemoryOrder.RELEASE, MemoryScope.SYSTEM);
+            atomic(i, AtomicOp.STORE, Float.floatToRawIntBits(value), 0, MemoryOrder.RELEASE);
             return;
         }
         BITS.setVolatile(segment, 0L, i, Float.floatToRawIntBits(value));
@@ -83,7 +90,7 @@ public final class FloatView {
     /** Atomic add on element {@code i} as a compare-and-swap loop on the bits; returns the previous value. */
     public float fetchAdd(long i, float delta) {
         if (model != null) {
-            return Float.intBitsToFloat((int) model.atomic(allocation, checked(i), 4, AtomicOp.FLOAT_ADD, Float.floatToRawIntBits(delta), 0, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM));
+            return Float.intBitsToFloat((int) atomic(i, AtomicOp.FLOAT_ADD, Float.floatToRawIntBits(delta), 0, MemoryOrder.SEQ_CST));
         }
         int seen = (int) BITS.getVolatile(segment, 0L, i);
         while (true) {

@@ -7,7 +7,9 @@ import java.util.Objects;
 
 /**
  * A checked view of consecutive ints in SVM, for hot loops: checked once when made, then one
- * segment bounds check per element. Atomic element operations follow {@link MemoryOrder}'s mapping.
+ * segment bounds check per element. In fidelity mode the element accesses go through
+ * {@link CoherenceModel} (with an index check each); {@link #segment()} stays raw and bypasses it.
+ * Atomic element operations follow {@link MemoryOrder}'s mapping.
  */
 public final class IntView {
     private static final VarHandle ELEMENT = ValueLayout.JAVA_INT.arrayElementVarHandle();
@@ -28,6 +30,11 @@ public final class IntView {
     /** The SVM address of element {@code i}, after a bounds check (fidelity mode). */
     private long checked(long i) {
         return address + Objects.checkIndex(i, length()) * Integer.BYTES;
+    }
+
+    /** Fidelity mode: atomic {@code op} on element {@code i} at system scope, at the allocation's coherence point. */
+    private long atomic(long i, AtomicOp op, long x, long y, MemoryOrder order) {
+        return model.atomic(allocation, checked(i), 4, op, x, y, order, MemoryScope.SYSTEM);
     }
 
     /** Number of elements. */
@@ -65,7 +72,7 @@ public final class IntView {
     /** HSA scacquire load of element {@code i} (volatile). */
     public int loadAcquire(long i) {
         if (model != null) {
-            return (int) model.atomic(allocation, checked(i), 4, AtomicOp.LOAD, 0, 0, MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
+            return (int) atomic(i, AtomicOp.LOAD, 0, 0, MemoryOrder.ACQUIRE);
         }
         return (int) ELEMENT.getVolatile(segment, 0L, i);
     }
@@ -73,7 +80,7 @@ public final class IntView {
     /** Relaxed load of element {@code i} (opaque). */
     public int loadRelaxed(long i) {
         if (model != null) {
-            return (int) model.atomic(allocation, checked(i), 4, AtomicOp.LOAD, 0, 0, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
+            return (int) atomic(i, AtomicOp.LOAD, 0, 0, MemoryOrder.RELAXED);
         }
         return (int) ELEMENT.getOpaque(segment, 0L, i);
     }
@@ -81,7 +88,7 @@ public final class IntView {
     /** HSA screlease store of element {@code i} (volatile). */
     public void storeRelease(long i, int value) {
         if (model != null) {
-            model.atomic(allocation, checked(i), 4, AtomicOp.STORE, value, 0, MemoryOrder.RELEASE, MemoryScope.SYSTEM);
+            atomic(i, AtomicOp.STORE, value, 0, MemoryOrder.RELEASE);
             return;
         }
         ELEMENT.setVolatile(segment, 0L, i, value);
@@ -90,7 +97,7 @@ public final class IntView {
     /** Relaxed store of element {@code i} (opaque). */
     public void storeRelaxed(long i, int value) {
         if (model != null) {
-            model.atomic(allocation, checked(i), 4, AtomicOp.STORE, value, 0, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
+            atomic(i, AtomicOp.STORE, value, 0, MemoryOrder.RELAXED);
             return;
         }
         ELEMENT.setOpaque(segment, 0L, i, value);
@@ -99,7 +106,7 @@ public final class IntView {
     /** Atomic fetch-and-add on element {@code i} (sequentially consistent); returns the previous value. */
     public int fetchAdd(long i, int delta) {
         if (model != null) {
-            return (int) model.atomic(allocation, checked(i), 4, AtomicOp.ADD, delta, 0, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
+            return (int) atomic(i, AtomicOp.ADD, delta, 0, MemoryOrder.SEQ_CST);
         }
         return (int) ELEMENT.getAndAdd(segment, 0L, i, delta);
     }
@@ -107,7 +114,7 @@ public final class IntView {
     /** Atomic compare-and-swap on element {@code i}; returns the value found. */
     public int compareExchange(long i, int expected, int desired) {
         if (model != null) {
-            return (int) model.atomic(allocation, checked(i), 4, AtomicOp.COMPARE_EXCHANGE, expected, desired, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
+            return (int) atomic(i, AtomicOp.COMPARE_EXCHANGE, expected, desired, MemoryOrder.SEQ_CST);
         }
         return (int) ELEMENT.compareAndExchange(segment, 0L, i, expected, desired);
     }
@@ -115,7 +122,7 @@ public final class IntView {
     /** Atomic exchange on element {@code i}; returns the previous value. */
     public int exchange(long i, int value) {
         if (model != null) {
-            return (int) model.atomic(allocation, checked(i), 4, AtomicOp.EXCHANGE, value, 0, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
+            return (int) atomic(i, AtomicOp.EXCHANGE, value, 0, MemoryOrder.SEQ_CST);
         }
         return (int) ELEMENT.getAndSet(segment, 0L, i, value);
     }

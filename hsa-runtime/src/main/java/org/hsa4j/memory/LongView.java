@@ -7,7 +7,9 @@ import java.util.Objects;
 
 /**
  * A checked view of consecutive longs in SVM, for hot loops: checked once when made, then one
- * segment bounds check per element. Atomic element operations follow {@link MemoryOrder}'s mapping.
+ * segment bounds check per element. In fidelity mode the element accesses go through
+ * {@link CoherenceModel} (with an index check each); {@link #segment()} stays raw and bypasses it.
+ * Atomic element operations follow {@link MemoryOrder}'s mapping.
  */
 public final class LongView {
     private static final VarHandle ELEMENT = ValueLayout.JAVA_LONG.arrayElementVarHandle();
@@ -28,6 +30,11 @@ public final class LongView {
     /** The SVM address of element {@code i}, after a bounds check (fidelity mode). */
     private long checked(long i) {
         return address + Objects.checkIndex(i, length()) * Long.BYTES;
+    }
+
+    /** Fidelity mode: atomic {@code op} on element {@code i} at system scope, at the allocation's coherence point. */
+    private long atomic(long i, AtomicOp op, long x, long y, MemoryOrder order) {
+        return model.atomic(allocation, checked(i), 8, op, x, y, order, MemoryScope.SYSTEM);
     }
 
     /** Number of elements. */
@@ -65,7 +72,7 @@ public final class LongView {
     /** HSA scacquire load of element {@code i} (volatile). */
     public long loadAcquire(long i) {
         if (model != null) {
-            return model.atomic(allocation, checked(i), 8, AtomicOp.LOAD, 0, 0, MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
+            return atomic(i, AtomicOp.LOAD, 0, 0, MemoryOrder.ACQUIRE);
         }
         return (long) ELEMENT.getVolatile(segment, 0L, i);
     }
@@ -73,7 +80,7 @@ public final class LongView {
     /** Relaxed load of element {@code i} (opaque). */
     public long loadRelaxed(long i) {
         if (model != null) {
-            return model.atomic(allocation, checked(i), 8, AtomicOp.LOAD, 0, 0, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
+            return atomic(i, AtomicOp.LOAD, 0, 0, MemoryOrder.RELAXED);
         }
         return (long) ELEMENT.getOpaque(segment, 0L, i);
     }
@@ -81,7 +88,7 @@ public final class LongView {
     /** HSA screlease store of element {@code i} (volatile). */
     public void storeRelease(long i, long value) {
         if (model != null) {
-            model.atomic(allocation, checked(i), 8, AtomicOp.STORE, value, 0, MemoryOrder.RELEASE, MemoryScope.SYSTEM);
+            atomic(i, AtomicOp.STORE, value, 0, MemoryOrder.RELEASE);
             return;
         }
         ELEMENT.setVolatile(segment, 0L, i, value);
@@ -90,7 +97,7 @@ public final class LongView {
     /** Relaxed store of element {@code i} (opaque). */
     public void storeRelaxed(long i, long value) {
         if (model != null) {
-            model.atomic(allocation, checked(i), 8, AtomicOp.STORE, value, 0, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
+            atomic(i, AtomicOp.STORE, value, 0, MemoryOrder.RELAXED);
             return;
         }
         ELEMENT.setOpaque(segment, 0L, i, value);
@@ -99,7 +106,7 @@ public final class LongView {
     /** Atomic fetch-and-add on element {@code i} (sequentially consistent); returns the previous value. */
     public long fetchAdd(long i, long delta) {
         if (model != null) {
-            return model.atomic(allocation, checked(i), 8, AtomicOp.ADD, delta, 0, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
+            return atomic(i, AtomicOp.ADD, delta, 0, MemoryOrder.SEQ_CST);
         }
         return (long) ELEMENT.getAndAdd(segment, 0L, i, delta);
     }
@@ -107,7 +114,7 @@ public final class LongView {
     /** Atomic compare-and-swap on element {@code i}; returns the value found. */
     public long compareExchange(long i, long expected, long desired) {
         if (model != null) {
-            return model.atomic(allocation, checked(i), 8, AtomicOp.COMPARE_EXCHANGE, expected, desired, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
+            return atomic(i, AtomicOp.COMPARE_EXCHANGE, expected, desired, MemoryOrder.SEQ_CST);
         }
         return (long) ELEMENT.compareAndExchange(segment, 0L, i, expected, desired);
     }
@@ -115,7 +122,7 @@ public final class LongView {
     /** Atomic exchange on element {@code i}; returns the previous value. */
     public long exchange(long i, long value) {
         if (model != null) {
-            return model.atomic(allocation, checked(i), 8, AtomicOp.EXCHANGE, value, 0, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
+            return atomic(i, AtomicOp.EXCHANGE, value, 0, MemoryOrder.SEQ_CST);
         }
         return (long) ELEMENT.getAndSet(segment, 0L, i, value);
     }

@@ -20,6 +20,10 @@ import org.hsa4j.runtime.HsaStatus;
  * <p>Atomics follow the HSA memory model: see {@link MemoryOrder} for how orders map to Java
  * accesses (acquire/release are sequentially consistent here). Atomics need natural alignment;
  * plain accesses may be unaligned.
+ *
+ * <p>In fidelity mode ({@link CoherenceModel}) plain accesses, copy, fill, atomics, fences and the
+ * typed views of a GPU compute unit go through its caches; with the mode off each path tests one
+ * final field. {@link #segment} always returns the raw home memory and bypasses the caches.
  */
 public final class Svm {
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
