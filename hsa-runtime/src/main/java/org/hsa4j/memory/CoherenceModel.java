@@ -97,7 +97,7 @@ public final class CoherenceModel {
     private UnitCache current() {
         if (Thread.currentThread() instanceof ComputeUnitThread t) {
             UnitCache c = t.cache;
-            if (c != null && c.model == this) {
+            if (c != null && c.model == this && c.running) {
                 return c;
             }
         }
@@ -279,21 +279,25 @@ public final class CoherenceModel {
 
     /** The calling compute unit starts a workgroup or an agent dispatch: it applies the launch acquires it has not seen. */
     public void beginWork() {
-        UnitCache c = current();
-        if (c != null) {
+        if (Thread.currentThread() instanceof ComputeUnitThread t && t.cache != null && t.cache.model == this) {
+            UnitCache c = t.cache;
             long epoch = acquireEpochs.get(c.agent);
             if (c.acquiredEpoch != epoch) {
                 c.invalidateClean();
                 c.acquiredEpoch = epoch;
             }
+            c.running = true;
         }
     }
 
     /** The calling compute unit finished a workgroup of a packet with release fence scope {@code fenceScope}: agent or system scope writes its L1 back. */
     public void endWork(int fenceScope) {
         UnitCache c = current();
-        if (c != null && fenceScope != 0) {
-            c.writeBack();
+        if (c != null) {
+            if (fenceScope != 0) {
+                c.writeBack();
+            }
+            c.running = false;
         }
     }
 

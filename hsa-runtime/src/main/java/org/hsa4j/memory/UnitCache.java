@@ -15,6 +15,12 @@ final class UnitCache {
     final int agent;
     /** The agent's launch-acquire count this cache last invalidated for. */
     long acquiredEpoch;
+    /**
+     * True while the unit runs a workgroup: only kernel code goes through the caches. Between
+     * workgroups the unit is the packet processor, whose own accesses (the completion signal's
+     * decrement above all) are the runtime's, not the kernel's, and must not release its data.
+     */
+    boolean running;
     private final CacheLines lines;
 
     UnitCache(CoherenceModel model, AgentCache l2, int agent, int lineCount) {

@@ -274,7 +274,10 @@ class FidelityModeTest {
     }
 
     private int hostReadAfterKernelWithReleaseFence(FenceScope release) {
-        long data = coarseVisibleToHost(64);
+        return hostReadAfterKernelWithReleaseFence(coarseVisibleToHost(64), release);
+    }
+
+    private int hostReadAfterKernelWithReleaseFence(long data, FenceScope release) {
         await(launch(queue, wi -> wi.svm().setInt(arg(wi, 0), NEW), 1, 1, FenceScope.SYSTEM, release, data));
         return rt.svm().getInt(data);
     }
@@ -289,6 +292,12 @@ class FidelityModeTest {
     void shouldKeepDataInL2WithAgentReleaseFence() {
         start(true, 1, 2);
         assertEquals(OLD, hostReadAfterKernelWithReleaseFence(FenceScope.AGENT));
+    }
+
+    @Test
+    void shouldKeepFineGrainedDataInL2WithAgentReleaseFenceDespiteTheCompletionSignal() {
+        start(true, 1, 2);
+        assertEquals(OLD, hostReadAfterKernelWithReleaseFence(rt.hostMalloc(64), FenceScope.AGENT));
     }
 
     @Test

@@ -161,7 +161,7 @@ final class MessagePassingTwins {
             kernel = rig.kernel("mp_fences", wi -> {
                 Svm svm = wi.svm();
                 svm.setInt(x, 1);
-                svm.fence(MemoryOrder.RELEASE, weakened ? MemoryScope.WORKGROUP : MemoryScope.SYSTEM);
+                Svm.fence(MemoryOrder.RELEASE, weakened ? MemoryScope.WORKGROUP : MemoryScope.SYSTEM);
                 svm.atomicStoreInt(y, 1, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
                 steps.reach(1);
                 steps.await(2);
@@ -176,7 +176,7 @@ final class MessagePassingTwins {
             Signal done = rig.dispatch(kernel, 1);
             steps.await(1);
             int r1 = host.atomicLoadInt(y, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
-            host.fence(MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
+            Svm.fence(MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
             int r2 = host.getInt(x);
             steps.reach(2);
             rig.await(done);
