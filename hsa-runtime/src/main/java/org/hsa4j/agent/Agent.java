@@ -53,7 +53,7 @@ public final class Agent {
         this.signals = signals;
         this.queuePool = queuePool;
         this.pools = List.copyOf(pools);
-        this.svm = new Svm(memory.addressSpace(), index, properties.name());
+        this.svm = new Svm(memory.addressSpace(), index, properties.name(), memory.fpAtomicPolicy());
         this.processor = new PacketProcessor(this, memory, signals, svm, clock);
     }
 

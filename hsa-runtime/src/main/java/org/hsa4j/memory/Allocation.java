@@ -72,6 +72,14 @@ public final class Allocation {
         return pool.isFineGrained();
     }
 
+    /**
+     * True when the byte at {@code address} behaves as coarse-grained memory: the allocation's
+     * pool is coarse-grained.
+     */
+    public boolean coarseGrainedAt(long address) {
+        return !pool.isFineGrained();
+    }
+
     /** The runtime object this memory belongs to (a signal block, a kernel object), or null. */
     public Object attachment() {
         return attachment;

@@ -14,10 +14,12 @@ public final class DoubleView {
 
     private final long address;
     private final MemorySegment segment;
+    private final FpAtomicPolicy fp;
 
-    DoubleView(long address, MemorySegment segment) {
+    DoubleView(long address, MemorySegment segment, FpAtomicPolicy fp) {
         this.address = address;
         this.segment = segment;
+        this.fp = fp;
     }
 
     /** Number of elements. */
@@ -55,8 +57,14 @@ public final class DoubleView {
         BITS.setVolatile(segment, 0L, i, Double.doubleToRawLongBits(value));
     }
 
-    /** Atomic add on element {@code i} as a compare-and-swap loop on the bits; returns the previous value. */
+    /**
+     * Atomic add on element {@code i} as a compare-and-swap loop on the bits; returns the previous
+     * value. The runtime's {@link FpAtomics} setting applies as in {@link Svm}'s atomic adds.
+     */
     public double fetchAdd(long i, double delta) {
+        if (fp != null && fp.loses(address(i))) {
+            return Double.longBitsToDouble((long) BITS.getVolatile(segment, 0L, i));
+        }
         long seen = (long) BITS.getVolatile(segment, 0L, i);
         while (true) {
             long next = Double.doubleToRawLongBits(Double.longBitsToDouble(seen) + delta);

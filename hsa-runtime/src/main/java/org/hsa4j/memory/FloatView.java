@@ -14,10 +14,12 @@ public final class FloatView {
 
     private final long address;
     private final MemorySegment segment;
+    private final FpAtomicPolicy fp;
 
-    FloatView(long address, MemorySegment segment) {
+    FloatView(long address, MemorySegment segment, FpAtomicPolicy fp) {
         this.address = address;
         this.segment = segment;
+        this.fp = fp;
     }
 
     /** Number of elements. */
@@ -55,8 +57,14 @@ public final class FloatView {
         BITS.setVolatile(segment, 0L, i, Float.floatToRawIntBits(value));
     }
 
-    /** Atomic add on element {@code i} as a compare-and-swap loop on the bits; returns the previous value. */
+    /**
+     * Atomic add on element {@code i} as a compare-and-swap loop on the bits; returns the previous
+     * value. The runtime's {@link FpAtomics} setting applies as in {@link Svm}'s atomic adds.
+     */
     public float fetchAdd(long i, float delta) {
+        if (fp != null && fp.loses(address(i))) {
+            return Float.intBitsToFloat((int) BITS.getVolatile(segment, 0L, i));
+        }
         int seen = (int) BITS.getVolatile(segment, 0L, i);
         while (true) {
             int next = Float.floatToRawIntBits(Float.intBitsToFloat(seen) + delta);

@@ -26,11 +26,33 @@ public final class MemoryManager implements AutoCloseable {
     private final BlockHeap heap = new BlockHeap();
     private final List<MemoryPool> pools = new CopyOnWriteArrayList<>();
     private final Set<Allocation> dedicated = ConcurrentHashMap.newKeySet();
+    private final FpAtomicDiagnostics fpAtomicDiagnostics = new FpAtomicDiagnostics(FpAtomicDiagnostics.DEFAULT_CAPACITY);
+    private final FpAtomicPolicy fpAtomicPolicy;
     private volatile boolean closed;
+
+    /** A manager with CAS-loop FP atomics. */
+    public MemoryManager() {
+        this(FpAtomics.CAS_LOOP);
+    }
+
+    /** A manager whose agents' FP atomic adds follow {@code fpAtomics}. */
+    public MemoryManager(FpAtomics fpAtomics) {
+        this.fpAtomicPolicy = new FpAtomicPolicy(fpAtomics, space, fpAtomicDiagnostics);
+    }
 
     /** The address space: slot table from SVM address to allocation. */
     public AddressSpace addressSpace() {
         return space;
+    }
+
+    /** The FP atomics policy every agent's {@link Svm} applies. */
+    public FpAtomicPolicy fpAtomicPolicy() {
+        return fpAtomicPolicy;
+    }
+
+    /** Where {@link FpAtomics#UNSAFE_DIAGNOSE} reports FP atomic adds that unsafe atomics would lose. */
+    public FpAtomicDiagnostics fpAtomicDiagnostics() {
+        return fpAtomicDiagnostics;
     }
 
     /** Creates a pool; the runtime calls this while it builds the topology. */

@@ -34,13 +34,23 @@ public final class Svm {
     private final int agentIndex;
     private final long agentBit;
     private final String agentName;
+    private final FpAtomicPolicy fp;
 
-    /** The view of the agent with {@code agentIndex}; the runtime makes one per agent. */
+    /** The view of the agent with {@code agentIndex}, with CAS-loop FP atomics. */
     public Svm(AddressSpace space, int agentIndex, String agentName) {
+        this(space, agentIndex, agentName, null);
+    }
+
+    /**
+     * The view of the agent with {@code agentIndex}; the runtime makes one per agent. FP atomic
+     * adds follow {@code fp} (null: {@link FpAtomics#CAS_LOOP}).
+     */
+    public Svm(AddressSpace space, int agentIndex, String agentName, FpAtomicPolicy fp) {
         this.space = space;
         this.agentIndex = agentIndex;
         this.agentBit = 1L << agentIndex;
         this.agentName = agentName;
+        this.fp = fp == null || fp.mode() == FpAtomics.CAS_LOOP ? null : fp;
     }
 
     /** Index of the agent this view accesses memory as. */
@@ -195,12 +205,12 @@ public final class Svm {
 
     /** A view of {@code count} floats at {@code address}. */
     public FloatView floats(long address, long count) {
-        return new FloatView(address, alignedSegment(address, count, 4));
+        return new FloatView(address, alignedSegment(address, count, 4), fp);
     }
 
     /** A view of {@code count} doubles at {@code address}. */
     public DoubleView doubles(long address, long count) {
-        return new DoubleView(address, alignedSegment(address, count, 8));
+        return new DoubleView(address, alignedSegment(address, count, 8), fp);
     }
 
     private MemorySegment alignedSegment(long address, long count, int elementSize) {
@@ -429,10 +439,17 @@ public final class Svm {
         return seen;
     }
 
-    /** Float fetch-and-add as a compare-and-swap loop on the bits; returns the previous value. */
+    /**
+     * Float fetch-and-add as a compare-and-swap loop on the bits; returns the previous value. Under
+     * {@link FpAtomics#UNSAFE} an add by a GPU compute unit on fine-grained memory is lost: it
+     * returns the current value and leaves memory unchanged.
+     */
     public float atomicAddFloat(long address, float delta, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 4, order, scope);
         long off = address - a.base;
+        if (fp != null && fp.loses(a, address)) {
+            return Float.intBitsToFloat((int) INT.getVolatile(a.segment, off));
+        }
         int seen = (int) INT.getVolatile(a.segment, off);
         while (true) {
             int next = Float.floatToRawIntBits(Float.intBitsToFloat(seen) + delta);
@@ -444,10 +461,17 @@ public final class Svm {
         }
     }
 
-    /** Double fetch-and-add as a compare-and-swap loop on the bits; returns the previous value. */
+    /**
+     * Double fetch-and-add as a compare-and-swap loop on the bits; returns the previous value. Under
+     * {@link FpAtomics#UNSAFE} an add by a GPU compute unit on fine-grained memory is lost: it
+     * returns the current value and leaves memory unchanged.
+     */
     public double atomicAddDouble(long address, double delta, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 8, order, scope);
         long off = address - a.base;
+        if (fp != null && fp.loses(a, address)) {
+            return Double.longBitsToDouble((long) LONG.getVolatile(a.segment, off));
+        }
         long seen = (long) LONG.getVolatile(a.segment, off);
         while (true) {
             long next = Double.doubleToRawLongBits(Double.longBitsToDouble(seen) + delta);

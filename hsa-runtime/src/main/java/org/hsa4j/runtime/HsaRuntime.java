@@ -13,6 +13,8 @@ import org.hsa4j.agent.AgentProperties;
 import org.hsa4j.agent.DeviceType;
 import org.hsa4j.kernel.Executable;
 import org.hsa4j.memory.Allocation;
+import org.hsa4j.memory.FpAtomicDiagnostics;
+import org.hsa4j.memory.FpAtomics;
 import org.hsa4j.memory.GlobalFlag;
 import org.hsa4j.memory.MemoryKind;
 import org.hsa4j.memory.MemoryManager;
@@ -48,7 +50,7 @@ public final class HsaRuntime implements AutoCloseable {
 
     private final RuntimeConfig config;
     private final long origin = System.nanoTime();
-    private final MemoryManager memory = new MemoryManager();
+    private final MemoryManager memory;
     private final SignalManager signals;
     private final AsyncHandlerService asyncHandlers = new AsyncHandlerService();
     private final List<Agent> agents;
@@ -59,6 +61,7 @@ public final class HsaRuntime implements AutoCloseable {
 
     private HsaRuntime(RuntimeConfig config) {
         this.config = config;
+        this.memory = new MemoryManager(config.fpAtomics());
         int gpus = config.gpuAgents();
         systemFine = memory.createPool("system fine-grained", SegmentKind.GLOBAL, EnumSet.of(GlobalFlag.FINE_GRAINED), 0,
                 config.systemMemorySize(), config.systemMemorySize(), true, true);
@@ -183,6 +186,11 @@ public final class HsaRuntime implements AutoCloseable {
     /** True when GPUs may touch plain system memory. */
     public boolean xnackEnabled() {
         return config.xnack();
+    }
+
+    /** Floating-point atomic adds that unsafe atomics would lose, as reported under {@link FpAtomics#UNSAFE_DIAGNOSE}. */
+    public FpAtomicDiagnostics fpAtomicDiagnostics() {
+        return memory.fpAtomicDiagnostics();
     }
 
     /** hipHostMalloc: fine-grained host memory every agent may access. */

@@ -6,6 +6,7 @@ import java.util.stream.Collectors;
 
 import org.hsa4j.agent.Agent;
 import org.hsa4j.kernel.WorkgroupExecutor;
+import org.hsa4j.memory.FpAtomics;
 import org.hsa4j.memory.MemoryPool;
 
 /** Prints a runtime's system the way rocminfo does: system attributes, then each agent and its pools. */
@@ -26,6 +27,10 @@ public final class SystemReport {
         row(out, 0, "Machine Model", info.machineModel());
         row(out, 0, "System Endianness", info.endianness());
         row(out, 0, "XNACK enabled", c.xnack() ? "YES" : "NO");
+        row(out, 0, "FP atomics", c.fpAtomics().name());
+        if (c.fpAtomics() == FpAtomics.UNSAFE_DIAGNOSE) {
+            row(out, 0, "Unsafe FP atomics reported", Long.toString(rt.fpAtomicDiagnostics().count()));
+        }
         row(out, 0, "Workgroup barriers", WorkgroupExecutor.barriersAvailable() ? "continuations"
                 : "UNAVAILABLE: " + WorkgroupExecutor.barriersUnavailableReason());
         row(out, 0, "JVM", System.getProperty("java.vm.name") + " " + Runtime.version());
