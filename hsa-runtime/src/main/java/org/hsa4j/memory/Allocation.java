@@ -20,13 +20,15 @@ public final class Allocation {
     final MemorySegment block;
     final Arena dedicatedArena;
     final long reservedBytes;
+    /** Page accounting of managed and plain system memory; null for every other kind. */
+    final PageTable pages;
     volatile long accessMask;
     volatile int ownerAgent;
     volatile boolean freed;
 
     Allocation(long base, long size, MemorySegment segment, MemoryPool pool, MemoryKind kind, int slot,
                Object attachment, int sizeClass, MemorySegment block, Arena dedicatedArena, long reservedBytes,
-               long accessMask, int ownerAgent) {
+               long accessMask, int ownerAgent, PageAccounting accounting) {
         this.base = base;
         this.size = size;
         this.segment = segment;
@@ -40,6 +42,8 @@ public final class Allocation {
         this.reservedBytes = reservedBytes;
         this.accessMask = accessMask;
         this.ownerAgent = ownerAgent;
+        this.pages = accounting != null && (kind == MemoryKind.MANAGED || kind == MemoryKind.SYSTEM)
+                ? new PageTable(this, accounting, ownerAgent) : null;
     }
 
     /** The SVM address of the first byte. */
@@ -74,10 +78,15 @@ public final class Allocation {
 
     /**
      * True when the byte at {@code address} behaves as coarse-grained memory: the allocation's
-     * pool is coarse-grained.
+     * pool is coarse-grained, or its page was advised {@link MemAdvice#SET_COARSE_GRAIN}.
      */
     public boolean coarseGrainedAt(long address) {
-        return !pool.isFineGrained();
+        return !pool.isFineGrained() || pages != null && pages.coarseGrainedAt(address - base);
+    }
+
+    /** The page table of managed and plain system memory, or null for other kinds. */
+    public PageTable pages() {
+        return pages;
     }
 
     /** The runtime object this memory belongs to (a signal block, a kernel object), or null. */

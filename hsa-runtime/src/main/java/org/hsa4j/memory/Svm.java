@@ -64,9 +64,21 @@ public final class Svm {
      * @throws MemoryFaultException when the bytes are not inside one live allocation or this agent has no access
      */
     public Allocation resolve(long address, long bytes) {
+        return resolve(address, bytes, false);
+    }
+
+    /** {@link #resolve(long, long)} for a write: page accounting sees the intent (read-mostly copies collapse). */
+    private Allocation resolveForWrite(long address, long bytes) {
+        return resolve(address, bytes, true);
+    }
+
+    private Allocation resolve(long address, long bytes, boolean write) {
         Allocation a = space.lookup(address);
         if (a == null || !a.contains(address, bytes)) {
             throw fault(address, bytes, a);
+        }
+        if (a.pages != null) {
+            a.pages.touch(agentIndex, agentName, address - a.base, bytes, write);
         }
         if ((a.accessMask & agentBit) == 0) {
             throw new MemoryFaultException(HsaStatus.MEMORY_APERTURE_VIOLATION, address,
@@ -90,10 +102,14 @@ public final class Svm {
      * @throws HsaException INVALID_ARGUMENT when {@code bytes} is negative
      */
     public MemorySegment segment(long address, long bytes) {
+        return segment(address, bytes, false);
+    }
+
+    private MemorySegment segment(long address, long bytes, boolean write) {
         if (bytes < 0) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "negative byte count " + bytes);
         }
-        Allocation a = resolve(address, bytes);
+        Allocation a = resolve(address, bytes, write);
         return a.segment.asSlice(address - a.base, bytes);
     }
 
@@ -107,7 +123,7 @@ public final class Svm {
 
     /** Writes a byte. */
     public void setByte(long address, byte value) {
-        Allocation a = resolve(address, 1);
+        Allocation a = resolveForWrite(address, 1);
         a.segment.set(ValueLayout.JAVA_BYTE, address - a.base, value);
     }
 
@@ -119,7 +135,7 @@ public final class Svm {
 
     /** Writes a 16-bit value. */
     public void setShort(long address, short value) {
-        Allocation a = resolve(address, 2);
+        Allocation a = resolveForWrite(address, 2);
         a.segment.set(SHORT_U, address - a.base, value);
     }
 
@@ -131,7 +147,7 @@ public final class Svm {
 
     /** Writes an int. */
     public void setInt(long address, int value) {
-        Allocation a = resolve(address, 4);
+        Allocation a = resolveForWrite(address, 4);
         a.segment.set(INT_U, address - a.base, value);
     }
 
@@ -143,7 +159,7 @@ public final class Svm {
 
     /** Writes a long. */
     public void setLong(long address, long value) {
-        Allocation a = resolve(address, 8);
+        Allocation a = resolveForWrite(address, 8);
         a.segment.set(LONG_U, address - a.base, value);
     }
 
@@ -165,7 +181,7 @@ public final class Svm {
 
     /** Writes a float. */
     public void setFloat(long address, float value) {
-        Allocation a = resolve(address, 4);
+        Allocation a = resolveForWrite(address, 4);
         a.segment.set(FLOAT_U, address - a.base, value);
     }
 
@@ -177,18 +193,18 @@ public final class Svm {
 
     /** Writes a double. */
     public void setDouble(long address, double value) {
-        Allocation a = resolve(address, 8);
+        Allocation a = resolveForWrite(address, 8);
         a.segment.set(DOUBLE_U, address - a.base, value);
     }
 
     /** Copies {@code bytes} bytes from {@code src} to {@code dst}; both ranges are checked. */
     public void copy(long dst, long src, long bytes) {
-        MemorySegment.copy(segment(src, bytes), 0, segment(dst, bytes), 0, bytes);
+        MemorySegment.copy(segment(src, bytes), 0, segment(dst, bytes, true), 0, bytes);
     }
 
     /** Sets {@code bytes} bytes at {@code address} to {@code value}. */
     public void fill(long address, long bytes, byte value) {
-        segment(address, bytes).fill(value);
+        segment(address, bytes, true).fill(value);
     }
 
     // ---- typed views ----------------------------------------------------------------------------
@@ -226,6 +242,13 @@ public final class Svm {
     private Allocation atomic(long address, int bytes, MemoryOrder order, MemoryScope scope) {
         checkOrderAndScope(order, scope);
         checkAligned(address, bytes);
+        return resolveForWrite(address, bytes);
+    }
+
+    private Allocation atomicLoad(long address, int bytes, MemoryOrder order, MemoryScope scope) {
+        checkLoad(order);
+        checkOrderAndScope(order, scope);
+        checkAligned(address, bytes);
         return resolve(address, bytes);
     }
 
@@ -257,8 +280,7 @@ public final class Svm {
 
     /** Atomic int load: RELAXED is opaque, ACQUIRE and SEQ_CST are volatile (HSA scacquire). */
     public int atomicLoadInt(long address, MemoryOrder order, MemoryScope scope) {
-        checkLoad(order);
-        Allocation a = atomic(address, 4, order, scope);
+        Allocation a = atomicLoad(address, 4, order, scope);
         long off = address - a.base;
         return order == MemoryOrder.RELAXED ? (int) INT.getOpaque(a.segment, off) : (int) INT.getVolatile(a.segment, off);
     }
@@ -349,8 +371,7 @@ public final class Svm {
 
     /** Atomic long load: RELAXED is opaque, ACQUIRE and SEQ_CST are volatile (HSA scacquire). */
     public long atomicLoadLong(long address, MemoryOrder order, MemoryScope scope) {
-        checkLoad(order);
-        Allocation a = atomic(address, 8, order, scope);
+        Allocation a = atomicLoad(address, 8, order, scope);
         long off = address - a.base;
         return order == MemoryOrder.RELAXED ? (long) LONG.getOpaque(a.segment, off) : (long) LONG.getVolatile(a.segment, off);
     }

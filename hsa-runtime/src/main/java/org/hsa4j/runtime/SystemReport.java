@@ -8,6 +8,8 @@ import org.hsa4j.agent.Agent;
 import org.hsa4j.kernel.WorkgroupExecutor;
 import org.hsa4j.memory.FpAtomics;
 import org.hsa4j.memory.MemoryPool;
+import org.hsa4j.memory.MigrationStats;
+import org.hsa4j.memory.PageDescriptor;
 
 /** Prints a runtime's system the way rocminfo does: system attributes, then each agent and its pools. */
 public final class SystemReport {
@@ -85,6 +87,15 @@ public final class SystemReport {
             }
         }
         out.println();
+        out.println("==============");
+        out.println("Page Migration");
+        out.println("==============");
+        row(out, 0, "Page size", kib(PageDescriptor.PAGE_SIZE));
+        migration(out, 0, "All agents", rt.migrationStats());
+        for (Agent a : rt.agents()) {
+            migration(out, 1, a.name(), rt.migrationStats(a));
+        }
+        out.println();
         out.println("=========");
         out.println("Footprint");
         out.println("=========");
@@ -94,6 +105,12 @@ public final class SystemReport {
         row(out, 0, "Runtime threads", Long.toString(rt.agents().stream()
                 .mapToLong(a -> Arrays.stream(a.computeUnitThreads()).count()).sum()));
         out.println("*** Done ***");
+    }
+
+    private static void migration(PrintStream out, int indent, String who, MigrationStats m) {
+        row(out, indent, who, String.format("fault migrations %d, prefetch migrations %d, remote accesses %d, "
+                + "read-mostly copies %d, faults %d", m.faultMigrations(), m.prefetchMigrations(), m.remoteAccesses(),
+                m.readMostlyDuplications(), m.faults()));
     }
 
     private static String kib(long bytes) {
