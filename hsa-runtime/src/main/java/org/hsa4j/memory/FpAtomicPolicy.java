@@ -34,7 +34,8 @@ public final class FpAtomicPolicy {
      */
     boolean loses(Allocation a, long address) {
         ComputeUnitThread unit = ComputeUnitThread.current();
-        if (mode == FpAtomics.CAS_LOOP || unit == null || unit.agentIndex() == CPU_AGENT || a == null || a.coarseGrainedAt(address)) {
+        if (mode == FpAtomics.CAS_LOOP || unit == null || unit.agentIndex() == CPU_AGENT || a == null
+                || a.coarseGrainedAt(address)) {
             return false;
         }
         if (mode == FpAtomics.UNSAFE) {

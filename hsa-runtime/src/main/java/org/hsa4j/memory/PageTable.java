@@ -72,9 +72,9 @@ public final class PageTable {
         return PageDescriptor.location(state[page(offset)]);
     }
 
-    /** True when the page holding {@code offset} is advised coarse-grained. */
+    /** True when the page holding {@code offset} is advised coarse-grained; false outside the allocation. */
     public boolean coarseGrainedAt(long offset) {
-        return (state[page(offset)] & COARSE_GRAIN) != 0;
+        return offset >= 0 && offset < owner.size && (state[PageDescriptor.pageOf(offset)] & COARSE_GRAIN) != 0;
     }
 
     /** Agents (bit i for agent i) that may read the page holding {@code offset} without a fault. */

@@ -296,6 +296,9 @@ class PageAccountingTest {
         assertFalse(a.coarseGrainedAt(m));
         assertTrue(a.coarseGrainedAt(m + PAGE_SIZE + 100));
         assertFalse(a.coarseGrainedAt(m + 2 * PAGE_SIZE));
+        rt.memAdvise(m + 2 * PAGE_SIZE, PAGE_SIZE, MemAdvice.SET_COARSE_GRAIN, null);
+        assertTrue(a.coarseGrainedAt(m + 3 * PAGE_SIZE - 1));
+        assertFalse(a.coarseGrainedAt(m + 3 * PAGE_SIZE), "past the end");
         rt.memAdvise(m, 3 * PAGE_SIZE, MemAdvice.UNSET_COARSE_GRAIN, null);
         assertFalse(a.coarseGrainedAt(m + PAGE_SIZE + 100));
         long d = rt.deviceMalloc(rt.gpuAgent(), 64);
