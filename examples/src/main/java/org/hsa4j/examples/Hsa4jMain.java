@@ -13,7 +13,7 @@ public final class Hsa4jMain {
     /** Every example, in the order {@code run all} runs them. */
     static final List<Example> EXAMPLES = List.of(new HsaDispatch(), new Sync1Way(), new Sync2Way(), new PingPong(),
             new AtomicInt(), new VectorAddSvm(), new AsyncChain(), new SyscallExample(), new Fibonacci(),
-            new BinaryTreeInsert(), new MallocBench(), new HeatPde());
+            new BinaryTreeInsert(), new MallocBench(), new HeatPde(), new ManagedMemory(), new FpAtomicsTable());
 
     private Hsa4jMain() {
     }

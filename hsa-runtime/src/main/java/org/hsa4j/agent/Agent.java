@@ -60,7 +60,7 @@ public final class Agent {
         this.signals = signals;
         this.queuePool = queuePool;
         this.pools = List.copyOf(pools);
-        this.svm = new Svm(memory.addressSpace(), index, properties.name(), coherence);
+        this.svm = new Svm(memory.addressSpace(), index, properties.name(), coherence, memory.fpAtomicPolicy());
         this.processor = new PacketProcessor(this, memory, signals, svm, clock);
     }
 

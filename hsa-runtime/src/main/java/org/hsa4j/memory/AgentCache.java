@@ -143,7 +143,7 @@ final class AgentCache {
             synchronized (stripes[t]) {
                 forOccupied(t, s -> {
                     long d = lines.dirty[s];
-                    if (d != 0 && (!fineOnly || lines.owners[s].fineGrained())) {
+                    if (d != 0 && (!fineOnly || !lines.owners[s].coarseGrainedAt(lines.tags[s]))) {
                         lines.writeHome(s, d);
                         lines.dirty[s] = 0;
                     }
@@ -157,7 +157,7 @@ final class AgentCache {
         for (int t = 0; t < STRIPES; t++) {
             synchronized (stripes[t]) {
                 forOccupied(t, s -> {
-                    if (!fineOnly || lines.owners[s].fineGrained()) {
+                    if (!fineOnly || !lines.owners[s].coarseGrainedAt(lines.tags[s])) {
                         dropClean(s);
                     }
                 });

@@ -22,13 +22,15 @@ public final class Allocation {
     final long reservedBytes;
     /** True for memory fidelity mode never caches: runtime-internal structures and kernarg memory (always coherent). */
     final boolean uncached;
+    /** Page accounting of managed and plain system memory; null for every other kind. */
+    final PageTable pages;
     volatile long accessMask;
     volatile int ownerAgent;
     volatile boolean freed;
 
     Allocation(long base, long size, MemorySegment segment, MemoryPool pool, MemoryKind kind, int slot,
                Object attachment, int sizeClass, MemorySegment block, Arena dedicatedArena, long reservedBytes,
-               long accessMask, int ownerAgent) {
+               long accessMask, int ownerAgent, PageAccounting accounting) {
         this.base = base;
         this.size = size;
         this.segment = segment;
@@ -43,6 +45,8 @@ public final class Allocation {
         this.accessMask = accessMask;
         this.ownerAgent = ownerAgent;
         this.uncached = kind == MemoryKind.INTERNAL || pool.flags().contains(GlobalFlag.KERNARG);
+        this.pages = accounting != null && (kind == MemoryKind.MANAGED || kind == MemoryKind.SYSTEM)
+                ? new PageTable(this, accounting, ownerAgent) : null;
     }
 
     /** The SVM address of the first byte. */
@@ -73,6 +77,19 @@ public final class Allocation {
     /** True when the allocation is fine-grained (coherent during kernels). */
     public boolean fineGrained() {
         return pool.isFineGrained();
+    }
+
+    /**
+     * True when the byte at {@code address} behaves as coarse-grained memory: the allocation's
+     * pool is coarse-grained, or its page was advised {@link MemAdvice#SET_COARSE_GRAIN}.
+     */
+    public boolean coarseGrainedAt(long address) {
+        return !pool.isFineGrained() || pages != null && pages.coarseGrainedAt(address - base);
+    }
+
+    /** The page table of managed and plain system memory, or null for other kinds. */
+    public PageTable pages() {
+        return pages;
     }
 
     /** The runtime object this memory belongs to (a signal block, a kernel object), or null. */

@@ -192,7 +192,7 @@ public final class CoherenceModel {
         long mask = CacheLines.bytes((int) (address - line), size);
         c.prepareAtomic(a, line, mask);
         long result;
-        if (a.fineGrained()) {
+        if (!a.coarseGrainedAt(address)) {
             c.l2.evictBytes(a, line, mask);
             result = op.apply(a.segment, address - a.base, size, x, y, order);
         } else {

@@ -20,12 +20,14 @@ public final class DoubleView {
     /** Fidelity mode's model, or null: then every access goes straight to the segment. */
     private final CoherenceModel model;
     private final Allocation allocation;
+    private final FpAtomicPolicy fp;
 
-    DoubleView(long address, MemorySegment segment, CoherenceModel model, Allocation allocation) {
+    DoubleView(long address, MemorySegment segment, CoherenceModel model, Allocation allocation, FpAtomicPolicy fp) {
         this.address = address;
         this.segment = segment;
         this.model = model;
         this.allocation = allocation;
+        this.fp = fp;
     }
 
     /** The SVM address of element {@code i}, after a bounds check (fidelity mode). */
@@ -87,8 +89,14 @@ public final class DoubleView {
         BITS.setVolatile(segment, 0L, i, Double.doubleToRawLongBits(value));
     }
 
-    /** Atomic add on element {@code i} as a compare-and-swap loop on the bits; returns the previous value. */
+    /**
+     * Atomic add on element {@code i} as a compare-and-swap loop on the bits; returns the previous
+     * value. The runtime's {@link FpAtomics} setting applies as in {@link Svm}'s atomic adds.
+     */
     public double fetchAdd(long i, double delta) {
+        if (fp != null && fp.loses(address(i))) {
+            return Double.longBitsToDouble((long) BITS.getVolatile(segment, 0L, i));
+        }
         if (model != null) {
             return Double.longBitsToDouble(atomic(i, AtomicOp.FLOAT_ADD, Double.doubleToRawLongBits(delta), 0, MemoryOrder.SEQ_CST));
         }

@@ -20,12 +20,14 @@ public final class FloatView {
     /** Fidelity mode's model, or null: then every access goes straight to the segment. */
     private final CoherenceModel model;
     private final Allocation allocation;
+    private final FpAtomicPolicy fp;
 
-    FloatView(long address, MemorySegment segment, CoherenceModel model, Allocation allocation) {
+    FloatView(long address, MemorySegment segment, CoherenceModel model, Allocation allocation, FpAtomicPolicy fp) {
         this.address = address;
         this.segment = segment;
         this.model = model;
         this.allocation = allocation;
+        this.fp = fp;
     }
 
     /** The SVM address of element {@code i}, after a bounds check (fidelity mode). */
@@ -87,8 +89,14 @@ public final class FloatView {
         BITS.setVolatile(segment, 0L, i, Float.floatToRawIntBits(value));
     }
 
-    /** Atomic add on element {@code i} as a compare-and-swap loop on the bits; returns the previous value. */
+    /**
+     * Atomic add on element {@code i} as a compare-and-swap loop on the bits; returns the previous
+     * value. The runtime's {@link FpAtomics} setting applies as in {@link Svm}'s atomic adds.
+     */
     public float fetchAdd(long i, float delta) {
+        if (fp != null && fp.loses(address(i))) {
+            return Float.intBitsToFloat((int) BITS.getVolatile(segment, 0L, i));
+        }
         if (model != null) {
             return Float.intBitsToFloat((int) atomic(i, AtomicOp.FLOAT_ADD, Float.floatToRawIntBits(delta), 0, MemoryOrder.SEQ_CST));
         }

@@ -26,11 +26,83 @@ public final class MemoryManager implements AutoCloseable {
     private final BlockHeap heap = new BlockHeap();
     private final List<MemoryPool> pools = new CopyOnWriteArrayList<>();
     private final Set<Allocation> dedicated = ConcurrentHashMap.newKeySet();
+    private final FpAtomicDiagnostics fpAtomicDiagnostics = new FpAtomicDiagnostics(FpAtomicDiagnostics.DEFAULT_CAPACITY);
+    private final FpAtomicPolicy fpAtomicPolicy;
+    private final PageAccounting pageAccounting;
     private volatile boolean closed;
+
+    /** A manager with CAS-loop FP atomics and XNACK off. */
+    public MemoryManager() {
+        this(FpAtomics.CAS_LOOP, false);
+    }
+
+    /** A manager whose agents' FP atomic adds follow {@code fpAtomics}, with XNACK {@code xnack}. */
+    public MemoryManager(FpAtomics fpAtomics, boolean xnack) {
+        this.fpAtomicPolicy = new FpAtomicPolicy(fpAtomics, space, fpAtomicDiagnostics);
+        this.pageAccounting = new PageAccounting(xnack);
+    }
+
+    /** Page accounting of managed and plain system memory: XNACK and the migration counters. */
+    public PageAccounting pageAccounting() {
+        return pageAccounting;
+    }
+
+    /**
+     * Migrates the pages of {@code address .. address+bytes} to the agent with index {@code agent}.
+     *
+     * @throws HsaException INVALID_ARGUMENT when the range is not inside one managed or plain system
+     *                      allocation, or a GPU is to hold plain system memory with XNACK off
+     */
+    public void prefetch(long address, long bytes, int agent) {
+        Allocation a = pagedRange(address, bytes, "prefetch");
+        if (a.kind == MemoryKind.SYSTEM && !pageAccounting.xnack() && agent != FpAtomicPolicy.CPU_AGENT) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, String.format("prefetch of 0x%016x: XNACK off, a GPU "
+                    + "cannot hold plain system memory %s", address, a));
+        }
+        a.pages.prefetch(address - a.base, bytes, agent);
+    }
+
+    /**
+     * Applies {@code advice} to the pages of {@code address .. address+bytes}; {@code agent} is the
+     * preferred location for {@link MemAdvice#SET_PREFERRED_LOCATION} and ignored otherwise.
+     *
+     * @throws HsaException INVALID_ARGUMENT when the range is not inside one managed or plain system allocation
+     */
+    public void advise(long address, long bytes, MemAdvice advice, int agent) {
+        if (advice == null) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "advice must be one of " + List.of(MemAdvice.values()));
+        }
+        Allocation a = pagedRange(address, bytes, "advise");
+        a.pages.advise(address - a.base, bytes, advice, agent);
+    }
+
+    private Allocation pagedRange(long address, long bytes, String what) {
+        ensureOpen();
+        Allocation a = find(address);
+        if (bytes <= 0 || a == null || !a.contains(address, bytes)) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, String.format(
+                    "%s of 0x%016x+%d: not a non-empty range inside one live allocation", what, address, bytes));
+        }
+        if (a.pages == null) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, String.format(
+                    "%s of 0x%016x: %s is not managed or plain system memory", what, address, a));
+        }
+        return a;
+    }
 
     /** The address space: slot table from SVM address to allocation. */
     public AddressSpace addressSpace() {
         return space;
+    }
+
+    /** The FP atomics policy every agent's {@link Svm} applies. */
+    public FpAtomicPolicy fpAtomicPolicy() {
+        return fpAtomicPolicy;
+    }
+
+    /** Where {@link FpAtomics#UNSAFE_DIAGNOSE} reports FP atomic adds that unsafe atomics would lose. */
+    public FpAtomicDiagnostics fpAtomicDiagnostics() {
+        return fpAtomicDiagnostics;
     }
 
     /** Creates a pool; the runtime calls this while it builds the topology. */
@@ -74,7 +146,7 @@ public final class MemoryManager implements AutoCloseable {
                 heap.addDedicated(reserved);
             }
             Allocation allocation = new Allocation(base, bytes, segment, pool, kind, SvmAddress.slot(base),
-                    attachment, sizeClass, block, dedicated, reserved, accessMask, ownerAgent);
+                    attachment, sizeClass, block, dedicated, reserved, accessMask, ownerAgent, pageAccounting);
             if (dedicated != null) {
                 this.dedicated.add(allocation);
                 if (closed && this.dedicated.remove(allocation)) {

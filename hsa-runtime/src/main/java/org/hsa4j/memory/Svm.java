@@ -40,19 +40,24 @@ public final class Svm {
     private final String agentName;
     /** Fidelity mode's caches, or null: the one field every access path tests. */
     private final CoherenceModel model;
+    private final FpAtomicPolicy fp;
 
-    /** The view of the agent with {@code agentIndex}, fidelity mode off. */
+    /** The view of the agent with {@code agentIndex}: fidelity mode off, CAS-loop FP atomics. */
     public Svm(AddressSpace space, int agentIndex, String agentName) {
-        this(space, agentIndex, agentName, null);
+        this(space, agentIndex, agentName, null, null);
     }
 
-    /** The view of the agent with {@code agentIndex}; {@code model} is fidelity mode's, or null. The runtime makes one per agent. */
-    public Svm(AddressSpace space, int agentIndex, String agentName, CoherenceModel model) {
+    /**
+     * The view of the agent with {@code agentIndex}; the runtime makes one per agent. {@code model}
+     * is fidelity mode's (or null); FP atomic adds follow {@code fp} (null: {@link FpAtomics#CAS_LOOP}).
+     */
+    public Svm(AddressSpace space, int agentIndex, String agentName, CoherenceModel model, FpAtomicPolicy fp) {
         this.space = space;
         this.agentIndex = agentIndex;
         this.agentBit = 1L << agentIndex;
         this.agentName = agentName;
         this.model = model;
+        this.fp = fp == null || fp.mode() == FpAtomics.CAS_LOOP ? null : fp;
     }
 
     /** Fidelity mode's model, or null when the mode is off. */
@@ -71,9 +76,21 @@ public final class Svm {
      * @throws MemoryFaultException when the bytes are not inside one live allocation or this agent has no access
      */
     public Allocation resolve(long address, long bytes) {
+        return resolve(address, bytes, false);
+    }
+
+    /** {@link #resolve(long, long)} for a write: page accounting sees the intent (read-mostly copies collapse). */
+    private Allocation resolveForWrite(long address, long bytes) {
+        return resolve(address, bytes, true);
+    }
+
+    private Allocation resolve(long address, long bytes, boolean write) {
         Allocation a = space.lookup(address);
         if (a == null || !a.contains(address, bytes)) {
             throw fault(address, bytes, a);
+        }
+        if (a.pages != null) {
+            a.pages.touch(agentIndex, agentName, address - a.base, bytes, write);
         }
         if ((a.accessMask & agentBit) == 0) {
             throw new MemoryFaultException(HsaStatus.MEMORY_APERTURE_VIOLATION, address,
@@ -97,10 +114,14 @@ public final class Svm {
      * @throws HsaException INVALID_ARGUMENT when {@code bytes} is negative
      */
     public MemorySegment segment(long address, long bytes) {
+        return segment(address, bytes, false);
+    }
+
+    private MemorySegment segment(long address, long bytes, boolean write) {
         if (bytes < 0) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "negative byte count " + bytes);
         }
-        Allocation a = resolve(address, bytes);
+        Allocation a = resolve(address, bytes, write);
         return a.segment.asSlice(address - a.base, bytes);
     }
 
@@ -117,7 +138,7 @@ public final class Svm {
 
     /** Writes a byte. */
     public void setByte(long address, byte value) {
-        Allocation a = resolve(address, 1);
+        Allocation a = resolveForWrite(address, 1);
         if (model != null) {
             model.store(a, address, 1, value);
             return;
@@ -136,7 +157,7 @@ public final class Svm {
 
     /** Writes a 16-bit value. */
     public void setShort(long address, short value) {
-        Allocation a = resolve(address, 2);
+        Allocation a = resolveForWrite(address, 2);
         if (model != null) {
             model.store(a, address, 2, value);
             return;
@@ -155,7 +176,7 @@ public final class Svm {
 
     /** Writes an int. */
     public void setInt(long address, int value) {
-        Allocation a = resolve(address, 4);
+        Allocation a = resolveForWrite(address, 4);
         if (model != null) {
             model.store(a, address, 4, value);
             return;
@@ -174,7 +195,7 @@ public final class Svm {
 
     /** Writes a long. */
     public void setLong(long address, long value) {
-        Allocation a = resolve(address, 8);
+        Allocation a = resolveForWrite(address, 8);
         if (model != null) {
             model.store(a, address, 8, value);
             return;
@@ -203,7 +224,7 @@ public final class Svm {
 
     /** Writes a float. */
     public void setFloat(long address, float value) {
-        Allocation a = resolve(address, 4);
+        Allocation a = resolveForWrite(address, 4);
         if (model != null) {
             model.store(a, address, 4, Float.floatToRawIntBits(value));
             return;
@@ -222,7 +243,7 @@ public final class Svm {
 
     /** Writes a double. */
     public void setDouble(long address, double value) {
-        Allocation a = resolve(address, 8);
+        Allocation a = resolveForWrite(address, 8);
         if (model != null) {
             model.store(a, address, 8, Double.doubleToRawLongBits(value));
             return;
@@ -233,7 +254,7 @@ public final class Svm {
     /** Copies {@code bytes} bytes from {@code src} to {@code dst}; both ranges are checked. */
     public void copy(long dst, long src, long bytes) {
         MemorySegment from = segment(src, bytes);
-        MemorySegment to = segment(dst, bytes);
+        MemorySegment to = segment(dst, bytes, true);
         if (model != null) {
             model.copy(resolve(dst, bytes), dst, resolve(src, bytes), src, bytes);
             return;
@@ -243,7 +264,7 @@ public final class Svm {
 
     /** Sets {@code bytes} bytes at {@code address} to {@code value}. */
     public void fill(long address, long bytes, byte value) {
-        MemorySegment target = segment(address, bytes);
+        MemorySegment target = segment(address, bytes, true);
         if (model != null) {
             model.fill(resolve(address, bytes), address, bytes, value);
             return;
@@ -268,13 +289,13 @@ public final class Svm {
     /** A view of {@code count} floats at {@code address}. */
     public FloatView floats(long address, long count) {
         MemorySegment m = alignedSegment(address, count, 4);
-        return new FloatView(address, m, model, model == null ? null : resolve(address, m.byteSize()));
+        return new FloatView(address, m, model, model == null ? null : resolve(address, m.byteSize()), fp);
     }
 
     /** A view of {@code count} doubles at {@code address}. */
     public DoubleView doubles(long address, long count) {
         MemorySegment m = alignedSegment(address, count, 8);
-        return new DoubleView(address, m, model, model == null ? null : resolve(address, m.byteSize()));
+        return new DoubleView(address, m, model, model == null ? null : resolve(address, m.byteSize()), fp);
     }
 
     private MemorySegment alignedSegment(long address, long count, int elementSize) {
@@ -288,6 +309,13 @@ public final class Svm {
     // ---- atomics --------------------------------------------------------------------------------
 
     private Allocation atomic(long address, int bytes, MemoryOrder order, MemoryScope scope) {
+        checkOrderAndScope(order, scope);
+        checkAligned(address, bytes);
+        return resolveForWrite(address, bytes);
+    }
+
+    private Allocation atomicLoad(long address, int bytes, MemoryOrder order, MemoryScope scope) {
+        checkLoad(order);
         checkOrderAndScope(order, scope);
         checkAligned(address, bytes);
         return resolve(address, bytes);
@@ -321,8 +349,7 @@ public final class Svm {
 
     /** Atomic int load: RELAXED is opaque, ACQUIRE and SEQ_CST are volatile (HSA scacquire). */
     public int atomicLoadInt(long address, MemoryOrder order, MemoryScope scope) {
-        checkLoad(order);
-        Allocation a = atomic(address, 4, order, scope);
+        Allocation a = atomicLoad(address, 4, order, scope);
         if (model != null) {
             return (int) model.atomic(a, address, 4, AtomicOp.LOAD, 0, 0, order, scope);
         }
@@ -447,8 +474,7 @@ public final class Svm {
 
     /** Atomic long load: RELAXED is opaque, ACQUIRE and SEQ_CST are volatile (HSA scacquire). */
     public long atomicLoadLong(long address, MemoryOrder order, MemoryScope scope) {
-        checkLoad(order);
-        Allocation a = atomic(address, 8, order, scope);
+        Allocation a = atomicLoad(address, 8, order, scope);
         if (model != null) {
             return model.atomic(a, address, 8, AtomicOp.LOAD, 0, 0, order, scope);
         }
@@ -571,13 +597,20 @@ public final class Svm {
         return seen;
     }
 
-    /** Float fetch-and-add as a compare-and-swap loop on the bits; returns the previous value. */
+    /**
+     * Float fetch-and-add as a compare-and-swap loop on the bits; returns the previous value. Under
+     * {@link FpAtomics#UNSAFE} an add by a GPU compute unit on fine-grained memory is lost: it
+     * returns the current value and leaves memory unchanged.
+     */
     public float atomicAddFloat(long address, float delta, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 4, order, scope);
+        long off = address - a.base;
+        if (fp != null && fp.loses(a, address)) {
+            return Float.intBitsToFloat((int) INT.getVolatile(a.segment, off));
+        }
         if (model != null) {
             return Float.intBitsToFloat((int) model.atomic(a, address, 4, AtomicOp.FLOAT_ADD, Float.floatToRawIntBits(delta), 0, order, scope));
         }
-        long off = address - a.base;
         int seen = (int) INT.getVolatile(a.segment, off);
         while (true) {
             int next = Float.floatToRawIntBits(Float.intBitsToFloat(seen) + delta);
@@ -589,13 +622,20 @@ public final class Svm {
         }
     }
 
-    /** Double fetch-and-add as a compare-and-swap loop on the bits; returns the previous value. */
+    /**
+     * Double fetch-and-add as a compare-and-swap loop on the bits; returns the previous value. Under
+     * {@link FpAtomics#UNSAFE} an add by a GPU compute unit on fine-grained memory is lost: it
+     * returns the current value and leaves memory unchanged.
+     */
     public double atomicAddDouble(long address, double delta, MemoryOrder order, MemoryScope scope) {
         Allocation a = atomic(address, 8, order, scope);
+        long off = address - a.base;
+        if (fp != null && fp.loses(a, address)) {
+            return Double.longBitsToDouble((long) LONG.getVolatile(a.segment, off));
+        }
         if (model != null) {
             return Double.longBitsToDouble(model.atomic(a, address, 8, AtomicOp.FLOAT_ADD, Double.doubleToRawLongBits(delta), 0, order, scope));
         }
-        long off = address - a.base;
         long seen = (long) LONG.getVolatile(a.segment, off);
         while (true) {
             long next = Double.doubleToRawLongBits(Double.longBitsToDouble(seen) + delta);

@@ -16,10 +16,14 @@ import org.hsa4j.kernel.Executable;
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.CacheGeometry;
 import org.hsa4j.memory.CoherenceModel;
+import org.hsa4j.memory.FpAtomicDiagnostics;
+import org.hsa4j.memory.FpAtomics;
 import org.hsa4j.memory.GlobalFlag;
+import org.hsa4j.memory.MemAdvice;
 import org.hsa4j.memory.MemoryKind;
 import org.hsa4j.memory.MemoryManager;
 import org.hsa4j.memory.MemoryPool;
+import org.hsa4j.memory.MigrationStats;
 import org.hsa4j.memory.SegmentKind;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.signal.AsyncHandlerService;
@@ -51,7 +55,7 @@ public final class HsaRuntime implements AutoCloseable {
 
     private final RuntimeConfig config;
     private final long origin = System.nanoTime();
-    private final MemoryManager memory = new MemoryManager();
+    private final MemoryManager memory;
     private final SignalManager signals;
     private final AsyncHandlerService asyncHandlers = new AsyncHandlerService();
     private final List<Agent> agents;
@@ -64,6 +68,7 @@ public final class HsaRuntime implements AutoCloseable {
 
     private HsaRuntime(RuntimeConfig config) {
         this.config = config;
+        this.memory = new MemoryManager(config.fpAtomics(), config.xnack());
         int gpus = config.gpuAgents();
         systemFine = memory.createPool("system fine-grained", SegmentKind.GLOBAL, EnumSet.of(GlobalFlag.FINE_GRAINED), 0,
                 config.systemMemorySize(), config.systemMemorySize(), true, true);
@@ -203,6 +208,11 @@ public final class HsaRuntime implements AutoCloseable {
         return config.xnack();
     }
 
+    /** Floating-point atomic adds that unsafe atomics would lose, as reported under {@link FpAtomics#UNSAFE_DIAGNOSE}. */
+    public FpAtomicDiagnostics fpAtomicDiagnostics() {
+        return memory.fpAtomicDiagnostics();
+    }
+
     /** hipHostMalloc: fine-grained host memory every agent may access. */
     public long hostMalloc(long bytes) {
         return memory.allocate(systemFine, bytes, MemoryPool.ALIGNMENT, MemoryKind.HOST, -1L, 0, null).base();
@@ -282,6 +292,51 @@ public final class HsaRuntime implements AutoCloseable {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, String.format("copy target 0x%x+%d is not live memory", dst, bytes));
         }
         MemorySegment.copy(s.segment(), src - s.base(), d.segment(), dst - d.base(), bytes);
+    }
+
+    /**
+     * {@code hipMemPrefetchAsync}: migrates the pages of {@code address .. address+bytes} of managed
+     * or plain system memory to {@code agent} now (counted as prefetch migrations).
+     *
+     * @throws HsaException INVALID_ARGUMENT for a range outside one managed or plain system
+     *                      allocation, an agent not of this runtime, or plain system memory sent to a GPU with XNACK off
+     */
+    public void memPrefetch(long address, long bytes, Agent agent) {
+        checkOpen();
+        memory.prefetch(address, bytes, agentArgument(agent, "prefetch").index());
+    }
+
+    /**
+     * {@code hipMemAdvise}: gives {@code advice} for the pages of {@code address .. address+bytes} of
+     * managed or plain system memory. {@code agent} is the preferred location for
+     * {@link MemAdvice#SET_PREFERRED_LOCATION}; for other advice it may be null.
+     *
+     * @throws HsaException INVALID_ARGUMENT for a range outside one managed or plain system
+     *                      allocation, a missing advice, or an agent that is missing (preferred location) or not of this runtime
+     */
+    public void memAdvise(long address, long bytes, MemAdvice advice, Agent agent) {
+        checkOpen();
+        int index = agent == null && advice != MemAdvice.SET_PREFERRED_LOCATION ? 0
+                : agentArgument(agent, "advise " + advice).index();
+        memory.advise(address, bytes, advice, index);
+    }
+
+    /** Page accounting counters of managed and plain system memory, summed over every agent. */
+    public MigrationStats migrationStats() {
+        return memory.pageAccounting().totals();
+    }
+
+    /** Page accounting counters of {@code agent}: pages it touched or received by prefetch. */
+    public MigrationStats migrationStats(Agent agent) {
+        return memory.pageAccounting().stats(agentArgument(agent, "migration stats").index());
+    }
+
+    private Agent agentArgument(Agent agent, String what) {
+        if (agent == null || agent.index() >= agents.size() || agents.get(agent.index()) != agent) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, what + ": " + (agent == null ? "no agent given"
+                    : agent.name() + " is not an agent of this runtime"));
+        }
+        return agent;
     }
 
     /** {@code hsa_amd_pointer_info}: the live allocation containing {@code address}, or null. */

@@ -1,8 +1,12 @@
 package org.hsa4j.runtime;
 
 import java.lang.management.ManagementFactory;
+import java.util.Arrays;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.IntConsumer;
+
+import org.hsa4j.memory.FpAtomics;
 
 /**
  * The topology and limits a runtime starts with. Build one in code with {@link #builder()}, or
@@ -20,6 +24,7 @@ import java.util.function.IntConsumer;
  * <tr><td>HSA4J_GROUP_SEGMENT_MAX</td><td>group segment bytes per workgroup (default 65536)</td></tr>
  * <tr><td>HSA4J_DEVICE_MEMORY</td><td>bytes of each GPU's coarse-grained pool (default 8 GiB)</td></tr>
  * <tr><td>HSA_XNACK or HSA4J_XNACK</td><td>1 lets GPUs touch plain system memory (default 0)</td></tr>
+ * <tr><td>HSA4J_FP_ATOMICS</td><td>cas, unsafe or diagnose: how FP atomic adds behave (default cas)</td></tr>
  * <tr><td>HSA4J_FIDELITY</td><td>1 turns on the memory-model fidelity (checking) mode (default 0)</td></tr>
  * </table>
  *
@@ -37,13 +42,15 @@ import java.util.function.IntConsumer;
  * @param deviceMemorySize   bytes of each GPU's coarse-grained pool
  * @param kernargPoolSize    bytes of the kernarg pool
  * @param xnack              true when GPUs may touch plain system memory (pages migrate on fault)
+ * @param fpAtomics          how floating-point atomic adds behave (CAS loop, unsafe, unsafe with diagnostics)
  * @param fidelity           true for the memory-model fidelity mode: GPU compute units see memory through
  *                           write-back caches, so a missing fence or a too-narrow scope reads stale data
  */
 public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits, int wavefrontSize,
                             int queueMinSize, int queueMaxSize, int queuesMax, int workgroupMaxSize,
                             int groupSegmentMax, int privateSegmentMax, long systemMemorySize,
-                            long deviceMemorySize, long kernargPoolSize, boolean xnack, boolean fidelity) {
+                            long deviceMemorySize, long kernargPoolSize, boolean xnack,
+                            FpAtomics fpAtomics, boolean fidelity) {
 
     /** Most GPU agents: agent indices (CPU agent 0 included) must fit in 64-bit access masks. */
     public static final int MAX_GPU_AGENTS = 62;
@@ -79,6 +86,7 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
         check(privateSegmentMax >= 0 && privateSegmentMax <= MAX_PRIVATE_SEGMENT,
                 "privateSegmentMax must be 0..1 MiB, was " + privateSegmentMax);
         check(systemMemorySize > 0 && deviceMemorySize > 0 && kernargPoolSize > 0, "pool sizes must be positive");
+        check(fpAtomics != null, "fpAtomics must be one of " + Arrays.toString(FpAtomics.values()));
     }
 
     private static boolean powerOfTwo(long v) {
@@ -127,6 +135,10 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
         if (xnack != null) {
             b.xnack(parse(xnackName, xnack, 0, 1, false) == 1);
         }
+        String fpAtomics = env.get("HSA4J_FP_ATOMICS");
+        if (fpAtomics != null) {
+            b.fpAtomics(parseFpAtomics(fpAtomics));
+        }
         String fidelity = env.get("HSA4J_FIDELITY");
         if (fidelity != null) {
             b.fidelity(parse("HSA4J_FIDELITY", fidelity, 0, 1, false) == 1);
@@ -140,6 +152,16 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
         } catch (HsaException e) {
             throw new HsaException(e.status(), "environment: " + e.getMessage(), e);
         }
+    }
+
+    private static FpAtomics parseFpAtomics(String v) {
+        return switch (v.trim().toLowerCase(Locale.ROOT)) {
+            case "cas" -> FpAtomics.CAS_LOOP;
+            case "unsafe" -> FpAtomics.UNSAFE;
+            case "diagnose" -> FpAtomics.UNSAFE_DIAGNOSE;
+            default -> throw new HsaException(HsaStatus.INVALID_ARGUMENT,
+                    "HSA4J_FP_ATOMICS must be cas, unsafe or diagnose, was '" + v + "'");
+        };
     }
 
     private static void intVar(Map<String, String> env, String name, int min, int max, boolean powerOfTwo,
@@ -186,6 +208,7 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
         b.deviceMemorySize = deviceMemorySize;
         b.kernargPoolSize = kernargPoolSize;
         b.xnack = xnack;
+        b.fpAtomics = fpAtomics;
         b.fidelity = fidelity;
         return b;
     }
@@ -206,6 +229,7 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
         private long deviceMemorySize = 8L << 30;
         private long kernargPoolSize = 256L << 20;
         private boolean xnack;
+        private FpAtomics fpAtomics = FpAtomics.CAS_LOOP;
         private boolean fidelity;
 
         private Builder() {
@@ -288,6 +312,12 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
             return this;
         }
 
+        /** How floating-point atomic adds behave; default {@link FpAtomics#CAS_LOOP}. */
+        public Builder fpAtomics(FpAtomics v) {
+            fpAtomics = v;
+            return this;
+        }
+
         /** Turns the memory-model fidelity (checking) mode on or off (default off). */
         public Builder fidelity(boolean v) {
             fidelity = v;
@@ -298,7 +328,7 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
         public RuntimeConfig build() {
             return new RuntimeConfig(gpuAgents, computeUnits, cpuComputeUnits, wavefrontSize, queueMinSize,
                     queueMaxSize, queuesMax, workgroupMaxSize, groupSegmentMax, privateSegmentMax,
-                    systemMemorySize, deviceMemorySize, kernargPoolSize, xnack, fidelity);
+                    systemMemorySize, deviceMemorySize, kernargPoolSize, xnack, fpAtomics, fidelity);
         }
     }
 }

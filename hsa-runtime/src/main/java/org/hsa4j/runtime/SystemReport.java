@@ -6,7 +6,10 @@ import java.util.stream.Collectors;
 
 import org.hsa4j.agent.Agent;
 import org.hsa4j.kernel.WorkgroupExecutor;
+import org.hsa4j.memory.FpAtomics;
 import org.hsa4j.memory.MemoryPool;
+import org.hsa4j.memory.MigrationStats;
+import org.hsa4j.memory.PageDescriptor;
 
 /** Prints a runtime's system the way rocminfo does: system attributes, then each agent and its pools. */
 public final class SystemReport {
@@ -27,6 +30,10 @@ public final class SystemReport {
         row(out, 0, "System Endianness", info.endianness());
         row(out, 0, "XNACK enabled", c.xnack() ? "YES" : "NO");
         row(out, 0, "Memory model", c.fidelity() ? "FIDELITY" : "NORMAL");
+        row(out, 0, "FP atomics", c.fpAtomics().name());
+        if (c.fpAtomics() == FpAtomics.UNSAFE_DIAGNOSE) {
+            row(out, 0, "Unsafe FP atomics reported", Long.toString(rt.fpAtomicDiagnostics().count()));
+        }
         row(out, 0, "Workgroup barriers", WorkgroupExecutor.barriersAvailable() ? "continuations"
                 : "UNAVAILABLE: " + WorkgroupExecutor.barriersUnavailableReason());
         row(out, 0, "JVM", System.getProperty("java.vm.name") + " " + Runtime.version());
@@ -81,6 +88,15 @@ public final class SystemReport {
             }
         }
         out.println();
+        out.println("==============");
+        out.println("Page Migration");
+        out.println("==============");
+        row(out, 0, "Page size", kib(PageDescriptor.PAGE_SIZE));
+        migration(out, 0, "All agents", rt.migrationStats());
+        for (Agent a : rt.agents()) {
+            migration(out, 1, a.name(), rt.migrationStats(a));
+        }
+        out.println();
         out.println("=========");
         out.println("Footprint");
         out.println("=========");
@@ -90,6 +106,12 @@ public final class SystemReport {
         row(out, 0, "Runtime threads", Long.toString(rt.agents().stream()
                 .mapToLong(a -> Arrays.stream(a.computeUnitThreads()).count()).sum()));
         out.println("*** Done ***");
+    }
+
+    private static void migration(PrintStream out, int indent, String who, MigrationStats m) {
+        row(out, indent, who, String.format("fault migrations %d, prefetch migrations %d, remote accesses %d, "
+                + "read-mostly copies %d, faults %d", m.faultMigrations(), m.prefetchMigrations(), m.remoteAccesses(),
+                m.readMostlyDuplications(), m.faults()));
     }
 
     private static String kib(long bytes) {

@@ -55,6 +55,11 @@ class AgentAccessTest {
 
     /** Runs the same kernel on {@code gpu}; asserts it faults with {@code status} at {@code address} through callback and signal. */
     private void assertKernelFaults(Agent gpu, long address, HsaStatus status) {
+        assertKernelFaults(gpu, address, status, address);
+    }
+
+    /** As above, the fault naming {@code faultAddress} (a page's address for a page fault). */
+    private void assertKernelFaults(Agent gpu, long address, HsaStatus status, long faultAddress) {
         CompletableFuture<HsaException> reported = new CompletableFuture<>();
         Queue q = gpu.createQueue(16, QueueType.SINGLE, (error, queue) -> reported.complete(error));
         Signal done = KernelLauncher.launch(rt, q,
@@ -63,7 +68,7 @@ class AgentAccessTest {
         assertEquals(status, waited.status());
         MemoryFaultException fault = assertInstanceOf(MemoryFaultException.class, reported.join());
         assertEquals(status, fault.status());
-        assertEquals(address, fault.address());
+        assertEquals(faultAddress, fault.address());
         q.destroy();
     }
 
@@ -208,7 +213,7 @@ class AgentAccessTest {
         runtime(1, false);
         long m = rt.systemMalloc(64);
         rt.svm().setLong(m + 32, 3);
-        assertKernelFaults(rt.gpuAgent(), m + 32, HsaStatus.MEMORY_APERTURE_VIOLATION);
+        assertKernelFaults(rt.gpuAgent(), m + 32, HsaStatus.MEMORY_FAULT, m);
         assertEquals(3, rt.svm().getLong(m + 32));
         assertEquals(MemoryKind.SYSTEM, rt.pointerInfo(m).kind());
     }
