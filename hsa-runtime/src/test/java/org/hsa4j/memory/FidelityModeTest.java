@@ -167,6 +167,33 @@ class FidelityModeTest {
     }
 
     @Test
+    void shouldShowSystemScopeReleaseOnManagedMemoryToHost() {
+        start(true, 1, 2);
+        assertEquals(NEW, hostReadAfterKernelRelease(rt.managedMalloc(64), MemoryScope.SYSTEM));
+    }
+
+    /** Managed memory whose pages were advised coarse-grained for the GPU agent. */
+    private long managedAdvisedCoarse(long bytes) {
+        long data = rt.managedMalloc(bytes);
+        rt.memAdvise(data, bytes, MemAdvice.SET_COARSE_GRAIN, rt.gpuAgent());
+        return data;
+    }
+
+    @Test
+    void shouldHideManagedMemoryAdvisedCoarseGrainFromHostMidKernel() {
+        start(true, 1, 2);
+        assertEquals(OLD, hostReadAfterKernelRelease(managedAdvisedCoarse(64), MemoryScope.SYSTEM));
+    }
+
+    @Test
+    void shouldShowManagedMemoryAdvisedCoarseGrainToHostAfterKernelEnd() {
+        start(true, 1, 2);
+        long data = managedAdvisedCoarse(64);
+        hostReadAfterKernelRelease(data, MemoryScope.SYSTEM);
+        assertEquals(NEW, rt.svm().getInt(data));
+    }
+
+    @Test
     void shouldBehaveAsBeforeWhenOff() {
         start(false, 1, 2);
         assertEquals(NEW, hostReadAfterKernelRelease(rt.hostMalloc(64), MemoryScope.WORKGROUP));
