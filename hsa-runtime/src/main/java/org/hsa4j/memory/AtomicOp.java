@@ -9,8 +9,10 @@ import java.lang.invoke.VarHandle;
  * allocation's coherence point: home memory, or an agent's L2 line (under its lock). Operands and
  * results are the value's bits in a long (an int sign-extended). Orders map as in {@link Svm}:
  * a RELAXED load or store is opaque, any other is volatile; read-modify-writes are volatile.
+ * Public so that layers with their own typed views (the C++AMP layer) can run their atomics through
+ * {@link CoherenceModel#atomic}; only this package applies them.
  */
-enum AtomicOp {
+public enum AtomicOp {
     /** Load; returns the value. */
     LOAD,
     /** Store of {@code x}; returns 0. */

@@ -106,8 +106,11 @@ public final class CoherenceModel {
 
     // ---- plain access ---------------------------------------------------------------------------
 
-    /** A plain load of {@code size} (1, 2, 4 or 8) bytes, as bits. */
-    long load(Allocation a, long address, int size) {
+    /**
+     * A plain load of {@code size} (1, 2, 4 or 8) bytes at {@code address} inside {@code a}, as bits;
+     * the caller has checked the bounds (and resolved {@code a} for the accessing agent).
+     */
+    public long load(Allocation a, long address, int size) {
         UnitCache c;
         if (a.uncached || (c = current()) == null) {
             return CacheLines.get(a.segment, address - a.base, size);
@@ -124,8 +127,8 @@ public final class CoherenceModel {
         return bits;
     }
 
-    /** A plain store of the low {@code size} (1, 2, 4 or 8) bytes of {@code bits}. */
-    void store(Allocation a, long address, int size, long bits) {
+    /** A plain store of the low {@code size} (1, 2, 4 or 8) bytes of {@code bits}; bounds checked by the caller, as for {@link #load}. */
+    public void store(Allocation a, long address, int size, long bits) {
         UnitCache c;
         if (a.uncached || (c = current()) == null) {
             CacheLines.put(a.segment, address - a.base, size, bits);
@@ -178,8 +181,9 @@ public final class CoherenceModel {
     /**
      * Runs atomic {@code op} on {@code size} (4 or 8) aligned bytes at its coherence point, with the
      * release before it and the acquire after it that {@code order} and {@code scope} call for.
+     * Bounds, alignment and the order's validity for {@code op} are checked by the caller.
      */
-    long atomic(Allocation a, long address, int size, AtomicOp op, long x, long y, MemoryOrder order,
+    public long atomic(Allocation a, long address, int size, AtomicOp op, long x, long y, MemoryOrder order,
                 MemoryScope scope) {
         UnitCache c;
         if (a.uncached || (c = current()) == null) {
