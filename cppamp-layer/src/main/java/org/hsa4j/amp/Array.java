@@ -1,6 +1,5 @@
 package org.hsa4j.amp;
 
-import java.lang.foreign.MemorySegment;
 import java.util.function.Function;
 
 import org.hsa4j.agent.Agent;
@@ -28,33 +27,33 @@ public final class Array<V extends ArrayView> implements AutoCloseable {
         long bytes = Math.max(1, extent.size()) * elementSize;
         this.address = runtime.deviceMalloc(gpu, bytes);
         runtime.allowAccess(address, runtime.cpuAgent());
-        this.view = make.apply(new Allocated(gpu.svm().segment(address, bytes), address, extent, owner));
+        this.view = make.apply(new Allocated(ViewMemory.of(gpu.svm(), address, bytes), extent, owner));
     }
 
-    private record Allocated(MemorySegment segment, long address, Extent extent, AcceleratorView owner) {
+    private record Allocated(ViewMemory memory, Extent extent, AcceleratorView owner) {
     }
 
     /** An array of ints on {@code owner}'s accelerator. */
     public static Array<IntArrayView> ints(AcceleratorView owner, Extent extent) {
         return new Array<>(owner, extent, Integer.BYTES,
-                a -> new IntArrayView(a.segment, a.address, a.extent, a.owner));
+                a -> new IntArrayView(a.memory, a.extent, a.owner));
     }
 
     /** An array of longs on {@code owner}'s accelerator. */
     public static Array<LongArrayView> longs(AcceleratorView owner, Extent extent) {
-        return new Array<>(owner, extent, Long.BYTES, a -> new LongArrayView(a.segment, a.address, a.extent, a.owner));
+        return new Array<>(owner, extent, Long.BYTES, a -> new LongArrayView(a.memory, a.extent, a.owner));
     }
 
     /** An array of floats on {@code owner}'s accelerator. */
     public static Array<FloatArrayView> floats(AcceleratorView owner, Extent extent) {
         return new Array<>(owner, extent, Float.BYTES,
-                a -> new FloatArrayView(a.segment, a.address, a.extent, a.owner));
+                a -> new FloatArrayView(a.memory, a.extent, a.owner));
     }
 
     /** An array of doubles on {@code owner}'s accelerator. */
     public static Array<DoubleArrayView> doubles(AcceleratorView owner, Extent extent) {
         return new Array<>(owner, extent, Double.BYTES,
-                a -> new DoubleArrayView(a.segment, a.address, a.extent, a.owner));
+                a -> new DoubleArrayView(a.memory, a.extent, a.owner));
     }
 
     /** The typed view of the whole array. */

@@ -4,6 +4,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
 
+import org.hsa4j.memory.Allocation;
+import org.hsa4j.memory.AtomicOp;
+import org.hsa4j.memory.CoherenceModel;
+import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.signal.WaitState;
 
 /**
@@ -15,6 +19,16 @@ import org.hsa4j.signal.WaitState;
  * <p>C++AMP's copy management has little to do over SVM: {@link #synchronize()} waits for the work
  * queued on the view's source accelerator view (if it has one) and fences; {@link #refresh()} fences;
  * {@link #discardData()} is a hint with nothing to skip.
+ *
+ * <p>Fidelity mode: when the runtime runs its {@link CoherenceModel}, every element read and write
+ * and every atomic goes through the model, so an amp kernel sees coarse-grained data, fences and
+ * scopes as a GPU would. The views test one final field, {@code model}, on each access: null (the
+ * mode off) takes the direct segment access, and since the field never changes the JIT hoists the
+ * test out of the kernel loops. The model's {@link Allocation} is resolved once, when the view is
+ * made. Host threads are coherent with home memory in the model, so host access through a view
+ * (after {@link #synchronize()}) reads and writes home. The layer's atomics carry no scope
+ * argument and act at system scope, like the runtime's typed views; their C++11 orders map to the
+ * model's as {@link CppMemoryOrder} says.
  */
 public abstract sealed class ArrayView permits IntArrayView, LongArrayView, FloatArrayView, DoubleArrayView {
     final MemorySegment segment;
@@ -28,11 +42,18 @@ public abstract sealed class ArrayView permits IntArrayView, LongArrayView, Floa
     final long s0;
     final long s1;
     final AcceleratorView source;
+    final ViewMemory memory;
+    /** Fidelity mode's model, or null: then every access goes straight to the segment. */
+    final CoherenceModel model;
+    /** The allocation the view lies in (fidelity mode only, else null). */
+    final Allocation allocation;
 
-    ArrayView(MemorySegment segment, long address, Extent extent, long origin, long s0, long s1,
-              AcceleratorView source) {
-        this.segment = segment;
-        this.address = address;
+    ArrayView(ViewMemory memory, Extent extent, long origin, long s0, long s1, AcceleratorView source) {
+        this.memory = memory;
+        this.segment = memory.segment();
+        this.address = memory.address();
+        this.model = memory.model();
+        this.allocation = memory.allocation();
         this.extent = extent;
         this.rank = extent.rank();
         this.n0 = extent.get(0);
@@ -110,6 +131,34 @@ public abstract sealed class ArrayView permits IntArrayView, LongArrayView, Floa
             case 2 -> offset(idx.get(0), idx.get(1));
             default -> offset(idx.get(0), idx.get(1), idx.get(2));
         };
+    }
+
+    /**
+     * Fidelity mode: C++ atomic {@code op} on the {@code size}-byte element at byte {@code offset}
+     * of the segment, at system scope, with {@code order}'s release and acquire.
+     */
+    final long atomicInModel(long offset, int size, AtomicOp op, long x, long y, CppMemoryOrder order) {
+        long at = address + offset;
+        if ((at & (size - 1)) != 0) {
+            throw new IllegalArgumentException(String.format("atomic access at 0x%x is not aligned to %d bytes", at, size));
+        }
+        return model.atomic(allocation, at, size, op, x, y, order.hsaOrder(), MemoryScope.SYSTEM);
+    }
+
+    /** {@code order}, after checking that an atomic load may use it. */
+    static CppMemoryOrder loadOrder(CppMemoryOrder order) {
+        if (!order.validForLoad()) {
+            throw new IllegalArgumentException("an atomic load cannot be " + order);
+        }
+        return order;
+    }
+
+    /** {@code order}, after checking that an atomic store may use it. */
+    static CppMemoryOrder storeOrder(CppMemoryOrder order) {
+        if (!order.validForStore()) {
+            throw new IllegalArgumentException("an atomic store cannot be " + order);
+        }
+        return order;
     }
 
     /** Element offset and checked extent of a section at {@code from} of shape {@code ext}. */

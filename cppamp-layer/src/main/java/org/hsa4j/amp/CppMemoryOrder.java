@@ -1,5 +1,7 @@
 package org.hsa4j.amp;
 
+import org.hsa4j.memory.MemoryOrder;
+
 /**
  * C++11 memory orders ({@code std::memory_order}) for the layer's kernel-side atomics. Unlike the
  * runtime's HSA orders, acquire and release here are plain C++11 acquire/release, which are not
@@ -16,6 +18,11 @@ package org.hsa4j.amp;
  * <tr><td>ACQ_REL</td><td>(invalid)</td><td>(invalid)</td><td>the volatile form (a valid strengthening)</td></tr>
  * <tr><td>SEQ_CST</td><td>getVolatile</td><td>setVolatile</td><td>the volatile form</td></tr>
  * </table>
+ *
+ * <p>In the runtime's fidelity mode the atomics run in its coherence model instead, at system scope,
+ * with the HSA order of the same name ({@link #hsaOrder()}; CONSUME as ACQUIRE): the model's caches
+ * see the release and acquire halves the C++ order has, and the access itself is volatile there,
+ * a valid strengthening.
  */
 public enum CppMemoryOrder {
     /** {@code memory_order_relaxed}: atomic, coherent, unordered. */
@@ -34,6 +41,17 @@ public enum CppMemoryOrder {
     /** True when an atomic load may use this order. */
     public boolean validForLoad() {
         return this != RELEASE && this != ACQ_REL;
+    }
+
+    /** The runtime's order with the same release and acquire halves (CONSUME is ACQUIRE). */
+    MemoryOrder hsaOrder() {
+        return switch (this) {
+            case RELAXED -> MemoryOrder.RELAXED;
+            case CONSUME, ACQUIRE -> MemoryOrder.ACQUIRE;
+            case RELEASE -> MemoryOrder.RELEASE;
+            case ACQ_REL -> MemoryOrder.ACQ_REL;
+            case SEQ_CST -> MemoryOrder.SEQ_CST;
+        };
     }
 
     /** True when an atomic store may use this order. */

@@ -1,17 +1,15 @@
 package org.hsa4j.amp;
 
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
-/** An {@link ArrayView} of doubles. */
+/** An {@link ArrayView} of doubles. In fidelity mode its accesses go through the runtime's coherence model (see {@link ArrayView}). */
 public final class DoubleArrayView extends ArrayView {
-    DoubleArrayView(MemorySegment segment, long address, Extent extent, AcceleratorView source) {
-        this(segment, address, extent, 0, denseStrides(extent), source);
+    DoubleArrayView(ViewMemory memory, Extent extent, AcceleratorView source) {
+        this(memory, extent, 0, denseStrides(extent), source);
     }
 
-    private DoubleArrayView(MemorySegment segment, long address, Extent extent, long origin, long[] strides,
-                   AcceleratorView source) {
-        super(segment, address, extent, origin, strides[0], strides[1], source);
+    private DoubleArrayView(ViewMemory memory, Extent extent, long origin, long[] strides, AcceleratorView source) {
+        super(memory, extent, origin, strides[0], strides[1], source);
     }
 
     @Override
@@ -21,46 +19,63 @@ public final class DoubleArrayView extends ArrayView {
 
     /** The sub-view of shape {@code ext} starting at {@code from}, sharing this view's memory. */
     public DoubleArrayView section(Index from, Extent ext) {
-        return new DoubleArrayView(segment, address, ext, sectionOrigin(from, ext), new long[] {s0, s1}, source);
+        return new DoubleArrayView(memory, ext, sectionOrigin(from, ext), new long[] {s0, s1}, source);
     }
 
     /** Element {@code i} of a rank-1 view. */
     public double get(int i) {
-        return segment.getAtIndex(ValueLayout.JAVA_DOUBLE, offset(i));
+        return load(offset(i));
     }
 
     /** Element {@code (i, j)} of a rank-2 view. */
     public double get(int i, int j) {
-        return segment.getAtIndex(ValueLayout.JAVA_DOUBLE, offset(i, j));
+        return load(offset(i, j));
     }
 
     /** Element {@code (i, j, k)} of a rank-3 view. */
     public double get(int i, int j, int k) {
-        return segment.getAtIndex(ValueLayout.JAVA_DOUBLE, offset(i, j, k));
+        return load(offset(i, j, k));
     }
 
     /** Element at {@code idx}. */
     public double get(Index idx) {
-        return segment.getAtIndex(ValueLayout.JAVA_DOUBLE, offset(idx));
+        return load(offset(idx));
     }
 
     /** Sets element {@code i} of a rank-1 view. */
     public void set(int i, double value) {
-        segment.setAtIndex(ValueLayout.JAVA_DOUBLE, offset(i), value);
+        store(offset(i), value);
     }
 
     /** Sets element {@code (i, j)} of a rank-2 view. */
     public void set(int i, int j, double value) {
-        segment.setAtIndex(ValueLayout.JAVA_DOUBLE, offset(i, j), value);
+        store(offset(i, j), value);
     }
 
     /** Sets element {@code (i, j, k)} of a rank-3 view. */
     public void set(int i, int j, int k, double value) {
-        segment.setAtIndex(ValueLayout.JAVA_DOUBLE, offset(i, j, k), value);
+        store(offset(i, j, k), value);
     }
 
     /** Sets the element at {@code idx}. */
     public void set(Index idx, double value) {
-        segment.setAtIndex(ValueLayout.JAVA_DOUBLE, offset(idx), value);
+        store(offset(idx), value);
+    }
+
+    /** Plain read of the element at checked element offset {@code element}. */
+    private double load(long element) {
+        if (model != null) {
+            return Double.longBitsToDouble((long) model.load(allocation, address + element * Double.BYTES, Double.BYTES));
+        }
+        return segment.getAtIndex(ValueLayout.JAVA_DOUBLE, element);
+    }
+
+    /** Plain write of the element at checked element offset {@code element}. */
+    private void store(long element, double value) {
+        if (model != null) {
+            model.store(allocation, address + element * Double.BYTES, Double.BYTES, Double.doubleToRawLongBits(value));
+            return;
+        }
+        segment.setAtIndex(ValueLayout.JAVA_DOUBLE, element, value);
     }
 }

@@ -1,18 +1,18 @@
 package org.hsa4j.amp;
 
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
-/** An {@link ArrayView} of floats. */
+import org.hsa4j.memory.AtomicOp;
+
+/** An {@link ArrayView} of floats. In fidelity mode its accesses go through the runtime's coherence model (see {@link ArrayView}). */
 public final class FloatArrayView extends ArrayView {
-    FloatArrayView(MemorySegment segment, long address, Extent extent, AcceleratorView source) {
-        this(segment, address, extent, 0, denseStrides(extent), source);
+    FloatArrayView(ViewMemory memory, Extent extent, AcceleratorView source) {
+        this(memory, extent, 0, denseStrides(extent), source);
     }
 
-    private FloatArrayView(MemorySegment segment, long address, Extent extent, long origin, long[] strides,
-                   AcceleratorView source) {
-        super(segment, address, extent, origin, strides[0], strides[1], source);
+    private FloatArrayView(ViewMemory memory, Extent extent, long origin, long[] strides, AcceleratorView source) {
+        super(memory, extent, origin, strides[0], strides[1], source);
     }
 
     @Override
@@ -22,47 +22,64 @@ public final class FloatArrayView extends ArrayView {
 
     /** The sub-view of shape {@code ext} starting at {@code from}, sharing this view's memory. */
     public FloatArrayView section(Index from, Extent ext) {
-        return new FloatArrayView(segment, address, ext, sectionOrigin(from, ext), new long[] {s0, s1}, source);
+        return new FloatArrayView(memory, ext, sectionOrigin(from, ext), new long[] {s0, s1}, source);
     }
 
     /** Element {@code i} of a rank-1 view. */
     public float get(int i) {
-        return segment.getAtIndex(ValueLayout.JAVA_FLOAT, offset(i));
+        return load(offset(i));
     }
 
     /** Element {@code (i, j)} of a rank-2 view. */
     public float get(int i, int j) {
-        return segment.getAtIndex(ValueLayout.JAVA_FLOAT, offset(i, j));
+        return load(offset(i, j));
     }
 
     /** Element {@code (i, j, k)} of a rank-3 view. */
     public float get(int i, int j, int k) {
-        return segment.getAtIndex(ValueLayout.JAVA_FLOAT, offset(i, j, k));
+        return load(offset(i, j, k));
     }
 
     /** Element at {@code idx}. */
     public float get(Index idx) {
-        return segment.getAtIndex(ValueLayout.JAVA_FLOAT, offset(idx));
+        return load(offset(idx));
     }
 
     /** Sets element {@code i} of a rank-1 view. */
     public void set(int i, float value) {
-        segment.setAtIndex(ValueLayout.JAVA_FLOAT, offset(i), value);
+        store(offset(i), value);
     }
 
     /** Sets element {@code (i, j)} of a rank-2 view. */
     public void set(int i, int j, float value) {
-        segment.setAtIndex(ValueLayout.JAVA_FLOAT, offset(i, j), value);
+        store(offset(i, j), value);
     }
 
     /** Sets element {@code (i, j, k)} of a rank-3 view. */
     public void set(int i, int j, int k, float value) {
-        segment.setAtIndex(ValueLayout.JAVA_FLOAT, offset(i, j, k), value);
+        store(offset(i, j, k), value);
     }
 
     /** Sets the element at {@code idx}. */
     public void set(Index idx, float value) {
-        segment.setAtIndex(ValueLayout.JAVA_FLOAT, offset(idx), value);
+        store(offset(idx), value);
+    }
+
+    /** Plain read of the element at checked element offset {@code element}. */
+    private float load(long element) {
+        if (model != null) {
+            return Float.intBitsToFloat((int) model.load(allocation, address + element * Float.BYTES, Float.BYTES));
+        }
+        return segment.getAtIndex(ValueLayout.JAVA_FLOAT, element);
+    }
+
+    /** Plain write of the element at checked element offset {@code element}. */
+    private void store(long element, float value) {
+        if (model != null) {
+            model.store(allocation, address + element * Float.BYTES, Float.BYTES, Float.floatToRawIntBits(value));
+            return;
+        }
+        segment.setAtIndex(ValueLayout.JAVA_FLOAT, element, value);
     }
 
     private static final VarHandle BITS = ValueLayout.JAVA_INT.varHandle();
@@ -78,6 +95,10 @@ public final class FloatArrayView extends ArrayView {
      */
     public float atomicFetchAdd(int i, float delta, CppMemoryOrder order) {
         long o = offset(i) * Float.BYTES;
+        if (model != null) {
+            return Float.intBitsToFloat((int) atomicInModel(o, Float.BYTES, AtomicOp.FLOAT_ADD,
+                    Float.floatToRawIntBits(delta), 0, order));
+        }
         while (true) {
             int seen = (int) BITS.getOpaque(segment, o);
             int next = Float.floatToRawIntBits(Float.intBitsToFloat(seen) + delta);

@@ -1,18 +1,18 @@
 package org.hsa4j.amp;
 
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
-/** An {@link ArrayView} of ints. */
+import org.hsa4j.memory.AtomicOp;
+
+/** An {@link ArrayView} of ints. In fidelity mode its accesses go through the runtime's coherence model (see {@link ArrayView}). */
 public final class IntArrayView extends ArrayView {
-    IntArrayView(MemorySegment segment, long address, Extent extent, AcceleratorView source) {
-        this(segment, address, extent, 0, denseStrides(extent), source);
+    IntArrayView(ViewMemory memory, Extent extent, AcceleratorView source) {
+        this(memory, extent, 0, denseStrides(extent), source);
     }
 
-    private IntArrayView(MemorySegment segment, long address, Extent extent, long origin, long[] strides,
-                   AcceleratorView source) {
-        super(segment, address, extent, origin, strides[0], strides[1], source);
+    private IntArrayView(ViewMemory memory, Extent extent, long origin, long[] strides, AcceleratorView source) {
+        super(memory, extent, origin, strides[0], strides[1], source);
     }
 
     @Override
@@ -22,47 +22,64 @@ public final class IntArrayView extends ArrayView {
 
     /** The sub-view of shape {@code ext} starting at {@code from}, sharing this view's memory. */
     public IntArrayView section(Index from, Extent ext) {
-        return new IntArrayView(segment, address, ext, sectionOrigin(from, ext), new long[] {s0, s1}, source);
+        return new IntArrayView(memory, ext, sectionOrigin(from, ext), new long[] {s0, s1}, source);
     }
 
     /** Element {@code i} of a rank-1 view. */
     public int get(int i) {
-        return segment.getAtIndex(ValueLayout.JAVA_INT, offset(i));
+        return load(offset(i));
     }
 
     /** Element {@code (i, j)} of a rank-2 view. */
     public int get(int i, int j) {
-        return segment.getAtIndex(ValueLayout.JAVA_INT, offset(i, j));
+        return load(offset(i, j));
     }
 
     /** Element {@code (i, j, k)} of a rank-3 view. */
     public int get(int i, int j, int k) {
-        return segment.getAtIndex(ValueLayout.JAVA_INT, offset(i, j, k));
+        return load(offset(i, j, k));
     }
 
     /** Element at {@code idx}. */
     public int get(Index idx) {
-        return segment.getAtIndex(ValueLayout.JAVA_INT, offset(idx));
+        return load(offset(idx));
     }
 
     /** Sets element {@code i} of a rank-1 view. */
     public void set(int i, int value) {
-        segment.setAtIndex(ValueLayout.JAVA_INT, offset(i), value);
+        store(offset(i), value);
     }
 
     /** Sets element {@code (i, j)} of a rank-2 view. */
     public void set(int i, int j, int value) {
-        segment.setAtIndex(ValueLayout.JAVA_INT, offset(i, j), value);
+        store(offset(i, j), value);
     }
 
     /** Sets element {@code (i, j, k)} of a rank-3 view. */
     public void set(int i, int j, int k, int value) {
-        segment.setAtIndex(ValueLayout.JAVA_INT, offset(i, j, k), value);
+        store(offset(i, j, k), value);
     }
 
     /** Sets the element at {@code idx}. */
     public void set(Index idx, int value) {
-        segment.setAtIndex(ValueLayout.JAVA_INT, offset(idx), value);
+        store(offset(idx), value);
+    }
+
+    /** Plain read of the element at checked element offset {@code element}. */
+    private int load(long element) {
+        if (model != null) {
+            return (int) model.load(allocation, address + element * Integer.BYTES, Integer.BYTES);
+        }
+        return segment.getAtIndex(ValueLayout.JAVA_INT, element);
+    }
+
+    /** Plain write of the element at checked element offset {@code element}. */
+    private void store(long element, int value) {
+        if (model != null) {
+            model.store(allocation, address + element * Integer.BYTES, Integer.BYTES, value);
+            return;
+        }
+        segment.setAtIndex(ValueLayout.JAVA_INT, element, value);
     }
 
     // ---- atomics (C++11 orders, see CppMemoryOrder); natural alignment required ----------------
@@ -73,8 +90,16 @@ public final class IntArrayView extends ArrayView {
         return offset(i) * Integer.BYTES;
     }
 
+    /** Fidelity mode: {@code op} on element {@code i} in the coherence model. */
+    private int atomicInModel(int i, AtomicOp op, int x, int y, CppMemoryOrder order) {
+        return (int) atomicInModel(at(i), Integer.BYTES, op, x, y, order);
+    }
+
     /** {@code atomic_load_explicit} of element {@code i} (rank 1). */
     public int atomicLoad(int i, CppMemoryOrder order) {
+        if (model != null) {
+            return atomicInModel(i, AtomicOp.LOAD, 0, 0, loadOrder(order));
+        }
         long o = at(i);
         return switch (order) {
             case RELAXED -> (int) ATOMIC.getOpaque(segment, o);
@@ -86,6 +111,10 @@ public final class IntArrayView extends ArrayView {
 
     /** {@code atomic_store_explicit} of element {@code i} (rank 1). */
     public void atomicStore(int i, int value, CppMemoryOrder order) {
+        if (model != null) {
+            atomicInModel(i, AtomicOp.STORE, value, 0, storeOrder(order));
+            return;
+        }
         long o = at(i);
         switch (order) {
             case RELAXED -> ATOMIC.setOpaque(segment, o, value);
@@ -102,6 +131,9 @@ public final class IntArrayView extends ArrayView {
 
     /** {@code atomic_fetch_add_explicit} on element {@code i}; returns the previous value. */
     public int atomicFetchAdd(int i, int delta, CppMemoryOrder order) {
+        if (model != null) {
+            return atomicInModel(i, AtomicOp.ADD, delta, 0, order);
+        }
         long o = at(i);
         return switch (order) {
             case RELAXED, CONSUME, ACQUIRE -> (int) ATOMIC.getAndAddAcquire(segment, o, delta);
@@ -127,6 +159,9 @@ public final class IntArrayView extends ArrayView {
 
     /** {@code atomic_fetch_and_explicit} on element {@code i}; returns the previous value. */
     public int atomicFetchAnd(int i, int mask, CppMemoryOrder order) {
+        if (model != null) {
+            return atomicInModel(i, AtomicOp.AND, mask, 0, order);
+        }
         long o = at(i);
         return switch (order) {
             case RELAXED, CONSUME, ACQUIRE -> (int) ATOMIC.getAndBitwiseAndAcquire(segment, o, mask);
@@ -142,6 +177,9 @@ public final class IntArrayView extends ArrayView {
 
     /** {@code atomic_fetch_or_explicit} on element {@code i}; returns the previous value. */
     public int atomicFetchOr(int i, int mask, CppMemoryOrder order) {
+        if (model != null) {
+            return atomicInModel(i, AtomicOp.OR, mask, 0, order);
+        }
         long o = at(i);
         return switch (order) {
             case RELAXED, CONSUME, ACQUIRE -> (int) ATOMIC.getAndBitwiseOrAcquire(segment, o, mask);
@@ -157,6 +195,9 @@ public final class IntArrayView extends ArrayView {
 
     /** {@code atomic_fetch_xor_explicit} on element {@code i}; returns the previous value. */
     public int atomicFetchXor(int i, int mask, CppMemoryOrder order) {
+        if (model != null) {
+            return atomicInModel(i, AtomicOp.XOR, mask, 0, order);
+        }
         long o = at(i);
         return switch (order) {
             case RELAXED, CONSUME, ACQUIRE -> (int) ATOMIC.getAndBitwiseXorAcquire(segment, o, mask);
@@ -172,6 +213,9 @@ public final class IntArrayView extends ArrayView {
 
     /** {@code atomic_exchange_explicit} on element {@code i}; returns the previous value. */
     public int atomicExchange(int i, int value, CppMemoryOrder order) {
+        if (model != null) {
+            return atomicInModel(i, AtomicOp.EXCHANGE, value, 0, order);
+        }
         long o = at(i);
         return switch (order) {
             case RELAXED, CONSUME, ACQUIRE -> (int) ATOMIC.getAndSetAcquire(segment, o, value);
@@ -190,6 +234,9 @@ public final class IntArrayView extends ArrayView {
 
     /** {@code atomic_compare_exchange_strong_explicit}; returns the value found. */
     public int atomicCompareExchange(int i, int expected, int desired, CppMemoryOrder order) {
+        if (model != null) {
+            return atomicInModel(i, AtomicOp.COMPARE_EXCHANGE, expected, desired, order);
+        }
         long o = at(i);
         return switch (order) {
             case RELAXED, CONSUME, ACQUIRE -> (int) ATOMIC.compareAndExchangeAcquire(segment, o, expected, desired);
@@ -205,6 +252,9 @@ public final class IntArrayView extends ArrayView {
 
     /** {@code atomic_fetch_max_explicit} on element {@code i}; returns the previous value. */
     public int atomicFetchMax(int i, int value, CppMemoryOrder order) {
+        if (model != null) {
+            return atomicInModel(i, AtomicOp.MAX, value, 0, order);
+        }
         long o = at(i);
         int seen = (int) ATOMIC.getOpaque(segment, o);
         while (seen < value && !casWeak(o, seen, value, order)) {
@@ -220,6 +270,9 @@ public final class IntArrayView extends ArrayView {
 
     /** {@code atomic_fetch_min_explicit} on element {@code i}; returns the previous value. */
     public int atomicFetchMin(int i, int value, CppMemoryOrder order) {
+        if (model != null) {
+            return atomicInModel(i, AtomicOp.MIN, value, 0, order);
+        }
         long o = at(i);
         int seen = (int) ATOMIC.getOpaque(segment, o);
         while (seen > value && !casWeak(o, seen, value, order)) {

@@ -1,18 +1,18 @@
 package org.hsa4j.amp;
 
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
-/** An {@link ArrayView} of longs. */
+import org.hsa4j.memory.AtomicOp;
+
+/** An {@link ArrayView} of longs. In fidelity mode its accesses go through the runtime's coherence model (see {@link ArrayView}). */
 public final class LongArrayView extends ArrayView {
-    LongArrayView(MemorySegment segment, long address, Extent extent, AcceleratorView source) {
-        this(segment, address, extent, 0, denseStrides(extent), source);
+    LongArrayView(ViewMemory memory, Extent extent, AcceleratorView source) {
+        this(memory, extent, 0, denseStrides(extent), source);
     }
 
-    private LongArrayView(MemorySegment segment, long address, Extent extent, long origin, long[] strides,
-                   AcceleratorView source) {
-        super(segment, address, extent, origin, strides[0], strides[1], source);
+    private LongArrayView(ViewMemory memory, Extent extent, long origin, long[] strides, AcceleratorView source) {
+        super(memory, extent, origin, strides[0], strides[1], source);
     }
 
     @Override
@@ -22,47 +22,64 @@ public final class LongArrayView extends ArrayView {
 
     /** The sub-view of shape {@code ext} starting at {@code from}, sharing this view's memory. */
     public LongArrayView section(Index from, Extent ext) {
-        return new LongArrayView(segment, address, ext, sectionOrigin(from, ext), new long[] {s0, s1}, source);
+        return new LongArrayView(memory, ext, sectionOrigin(from, ext), new long[] {s0, s1}, source);
     }
 
     /** Element {@code i} of a rank-1 view. */
     public long get(int i) {
-        return segment.getAtIndex(ValueLayout.JAVA_LONG, offset(i));
+        return load(offset(i));
     }
 
     /** Element {@code (i, j)} of a rank-2 view. */
     public long get(int i, int j) {
-        return segment.getAtIndex(ValueLayout.JAVA_LONG, offset(i, j));
+        return load(offset(i, j));
     }
 
     /** Element {@code (i, j, k)} of a rank-3 view. */
     public long get(int i, int j, int k) {
-        return segment.getAtIndex(ValueLayout.JAVA_LONG, offset(i, j, k));
+        return load(offset(i, j, k));
     }
 
     /** Element at {@code idx}. */
     public long get(Index idx) {
-        return segment.getAtIndex(ValueLayout.JAVA_LONG, offset(idx));
+        return load(offset(idx));
     }
 
     /** Sets element {@code i} of a rank-1 view. */
     public void set(int i, long value) {
-        segment.setAtIndex(ValueLayout.JAVA_LONG, offset(i), value);
+        store(offset(i), value);
     }
 
     /** Sets element {@code (i, j)} of a rank-2 view. */
     public void set(int i, int j, long value) {
-        segment.setAtIndex(ValueLayout.JAVA_LONG, offset(i, j), value);
+        store(offset(i, j), value);
     }
 
     /** Sets element {@code (i, j, k)} of a rank-3 view. */
     public void set(int i, int j, int k, long value) {
-        segment.setAtIndex(ValueLayout.JAVA_LONG, offset(i, j, k), value);
+        store(offset(i, j, k), value);
     }
 
     /** Sets the element at {@code idx}. */
     public void set(Index idx, long value) {
-        segment.setAtIndex(ValueLayout.JAVA_LONG, offset(idx), value);
+        store(offset(idx), value);
+    }
+
+    /** Plain read of the element at checked element offset {@code element}. */
+    private long load(long element) {
+        if (model != null) {
+            return (long) model.load(allocation, address + element * Long.BYTES, Long.BYTES);
+        }
+        return segment.getAtIndex(ValueLayout.JAVA_LONG, element);
+    }
+
+    /** Plain write of the element at checked element offset {@code element}. */
+    private void store(long element, long value) {
+        if (model != null) {
+            model.store(allocation, address + element * Long.BYTES, Long.BYTES, value);
+            return;
+        }
+        segment.setAtIndex(ValueLayout.JAVA_LONG, element, value);
     }
 
     // ---- atomics (C++11 orders, see CppMemoryOrder); natural alignment required ----------------
@@ -73,8 +90,16 @@ public final class LongArrayView extends ArrayView {
         return offset(i) * Long.BYTES;
     }
 
+    /** Fidelity mode: {@code op} on element {@code i} in the coherence model. */
+    private long atomicInModel(int i, AtomicOp op, long x, long y, CppMemoryOrder order) {
+        return (long) atomicInModel(at(i), Long.BYTES, op, x, y, order);
+    }
+
     /** {@code atomic_load_explicit} of element {@code i} (rank 1). */
     public long atomicLoad(int i, CppMemoryOrder order) {
+        if (model != null) {
+            return atomicInModel(i, AtomicOp.LOAD, 0, 0, loadOrder(order));
+        }
         long o = at(i);
         return switch (order) {
             case RELAXED -> (long) ATOMIC.getOpaque(segment, o);
@@ -86,6 +111,10 @@ public final class LongArrayView extends ArrayView {
 
     /** {@code atomic_store_explicit} of element {@code i} (rank 1). */
     public void atomicStore(int i, long value, CppMemoryOrder order) {
+        if (model != null) {
+            atomicInModel(i, AtomicOp.STORE, value, 0, storeOrder(order));
+            return;
+        }
         long o = at(i);
         switch (order) {
             case RELAXED -> ATOMIC.setOpaque(segment, o, value);
@@ -102,6 +131,9 @@ public final class LongArrayView extends ArrayView {
 
     /** {@code atomic_fetch_add_explicit} on element {@code i}; returns the previous value. */
     public long atomicFetchAdd(int i, long delta, CppMemoryOrder order) {
+        if (model != null) {
+            return atomicInModel(i, AtomicOp.ADD, delta, 0, order);
+        }
         long o = at(i);
         return switch (order) {
             case RELAXED, CONSUME, ACQUIRE -> (long) ATOMIC.getAndAddAcquire(segment, o, delta);
@@ -127,6 +159,9 @@ public final class LongArrayView extends ArrayView {
 
     /** {@code atomic_fetch_and_explicit} on element {@code i}; returns the previous value. */
     public long atomicFetchAnd(int i, long mask, CppMemoryOrder order) {
+        if (model != null) {
+            return atomicInModel(i, AtomicOp.AND, mask, 0, order);
+        }
         long o = at(i);
         return switch (order) {
             case RELAXED, CONSUME, ACQUIRE -> (long) ATOMIC.getAndBitwiseAndAcquire(segment, o, mask);
@@ -142,6 +177,9 @@ public final class LongArrayView extends ArrayView {
 
     /** {@code atomic_fetch_or_explicit} on element {@code i}; returns the previous value. */
     public long atomicFetchOr(int i, long mask, CppMemoryOrder order) {
+        if (model != null) {
+            return atomicInModel(i, AtomicOp.OR, mask, 0, order);
+        }
         long o = at(i);
         return switch (order) {
             case RELAXED, CONSUME, ACQUIRE -> (long) ATOMIC.getAndBitwiseOrAcquire(segment, o, mask);
@@ -157,6 +195,9 @@ public final class LongArrayView extends ArrayView {
 
     /** {@code atomic_fetch_xor_explicit} on element {@code i}; returns the previous value. */
     public long atomicFetchXor(int i, long mask, CppMemoryOrder order) {
+        if (model != null) {
+            return atomicInModel(i, AtomicOp.XOR, mask, 0, order);
+        }
         long o = at(i);
         return switch (order) {
             case RELAXED, CONSUME, ACQUIRE -> (long) ATOMIC.getAndBitwiseXorAcquire(segment, o, mask);
@@ -172,6 +213,9 @@ public final class LongArrayView extends ArrayView {
 
     /** {@code atomic_exchange_explicit} on element {@code i}; returns the previous value. */
     public long atomicExchange(int i, long value, CppMemoryOrder order) {
+        if (model != null) {
+            return atomicInModel(i, AtomicOp.EXCHANGE, value, 0, order);
+        }
         long o = at(i);
         return switch (order) {
             case RELAXED, CONSUME, ACQUIRE -> (long) ATOMIC.getAndSetAcquire(segment, o, value);
@@ -190,6 +234,9 @@ public final class LongArrayView extends ArrayView {
 
     /** {@code atomic_compare_exchange_strong_explicit}; returns the value found. */
     public long atomicCompareExchange(int i, long expected, long desired, CppMemoryOrder order) {
+        if (model != null) {
+            return atomicInModel(i, AtomicOp.COMPARE_EXCHANGE, expected, desired, order);
+        }
         long o = at(i);
         return switch (order) {
             case RELAXED, CONSUME, ACQUIRE -> (long) ATOMIC.compareAndExchangeAcquire(segment, o, expected, desired);
@@ -205,6 +252,9 @@ public final class LongArrayView extends ArrayView {
 
     /** {@code atomic_fetch_max_explicit} on element {@code i}; returns the previous value. */
     public long atomicFetchMax(int i, long value, CppMemoryOrder order) {
+        if (model != null) {
+            return atomicInModel(i, AtomicOp.MAX, value, 0, order);
+        }
         long o = at(i);
         long seen = (long) ATOMIC.getOpaque(segment, o);
         while (seen < value && !casWeak(o, seen, value, order)) {
@@ -220,6 +270,9 @@ public final class LongArrayView extends ArrayView {
 
     /** {@code atomic_fetch_min_explicit} on element {@code i}; returns the previous value. */
     public long atomicFetchMin(int i, long value, CppMemoryOrder order) {
+        if (model != null) {
+            return atomicInModel(i, AtomicOp.MIN, value, 0, order);
+        }
         long o = at(i);
         long seen = (long) ATOMIC.getOpaque(segment, o);
         while (seen > value && !casWeak(o, seen, value, order)) {
