@@ -1,7 +1,5 @@
 package org.hsa4j.services.rpc;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.memory.Svm;
@@ -21,7 +19,8 @@ final class PortCall extends ServerCall {
     private final PortSet ports;
     private final Svm svm;
     private final int port;
-    private final long portAddress;
+    /** Offset of the port's header from the set base. */
+    private final long portOffset;
     private final int opcode;
     private final long laneMask;
     private final long callerDispatch;
@@ -37,12 +36,12 @@ final class PortCall extends ServerCall {
         this.ports = ports;
         this.svm = svm;
         this.port = port;
-        this.portAddress = ports.portAddress(port);
+        this.portOffset = ports.portOffset(port);
         this.serverFlag = serverFlag;
-        this.opcode = svm.getInt(portAddress + RpcLayout.OPCODE);
-        this.laneMask = svm.getLong(portAddress + RpcLayout.LANE_MASK);
-        this.callerDispatch = svm.getLong(portAddress + RpcLayout.CALLER_DISPATCH);
-        this.callerPacket = svm.getLong(portAddress + RpcLayout.CALLER_PACKET);
+        this.opcode = ports.getInt(portOffset + RpcLayout.OPCODE);
+        this.laneMask = ports.getLong(portOffset + RpcLayout.LANE_MASK);
+        this.callerDispatch = ports.getLong(portOffset + RpcLayout.CALLER_DISPATCH);
+        this.callerPacket = ports.getLong(portOffset + RpcLayout.CALLER_PACKET);
     }
 
     /** True when the lane mask names only lanes the port has. */
@@ -96,7 +95,7 @@ final class PortCall extends ServerCall {
         if (args != null) {
             return args[lane][index];
         }
-        return svm.getLong(portAddress + RpcLayout.laneOffset(lane) + 8L * index);
+        return ports.getLong(portOffset + RpcLayout.laneOffset(lane) + 8L * index);
     }
 
     @Override
@@ -120,9 +119,9 @@ final class PortCall extends ServerCall {
         for (long m = laneMask; m != 0; m &= m - 1) {
             int lane = Long.numberOfTrailingZeros(m);
             long[] a = copy[lane] = new long[RpcLayout.LANE_WORDS];
-            long at = portAddress + RpcLayout.laneOffset(lane);
+            long at = portOffset + RpcLayout.laneOffset(lane);
             for (int i = 0; i < a.length; i++) {
-                a[i] = svm.getLong(at + 8L * i);
+                a[i] = ports.getLong(at + 8L * i);
             }
         }
         args = copy;
@@ -132,10 +131,10 @@ final class PortCall extends ServerCall {
 
     /** Hands the turn to the client with status word {@code word}. */
     private void post(int word) {
-        svm.setInt(portAddress + RpcLayout.STATUS, word);
+        ports.setInt(portOffset + RpcLayout.STATUS, word);
         turn = false;
         serverFlag ^= 1;
-        svm.storeIntRelease(portAddress + RpcLayout.SERVER_FLAG, serverFlag);
+        ports.storeIntRelease(portOffset + RpcLayout.SERVER_FLAG, serverFlag);
         Thread client = ports.clientWaiters.get(port);
         if (client != null) {
             LockSupport.unpark(client);
@@ -148,13 +147,13 @@ final class PortCall extends ServerCall {
      * unexpected packet, stops answering past the call timeout, or the server closes.
      */
     private void awaitClient() {
-        long flagAddress = portAddress + RpcLayout.CLIENT_FLAG;
-        if (svm.loadIntAcquire(flagAddress) == serverFlag) {
+        long flagOffset = portOffset + RpcLayout.CLIENT_FLAG;
+        if (ports.loadIntAcquire(flagOffset) == serverFlag) {
             long start = System.nanoTime();
             boolean arrived = false;
             for (int i = 1; ; i++) {
                 Thread.onSpinWait();
-                if (svm.loadIntAcquire(flagAddress) != serverFlag) {
+                if (ports.loadIntAcquire(flagOffset) != serverFlag) {
                     arrived = true;
                     break;
                 }
@@ -163,11 +162,11 @@ final class PortCall extends ServerCall {
                 }
             }
             if (!arrived) {
-                parkForClient(flagAddress, start);
+                parkForClient(flagOffset, start);
             }
         }
         turn = true;
-        int kind = svm.getInt(portAddress + RpcLayout.KIND);
+        int kind = ports.getInt(portOffset + RpcLayout.KIND);
         if (kind == RpcLayout.KIND_CANCEL) {
             throw new CallEndedException(RpcStatus.CANCELLED, "the client cancelled the call");
         }
@@ -176,12 +175,12 @@ final class PortCall extends ServerCall {
         }
     }
 
-    private void parkForClient(long flagAddress, long start) {
+    private void parkForClient(long flagOffset, long start) {
         Thread me = Thread.currentThread();
         long timeout = server.callTimeoutNanos();
         ports.serverWaiters.set(port, me);
         try {
-            while (svm.loadIntAcquire(flagAddress) == serverFlag) {
+            while (ports.loadIntAcquire(flagOffset) == serverFlag) {
                 if (!server.isRunning()) {
                     throw new CallEndedException(RpcStatus.CLOSED, "the server is shutting down");
                 }
@@ -204,7 +203,7 @@ final class PortCall extends ServerCall {
     public byte[][] recvN() {
         snapshotArgs();
         int chunk = RpcLayout.chunkBytes(ports.lanes(), Long.bitCount(laneMask));
-        long dataBase = portAddress + RpcLayout.laneOffset(0);
+        long dataBase = portOffset + RpcLayout.laneOffset(0);
         byte[][] out = new byte[64][];
         long packets = 1;
         for (long c = 0; c < packets; c++) {
@@ -213,7 +212,7 @@ final class PortCall extends ServerCall {
             if (c == 0) {
                 int rank = 0;
                 for (long m = laneMask; m != 0; m &= m - 1, rank++) {
-                    long len = svm.getLong(dataBase + (long) rank * chunk);
+                    long len = ports.getLong(dataBase + (long) rank * chunk);
                     if (len < 0 || len > RpcCall.MAX_PAYLOAD) {
                         throw new CallEndedException(RpcStatus.BAD_REQUEST, "send_n length " + len);
                     }
@@ -233,7 +232,7 @@ final class PortCall extends ServerCall {
     public void sendN(byte[][] data) {
         snapshotArgs();
         int chunk = RpcLayout.chunkBytes(ports.lanes(), Long.bitCount(laneMask));
-        long dataBase = portAddress + RpcLayout.laneOffset(0);
+        long dataBase = portOffset + RpcLayout.laneOffset(0);
         byte[][] payload = new byte[64][];
         long packets = 1;
         for (long m = laneMask; m != 0; m &= m - 1) {
@@ -247,7 +246,7 @@ final class PortCall extends ServerCall {
                 byte[] d = payload[Long.numberOfTrailingZeros(m)];
                 long region = dataBase + (long) rank * chunk;
                 if (c == 0) {
-                    svm.setLong(region, d.length);
+                    ports.setLong(region, d.length);
                 }
                 copyChunk(region, chunk, c, d, true);
             }
@@ -273,11 +272,10 @@ final class PortCall extends ServerCall {
         if (to <= from) {
             return;
         }
-        MemorySegment seg = svm.segment(at, to - from);
         if (toPort) {
-            MemorySegment.copy(d, (int) from, seg, ValueLayout.JAVA_BYTE, 0, (int) (to - from));
+            ports.write(at, d, (int) from, (int) (to - from));
         } else {
-            MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, 0, d, (int) from, (int) (to - from));
+            ports.read(at, d, (int) from, (int) (to - from));
         }
     }
 
@@ -302,9 +300,9 @@ final class PortCall extends ServerCall {
                 int lane = Long.numberOfTrailingZeros(m);
                 long[] r = results[lane];
                 if (r != null) {
-                    long at = portAddress + RpcLayout.laneOffset(lane);
+                    long at = portOffset + RpcLayout.laneOffset(lane);
                     for (int i = 0; i < r.length; i++) {
-                        svm.setLong(at + 8L * i, r[i]);
+                        ports.setLong(at + 8L * i, r[i]);
                     }
                 }
             }

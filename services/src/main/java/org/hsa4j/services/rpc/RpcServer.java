@@ -7,8 +7,6 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
-import org.hsa4j.memory.MemoryOrder;
-import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.signal.SignalWaiter;
 
@@ -202,7 +200,7 @@ public final class RpcServer implements AutoCloseable {
     // ---- server threads -------------------------------------------------------------------------
 
     private void scan(int index) {
-        long sleepersAddress = ports.address() + RpcLayout.SET_SLEEPERS;
+        long sleepers = RpcLayout.SET_SLEEPERS;
         long idleSince = System.nanoTime();
         long sleep = MIN_REPOLL_NANOS;
         long spinBudget = config.idleSpinNanos();
@@ -225,13 +223,13 @@ public final class RpcServer implements AutoCloseable {
                 continue;
             }
             states.set(index, SLEEPING);
-            svm.atomicAddInt(sleepersAddress, 1, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
+            ports.addInt(sleepers, 1);
             boolean pending = anyPending();
             long asleep = System.nanoTime();
             if (!pending && running) {
                 LockSupport.parkNanos(this, Math.min(sleep, config.repollNanos()));
             }
-            svm.atomicAddInt(sleepersAddress, -1, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
+            ports.addInt(sleepers, -1);
             boolean woken = states.getAndSet(index, RUNNING) == WOKEN;
             long now = System.nanoTime();
             if (woken) {
@@ -261,7 +259,7 @@ public final class RpcServer implements AutoCloseable {
 
     private boolean anyPending() {
         for (int w = 0, n = ports.pendingWords(); w < n; w++) {
-            if (svm.loadLongAcquire(ports.pendingWord(w)) != 0) {
+            if (ports.loadLongAcquire(PortSet.pendingWordOffset(w)) != 0) {
                 return true;
             }
         }
@@ -272,11 +270,11 @@ public final class RpcServer implements AutoCloseable {
     private boolean scanOnce() {
         boolean any = false;
         for (int w = 0, n = ports.pendingWords(); w < n; w++) {
-            long address = ports.pendingWord(w);
-            long bits = svm.loadLongRelaxed(address);
+            long word = PortSet.pendingWordOffset(w);
+            long bits = ports.loadLongRelaxed(word);
             while (bits != 0) {
                 long bit = Long.lowestOneBit(bits);
-                long before = svm.atomicAndLong(address, ~bit, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
+                long before = ports.andLong(word, ~bit);
                 bits = before & ~bit;
                 if ((before & bit) != 0) {
                     any = true;
@@ -291,23 +289,22 @@ public final class RpcServer implements AutoCloseable {
     }
 
     private void servePort(int p) {
-        long port = ports.portAddress(p);
-        if (svm.atomicCompareExchangeInt(port + RpcLayout.SERVER_CLAIM, 0, 1, MemoryOrder.ACQUIRE,
-                MemoryScope.SYSTEM) != 0) {
+        long port = ports.portOffset(p);
+        if (ports.compareExchangeInt(port + RpcLayout.SERVER_CLAIM, 0, 1) != 0) {
             return;
         }
-        int serverFlag = svm.loadIntAcquire(port + RpcLayout.SERVER_FLAG);
-        if (svm.loadIntAcquire(port + RpcLayout.CLIENT_FLAG) == serverFlag) {
+        int serverFlag = ports.loadIntAcquire(port + RpcLayout.SERVER_FLAG);
+        if (ports.loadIntAcquire(port + RpcLayout.CLIENT_FLAG) == serverFlag) {
             releaseClaim(p);
             return;
         }
-        int kind = svm.getInt(port + RpcLayout.KIND);
+        int kind = ports.getInt(port + RpcLayout.KIND);
         int left = ports.abandoned.get(p) == 0 ? 0 : ports.abandoned.getAndSet(p, 0);
         if (kind != RpcLayout.KIND_OPEN) {
             RpcStatus s = left > 0 ? RpcStatus.of(left - 1)
                     : kind == RpcLayout.KIND_CANCEL ? RpcStatus.CANCELLED : RpcStatus.PROTOCOL_ERROR;
-            svm.setInt(port + RpcLayout.STATUS, s.finalWord());
-            svm.storeIntRelease(port + RpcLayout.SERVER_FLAG, serverFlag ^ 1);
+            ports.setInt(port + RpcLayout.STATUS, s.finalWord());
+            ports.storeIntRelease(port + RpcLayout.SERVER_FLAG, serverFlag ^ 1);
             Thread client = ports.clientWaiters.get(p);
             if (client != null) {
                 LockSupport.unpark(client);
@@ -381,10 +378,10 @@ public final class RpcServer implements AutoCloseable {
      * (its pending bit may have been dropped while the claim was held), marks the port pending again.
      */
     void releaseClaim(int p) {
-        long port = ports.portAddress(p);
-        svm.storeIntRelease(port + RpcLayout.SERVER_CLAIM, 0);
-        if (svm.loadIntAcquire(port + RpcLayout.SERVER_FLAG) != svm.loadIntAcquire(port + RpcLayout.CLIENT_FLAG)) {
-            ports.markPending(svm, p);
+        long port = ports.portOffset(p);
+        ports.storeIntRelease(port + RpcLayout.SERVER_CLAIM, 0);
+        if (ports.loadIntAcquire(port + RpcLayout.SERVER_FLAG) != ports.loadIntAcquire(port + RpcLayout.CLIENT_FLAG)) {
+            ports.markPending(p);
             wakeOne();
         }
     }
