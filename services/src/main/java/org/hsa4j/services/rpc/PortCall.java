@@ -28,6 +28,10 @@ final class PortCall extends ServerCall {
     private int serverFlag;
     /** True while the server has the turn: only then may it write the port. */
     private boolean turn = true;
+    /** The scanning thread that may keep watching the port after this call, while it serves it synchronously. */
+    private Thread watcher;
+    /** True once the final packet went out with the watch set: the watcher kept the claim. */
+    private boolean kept;
     private long[][] args;
     private long[][] results;
 
@@ -53,6 +57,20 @@ final class PortCall extends ServerCall {
 
     int port() {
         return port;
+    }
+
+    /**
+     * Lets the current thread (a scanning server thread about to serve this call synchronously)
+     * keep the port's claim and watch it if the call ends on this thread before {@link #endWatch}.
+     */
+    void allowWatch() {
+        watcher = Thread.currentThread();
+    }
+
+    /** Ends the window opened by {@link #allowWatch}; true when the call ended in it and the claim was kept. */
+    boolean endWatch() {
+        watcher = null;
+        return kept;
     }
 
     @Override
@@ -129,9 +147,10 @@ final class PortCall extends ServerCall {
 
     // ---- turns ----------------------------------------------------------------------------------
 
-    /** Hands the turn to the client with status word {@code word}. */
-    private void post(int word) {
+    /** Hands the turn to the client with status word {@code word} and the port's watch ({@code watch}, 0 or 1). */
+    private void post(int word, int watch) {
         ports.setInt(portOffset + RpcLayout.STATUS, word);
+        ports.setInt(portOffset + RpcLayout.SERVER_WATCH, watch);
         turn = false;
         serverFlag ^= 1;
         ports.storeIntRelease(portOffset + RpcLayout.SERVER_FLAG, serverFlag);
@@ -207,7 +226,7 @@ final class PortCall extends ServerCall {
         byte[][] out = new byte[64][];
         long packets = 1;
         for (long c = 0; c < packets; c++) {
-            post(RpcStatus.CONTINUE_WORD);
+            post(RpcStatus.CONTINUE_WORD, 0);
             awaitClient();
             if (c == 0) {
                 int rank = 0;
@@ -250,7 +269,7 @@ final class PortCall extends ServerCall {
                 }
                 copyChunk(region, chunk, c, d, true);
             }
-            post(RpcStatus.CONTINUE_WORD);
+            post(RpcStatus.CONTINUE_WORD, 0);
             awaitClient();
         }
     }
@@ -307,7 +326,14 @@ final class PortCall extends ServerCall {
                 }
             }
         }
-        post(status.finalWord());
+        if (watcher == Thread.currentThread() && server.isRunning()) {
+            // the watch goes out with the final packet: the client's next post reads it and leaves
+            // the pending bit alone, since this thread keeps the claim and reads the client flag itself
+            kept = true;
+            post(status.finalWord(), 1);
+            return;
+        }
+        post(status.finalWord(), 0);
         server.releaseClaim(port);
     }
 }

@@ -211,17 +211,24 @@ public final class RpcCall implements AutoCloseable {
         }
     }
 
-    /** Hands the turn to the server: writes the kind, flips the client flag, marks the port pending. */
+    /**
+     * Hands the turn to the server: writes the kind and flips the client flag; then, unless a server
+     * thread watches the port (it reads the flag itself), marks the port pending and rings the
+     * doorbell for a sleeping server. The flip and the watch read are volatile, as the watcher's
+     * clearing of the watch and its last read of the flag: one of the two sides sees the other.
+     */
     private void post(int kind) {
         ports.setInt(portOffset + RpcLayout.KIND, kind);
         flag ^= 1;
         ports.storeIntRelease(portOffset + RpcLayout.CLIENT_FLAG, flag);
-        ports.markPending(port);
+        if (ports.loadIntAcquire(portOffset + RpcLayout.SERVER_WATCH) == 0) {
+            ports.markPending(port);
+            ports.ringIfSleeping();
+        }
         Thread server = ports.serverWaiters.get(port);
         if (server != null) {
             LockSupport.unpark(server);
         }
-        ports.ringIfSleeping();
     }
 
     /**
