@@ -1,7 +1,5 @@
 package org.hsa4j.services.rpc;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.memory.Svm;
@@ -21,7 +19,8 @@ final class PortCall extends ServerCall {
     private final PortSet ports;
     private final Svm svm;
     private final int port;
-    private final long portAddress;
+    /** Offset of the port's header from the set base. */
+    private final long portOffset;
     private final int opcode;
     private final long laneMask;
     private final long callerDispatch;
@@ -29,6 +28,10 @@ final class PortCall extends ServerCall {
     private int serverFlag;
     /** True while the server has the turn: only then may it write the port. */
     private boolean turn = true;
+    /** The scanning thread that may keep watching the port after this call, while it serves it synchronously. */
+    private Thread watcher;
+    /** True once the final packet went out with the watch set: the watcher kept the claim. */
+    private boolean kept;
     private long[][] args;
     private long[][] results;
 
@@ -37,12 +40,12 @@ final class PortCall extends ServerCall {
         this.ports = ports;
         this.svm = svm;
         this.port = port;
-        this.portAddress = ports.portAddress(port);
+        this.portOffset = ports.portOffset(port);
         this.serverFlag = serverFlag;
-        this.opcode = svm.getInt(portAddress + RpcLayout.OPCODE);
-        this.laneMask = svm.getLong(portAddress + RpcLayout.LANE_MASK);
-        this.callerDispatch = svm.getLong(portAddress + RpcLayout.CALLER_DISPATCH);
-        this.callerPacket = svm.getLong(portAddress + RpcLayout.CALLER_PACKET);
+        this.opcode = ports.getInt(portOffset + RpcLayout.OPCODE);
+        this.laneMask = ports.getLong(portOffset + RpcLayout.LANE_MASK);
+        this.callerDispatch = ports.getLong(portOffset + RpcLayout.CALLER_DISPATCH);
+        this.callerPacket = ports.getLong(portOffset + RpcLayout.CALLER_PACKET);
     }
 
     /** True when the lane mask names only lanes the port has. */
@@ -54,6 +57,20 @@ final class PortCall extends ServerCall {
 
     int port() {
         return port;
+    }
+
+    /**
+     * Lets the current thread (a scanning server thread about to serve this call synchronously)
+     * keep the port's claim and watch it if the call ends on this thread before {@link #endWatch}.
+     */
+    void allowWatch() {
+        watcher = Thread.currentThread();
+    }
+
+    /** Ends the window opened by {@link #allowWatch}; true when the call ended in it and the claim was kept. */
+    boolean endWatch() {
+        watcher = null;
+        return kept;
     }
 
     @Override
@@ -96,7 +113,7 @@ final class PortCall extends ServerCall {
         if (args != null) {
             return args[lane][index];
         }
-        return svm.getLong(portAddress + RpcLayout.laneOffset(lane) + 8L * index);
+        return ports.getLong(portOffset + RpcLayout.laneOffset(lane) + 8L * index);
     }
 
     @Override
@@ -120,9 +137,9 @@ final class PortCall extends ServerCall {
         for (long m = laneMask; m != 0; m &= m - 1) {
             int lane = Long.numberOfTrailingZeros(m);
             long[] a = copy[lane] = new long[RpcLayout.LANE_WORDS];
-            long at = portAddress + RpcLayout.laneOffset(lane);
+            long at = portOffset + RpcLayout.laneOffset(lane);
             for (int i = 0; i < a.length; i++) {
-                a[i] = svm.getLong(at + 8L * i);
+                a[i] = ports.getLong(at + 8L * i);
             }
         }
         args = copy;
@@ -130,12 +147,13 @@ final class PortCall extends ServerCall {
 
     // ---- turns ----------------------------------------------------------------------------------
 
-    /** Hands the turn to the client with status word {@code word}. */
-    private void post(int word) {
-        svm.setInt(portAddress + RpcLayout.STATUS, word);
+    /** Hands the turn to the client with status word {@code word} and the port's watch ({@code watch}, 0 or 1). */
+    private void post(int word, int watch) {
+        ports.setInt(portOffset + RpcLayout.STATUS, word);
+        ports.setInt(portOffset + RpcLayout.SERVER_WATCH, watch);
         turn = false;
         serverFlag ^= 1;
-        svm.storeIntRelease(portAddress + RpcLayout.SERVER_FLAG, serverFlag);
+        ports.storeIntRelease(portOffset + RpcLayout.SERVER_FLAG, serverFlag);
         Thread client = ports.clientWaiters.get(port);
         if (client != null) {
             LockSupport.unpark(client);
@@ -148,13 +166,13 @@ final class PortCall extends ServerCall {
      * unexpected packet, stops answering past the call timeout, or the server closes.
      */
     private void awaitClient() {
-        long flagAddress = portAddress + RpcLayout.CLIENT_FLAG;
-        if (svm.loadIntAcquire(flagAddress) == serverFlag) {
+        long flagOffset = portOffset + RpcLayout.CLIENT_FLAG;
+        if (ports.loadIntAcquire(flagOffset) == serverFlag) {
             long start = System.nanoTime();
             boolean arrived = false;
             for (int i = 1; ; i++) {
                 Thread.onSpinWait();
-                if (svm.loadIntAcquire(flagAddress) != serverFlag) {
+                if (ports.loadIntAcquire(flagOffset) != serverFlag) {
                     arrived = true;
                     break;
                 }
@@ -163,11 +181,11 @@ final class PortCall extends ServerCall {
                 }
             }
             if (!arrived) {
-                parkForClient(flagAddress, start);
+                parkForClient(flagOffset, start);
             }
         }
         turn = true;
-        int kind = svm.getInt(portAddress + RpcLayout.KIND);
+        int kind = ports.getInt(portOffset + RpcLayout.KIND);
         if (kind == RpcLayout.KIND_CANCEL) {
             throw new CallEndedException(RpcStatus.CANCELLED, "the client cancelled the call");
         }
@@ -176,12 +194,12 @@ final class PortCall extends ServerCall {
         }
     }
 
-    private void parkForClient(long flagAddress, long start) {
+    private void parkForClient(long flagOffset, long start) {
         Thread me = Thread.currentThread();
         long timeout = server.callTimeoutNanos();
         ports.serverWaiters.set(port, me);
         try {
-            while (svm.loadIntAcquire(flagAddress) == serverFlag) {
+            while (ports.loadIntAcquire(flagOffset) == serverFlag) {
                 if (!server.isRunning()) {
                     throw new CallEndedException(RpcStatus.CLOSED, "the server is shutting down");
                 }
@@ -204,16 +222,16 @@ final class PortCall extends ServerCall {
     public byte[][] recvN() {
         snapshotArgs();
         int chunk = RpcLayout.chunkBytes(ports.lanes(), Long.bitCount(laneMask));
-        long dataBase = portAddress + RpcLayout.laneOffset(0);
+        long dataBase = portOffset + RpcLayout.laneOffset(0);
         byte[][] out = new byte[64][];
         long packets = 1;
         for (long c = 0; c < packets; c++) {
-            post(RpcStatus.CONTINUE_WORD);
+            post(RpcStatus.CONTINUE_WORD, 0);
             awaitClient();
             if (c == 0) {
                 int rank = 0;
                 for (long m = laneMask; m != 0; m &= m - 1, rank++) {
-                    long len = svm.getLong(dataBase + (long) rank * chunk);
+                    long len = ports.getLong(dataBase + (long) rank * chunk);
                     if (len < 0 || len > RpcCall.MAX_PAYLOAD) {
                         throw new CallEndedException(RpcStatus.BAD_REQUEST, "send_n length " + len);
                     }
@@ -233,7 +251,7 @@ final class PortCall extends ServerCall {
     public void sendN(byte[][] data) {
         snapshotArgs();
         int chunk = RpcLayout.chunkBytes(ports.lanes(), Long.bitCount(laneMask));
-        long dataBase = portAddress + RpcLayout.laneOffset(0);
+        long dataBase = portOffset + RpcLayout.laneOffset(0);
         byte[][] payload = new byte[64][];
         long packets = 1;
         for (long m = laneMask; m != 0; m &= m - 1) {
@@ -247,11 +265,11 @@ final class PortCall extends ServerCall {
                 byte[] d = payload[Long.numberOfTrailingZeros(m)];
                 long region = dataBase + (long) rank * chunk;
                 if (c == 0) {
-                    svm.setLong(region, d.length);
+                    ports.setLong(region, d.length);
                 }
                 copyChunk(region, chunk, c, d, true);
             }
-            post(RpcStatus.CONTINUE_WORD);
+            post(RpcStatus.CONTINUE_WORD, 0);
             awaitClient();
         }
     }
@@ -273,11 +291,10 @@ final class PortCall extends ServerCall {
         if (to <= from) {
             return;
         }
-        MemorySegment seg = svm.segment(at, to - from);
         if (toPort) {
-            MemorySegment.copy(d, (int) from, seg, ValueLayout.JAVA_BYTE, 0, (int) (to - from));
+            ports.write(at, d, (int) from, (int) (to - from));
         } else {
-            MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, 0, d, (int) from, (int) (to - from));
+            ports.read(at, d, (int) from, (int) (to - from));
         }
     }
 
@@ -302,14 +319,21 @@ final class PortCall extends ServerCall {
                 int lane = Long.numberOfTrailingZeros(m);
                 long[] r = results[lane];
                 if (r != null) {
-                    long at = portAddress + RpcLayout.laneOffset(lane);
+                    long at = portOffset + RpcLayout.laneOffset(lane);
                     for (int i = 0; i < r.length; i++) {
-                        svm.setLong(at + 8L * i, r[i]);
+                        ports.setLong(at + 8L * i, r[i]);
                     }
                 }
             }
         }
-        post(status.finalWord());
+        if (watcher == Thread.currentThread() && server.isRunning()) {
+            // the watch goes out with the final packet: the client's next post reads it and leaves
+            // the pending bit alone, since this thread keeps the claim and reads the client flag itself
+            kept = true;
+            post(status.finalWord(), 1);
+            return;
+        }
+        post(status.finalWord(), 0);
         server.releaseClaim(port);
     }
 }

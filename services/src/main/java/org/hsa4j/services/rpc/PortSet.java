@@ -1,13 +1,14 @@
 package org.hsa4j.services.rpc;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
-import org.hsa4j.memory.MemoryOrder;
-import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.signal.Signal;
@@ -18,8 +19,23 @@ import org.hsa4j.signal.Signal;
  * threads, and the Java-side wake-up slots that let each side unpark the other instead of making
  * it poll. The SVM words are the protocol; the slots only shorten waits (every wait also re-checks
  * on a timer), so a missed unpark costs latency, never correctness.
+ *
+ * <h2>Access by offset</h2>
+ * The port set is memory the services own for their whole life, so it is resolved once: the
+ * checked segment {@link Svm#segment} gives at creation covers the whole set, and every protocol
+ * access (by clients on any agent and by server threads) is a VarHandle access on it at an offset
+ * from the set base ({@link #portOffset} plus an {@link RpcLayout} field), instead of translating
+ * the SVM address again for each of the dozens of words a call touches. The orders are the ones
+ * the protocol names: {@code load*Acquire} and {@code store*Release} are volatile (HSA's
+ * scacquire/screlease, as {@link Svm} maps them), read-modify-writes are volatile too, and
+ * {@code get*}/{@code set*} are plain accesses, ordered by the flag flip that follows or precedes
+ * them. The memory is freed only when no call is open any more (see {@link #close()}), so no
+ * access through the segment reaches memory that was given to someone else.
  */
 public final class PortSet implements AutoCloseable {
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
     private final HsaRuntime runtime;
     private final Svm host;
     private final long base;
@@ -28,6 +44,8 @@ public final class PortSet implements AutoCloseable {
     private final long stride;
     private final long portsBase;
     private final long pendingBase;
+    private final long portsOffset;
+    private final MemorySegment memory;
     private final Signal doorbell;
     /** Per port: the client thread parked waiting for its turn, or null. */
     final AtomicReferenceArray<Thread> clientWaiters;
@@ -58,26 +76,29 @@ public final class PortSet implements AutoCloseable {
         this.ports = ports;
         this.lanes = lanes;
         this.stride = RpcLayout.portStride(lanes);
-        this.base = runtime.hostMalloc(RpcLayout.setBytes(ports, lanes));
-        this.portsBase = base + RpcLayout.portsOffset(ports);
+        long bytes = RpcLayout.setBytes(ports, lanes);
+        this.base = runtime.hostMalloc(bytes);
+        this.memory = host.segment(base, bytes);
+        this.portsOffset = RpcLayout.portsOffset(ports);
+        this.portsBase = base + portsOffset;
         this.pendingBase = base + RpcLayout.pendingOffset();
         this.doorbell = runtime.createSignal(0);
         this.clientWaiters = new AtomicReferenceArray<>(ports);
         this.serverWaiters = new AtomicReferenceArray<>(ports);
         this.abandoned = new AtomicIntegerArray(ports);
-        host.fill(base, RpcLayout.setBytes(ports, lanes), (byte) 0);
-        host.setInt(base + RpcLayout.SET_MAGIC, RpcLayout.MAGIC_VALUE);
-        host.setInt(base + RpcLayout.SET_VERSION, RpcLayout.VERSION_VALUE);
-        host.setInt(base + RpcLayout.SET_PORT_COUNT, ports);
-        host.setInt(base + RpcLayout.SET_LANES, lanes);
-        host.setLong(base + RpcLayout.SET_DOORBELL, doorbell.handle());
-        host.setLong(base + RpcLayout.SET_PENDING_OFFSET, RpcLayout.pendingOffset());
-        host.setLong(base + RpcLayout.SET_PORTS_OFFSET, RpcLayout.portsOffset(ports));
-        host.setLong(base + RpcLayout.SET_PORT_STRIDE, stride);
+        memory.fill((byte) 0);
+        setInt(RpcLayout.SET_MAGIC, RpcLayout.MAGIC_VALUE);
+        setInt(RpcLayout.SET_VERSION, RpcLayout.VERSION_VALUE);
+        setInt(RpcLayout.SET_PORT_COUNT, ports);
+        setInt(RpcLayout.SET_LANES, lanes);
+        setLong(RpcLayout.SET_DOORBELL, doorbell.handle());
+        setLong(RpcLayout.SET_PENDING_OFFSET, RpcLayout.pendingOffset());
+        setLong(RpcLayout.SET_PORTS_OFFSET, portsOffset);
+        setLong(RpcLayout.SET_PORT_STRIDE, stride);
         for (int p = 0; p < ports; p++) {
-            host.setInt(portAddress(p) + RpcLayout.STATUS, RpcStatus.OK.finalWord());
+            setInt(portOffset(p) + RpcLayout.STATUS, RpcStatus.OK.finalWord());
         }
-        host.storeIntRelease(base + RpcLayout.SET_STATE, RpcLayout.STATE_RUNNING);
+        storeIntRelease(RpcLayout.SET_STATE, RpcLayout.STATE_RUNNING);
     }
 
     /** The runtime whose SVM holds the ports. */
@@ -115,9 +136,14 @@ public final class PortSet implements AutoCloseable {
         return pendingBase + ((long) (p >>> 6) << 3);
     }
 
-    /** SVM address of pending-bitmap word {@code w}. */
-    long pendingWord(int w) {
-        return pendingBase + ((long) w << 3);
+    /** Offset of port {@code p}'s header from the set base. */
+    long portOffset(int p) {
+        return portsOffset + p * stride;
+    }
+
+    /** Offset of pending-bitmap word {@code w} from the set base. */
+    static long pendingWordOffset(int w) {
+        return RpcLayout.pendingOffset() + ((long) w << 3);
     }
 
     /** Number of pending-bitmap words. */
@@ -130,8 +156,8 @@ public final class PortSet implements AutoCloseable {
      * the port set's memory after {@link #close()} began freeing it; the SVM state word says the same
      * to anyone reading the port set through memory.
      */
-    public boolean isClosed(Svm svm) {
-        return closing || svm.loadIntAcquire(base + RpcLayout.SET_STATE) == RpcLayout.STATE_CLOSED;
+    public boolean isClosed() {
+        return closing || loadIntAcquire(RpcLayout.SET_STATE) == RpcLayout.STATE_CLOSED;
     }
 
     /** True once {@link #markClosed()} ran. */
@@ -148,7 +174,7 @@ public final class PortSet implements AutoCloseable {
             return;
         }
         closing = true;
-        host.storeIntRelease(base + RpcLayout.SET_STATE, RpcLayout.STATE_CLOSED);
+        storeIntRelease(RpcLayout.SET_STATE, RpcLayout.STATE_CLOSED);
         for (int p = 0; p < ports; p++) {
             Thread t = clientWaiters.get(p);
             if (t != null) {
@@ -162,15 +188,92 @@ public final class PortSet implements AutoCloseable {
     }
 
     /** Marks pending the port whose bit is {@code p}: a server thread will look at it. */
-    void markPending(Svm svm, int p) {
-        svm.atomicOrLong(pendingWordAddress(p), 1L << (p & 63), MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
+    void markPending(int p) {
+        orLong(pendingWordOffset(p >>> 6), 1L << (p & 63));
     }
 
     /** Rings the doorbell when some server thread sleeps (the flag store before this read is volatile). */
-    void ringIfSleeping(Svm svm) {
-        if (svm.loadIntAcquire(base + RpcLayout.SET_SLEEPERS) > 0) {
+    void ringIfSleeping() {
+        if (loadIntAcquire(RpcLayout.SET_SLEEPERS) > 0) {
             doorbell.addScrelease(1);
         }
+    }
+
+    // ---- access by offset from the set base -----------------------------------------------------
+
+    /** Plain int read. */
+    int getInt(long offset) {
+        return (int) INT.get(memory, offset);
+    }
+
+    /** Plain int write. */
+    void setInt(long offset, int value) {
+        INT.set(memory, offset, value);
+    }
+
+    /** Plain long read. */
+    long getLong(long offset) {
+        return (long) LONG.get(memory, offset);
+    }
+
+    /** Plain long write. */
+    void setLong(long offset, long value) {
+        LONG.set(memory, offset, value);
+    }
+
+    /** Scacquire int load (volatile). */
+    int loadIntAcquire(long offset) {
+        return (int) INT.getVolatile(memory, offset);
+    }
+
+    /** Relaxed int load (opaque). */
+    int loadIntRelaxed(long offset) {
+        return (int) INT.getOpaque(memory, offset);
+    }
+
+    /** Screlease int store (volatile). */
+    void storeIntRelease(long offset, int value) {
+        INT.setVolatile(memory, offset, value);
+    }
+
+    /** Compare-and-swap (volatile); returns the value found, {@code expected} on success. */
+    int compareExchangeInt(long offset, int expected, int desired) {
+        return (int) INT.compareAndExchange(memory, offset, expected, desired);
+    }
+
+    /** Fetch-and-add (volatile); returns the previous value. */
+    int addInt(long offset, int delta) {
+        return (int) INT.getAndAdd(memory, offset, delta);
+    }
+
+    /** Scacquire long load (volatile). */
+    long loadLongAcquire(long offset) {
+        return (long) LONG.getVolatile(memory, offset);
+    }
+
+    /** Relaxed long load (opaque). */
+    long loadLongRelaxed(long offset) {
+        return (long) LONG.getOpaque(memory, offset);
+    }
+
+    /** Fetch-and-or (volatile); returns the previous value. */
+    long orLong(long offset, long mask) {
+        return (long) LONG.getAndBitwiseOr(memory, offset, mask);
+    }
+
+    /** Fetch-and-and (volatile); returns the previous value. */
+    long andLong(long offset, long mask) {
+        return (long) LONG.getAndBitwiseAnd(memory, offset, mask);
+    }
+
+    /** Copies {@code length} bytes of {@code from} into the set at {@code offset}. */
+    void write(long offset, byte[] from, int fromIndex, int length) {
+        MemorySegment.copy(from, fromIndex, memory, ValueLayout.JAVA_BYTE, offset, length);
+    }
+
+    /** Copies {@code length} bytes of the set at {@code offset} into {@code to}. */
+    void read(long offset, byte[] to, int toIndex, int length) {
+        MemorySegment.copy(memory, ValueLayout.JAVA_BYTE, offset, to, toIndex, length);
     }
 
     /** True once the memory is freed. */
@@ -180,7 +283,9 @@ public final class PortSet implements AutoCloseable {
 
     /**
      * Marks the ports closed, waits up to two seconds for open calls to notice and close, then frees
-     * the SVM memory and the doorbell.
+     * the SVM memory and the doorbell. A call still open after that (a caller that never closes)
+     * keeps the memory alive until the runtime closes: its accesses by offset must never reach
+     * memory given to another allocation.
      */
     @Override
     public synchronized void close() {
@@ -193,7 +298,7 @@ public final class PortSet implements AutoCloseable {
             LockSupport.parkNanos(this, 100_000);
         }
         freed = true;
-        if (!runtime.isClosed()) {
+        if (!runtime.isClosed() && activeCalls.sum() == 0) {
             runtime.free(base);
             doorbell.destroy();
         }

@@ -1,15 +1,12 @@
 package org.hsa4j.services.rpc;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.concurrent.locks.LockSupport;
 
-import org.hsa4j.memory.Svm;
 import org.hsa4j.signal.WaitState;
 
 /**
  * The client side of one call on one port, made by {@link RpcClient#open}. The caller holds the
- * port until {@link #close()}; everything goes through the caller's {@link Svm} view.
+ * port until {@link #close()}; the port's words are accessed by offset in the {@link PortSet}.
  *
  * <h2>Sequence</h2>
  * Stage arguments with {@link #arg}, then any of: {@link #send()} (the OPEN packet; the other
@@ -48,9 +45,9 @@ public final class RpcCall implements AutoCloseable {
 
     private final RpcClient client;
     private final PortSet ports;
-    private final Svm svm;
     private final int port;
-    private final long portAddress;
+    /** Offset of the port's header from the set base. */
+    private final long portOffset;
     private final int opcode;
     private final long laneMask;
     private final int activeLanes;
@@ -64,13 +61,12 @@ public final class RpcCall implements AutoCloseable {
     private boolean interrupted;
     private RpcStatus status;
 
-    RpcCall(RpcClient client, Svm svm, int port, int opcode, long laneMask, long callerDispatch, long callerPacket,
+    RpcCall(RpcClient client, int port, int opcode, long laneMask, long callerDispatch, long callerPacket,
             WaitState waitState, int flag) {
         this.client = client;
         this.ports = client.ports();
-        this.svm = svm;
         this.port = port;
-        this.portAddress = ports.portAddress(port);
+        this.portOffset = ports.portOffset(port);
         this.opcode = opcode;
         this.laneMask = laneMask;
         this.activeLanes = Long.bitCount(laneMask);
@@ -81,12 +77,11 @@ public final class RpcCall implements AutoCloseable {
     }
 
     /** A call that failed before it got a port (the server is closed). */
-    RpcCall(RpcClient client, Svm svm, int opcode, long laneMask, RpcStatus failed) {
+    RpcCall(RpcClient client, int opcode, long laneMask, RpcStatus failed) {
         this.client = client;
         this.ports = client.ports();
-        this.svm = svm;
         this.port = -1;
-        this.portAddress = 0;
+        this.portOffset = 0;
         this.opcode = opcode;
         this.laneMask = laneMask;
         this.activeLanes = Long.bitCount(laneMask);
@@ -153,7 +148,7 @@ public final class RpcCall implements AutoCloseable {
         if (opened) {
             throw new IllegalStateException("arguments go with the OPEN packet, which was already sent");
         }
-        svm.setLong(portAddress + RpcLayout.laneOffset(lane) + 8L * index, value);
+        ports.setLong(portOffset + RpcLayout.laneOffset(lane) + 8L * index, value);
         return this;
     }
 
@@ -176,7 +171,7 @@ public final class RpcCall implements AutoCloseable {
         if (!ended || closed) {
             throw new IllegalStateException("results are readable after finish() and before close()");
         }
-        return svm.getLong(portAddress + RpcLayout.laneOffset(lane) + 8L * index);
+        return ports.getLong(portOffset + RpcLayout.laneOffset(lane) + 8L * index);
     }
 
     /** Result {@code index} of the first lane of the mask. */
@@ -203,10 +198,10 @@ public final class RpcCall implements AutoCloseable {
         if (ended) {
             return;
         }
-        svm.setInt(portAddress + RpcLayout.OPCODE, opcode);
-        svm.setLong(portAddress + RpcLayout.LANE_MASK, laneMask);
-        svm.setLong(portAddress + RpcLayout.CALLER_DISPATCH, callerDispatch);
-        svm.setLong(portAddress + RpcLayout.CALLER_PACKET, callerPacket);
+        ports.setInt(portOffset + RpcLayout.OPCODE, opcode);
+        ports.setLong(portOffset + RpcLayout.LANE_MASK, laneMask);
+        ports.setLong(portOffset + RpcLayout.CALLER_DISPATCH, callerDispatch);
+        ports.setLong(portOffset + RpcLayout.CALLER_PACKET, callerPacket);
         post(RpcLayout.KIND_OPEN);
     }
 
@@ -216,17 +211,24 @@ public final class RpcCall implements AutoCloseable {
         }
     }
 
-    /** Hands the turn to the server: writes the kind, flips the client flag, marks the port pending. */
+    /**
+     * Hands the turn to the server: writes the kind and flips the client flag; then, unless a server
+     * thread watches the port (it reads the flag itself), marks the port pending and rings the
+     * doorbell for a sleeping server. The flip and the watch read are volatile, as the watcher's
+     * clearing of the watch and its last read of the flag: one of the two sides sees the other.
+     */
     private void post(int kind) {
-        svm.setInt(portAddress + RpcLayout.KIND, kind);
+        ports.setInt(portOffset + RpcLayout.KIND, kind);
         flag ^= 1;
-        svm.storeIntRelease(portAddress + RpcLayout.CLIENT_FLAG, flag);
-        ports.markPending(svm, port);
+        ports.storeIntRelease(portOffset + RpcLayout.CLIENT_FLAG, flag);
+        if (ports.loadIntAcquire(portOffset + RpcLayout.SERVER_WATCH) == 0) {
+            ports.markPending(port);
+            ports.ringIfSleeping();
+        }
         Thread server = ports.serverWaiters.get(port);
         if (server != null) {
             LockSupport.unpark(server);
         }
-        ports.ringIfSleeping(svm);
     }
 
     /**
@@ -236,16 +238,16 @@ public final class RpcCall implements AutoCloseable {
      * released by close, is recovered by the protocol like any abandoned call).
      */
     private boolean awaitTurn() {
-        long flagAddress = portAddress + RpcLayout.SERVER_FLAG;
+        long flagOffset = portOffset + RpcLayout.SERVER_FLAG;
         int want = flag;
-        if (svm.loadIntAcquire(flagAddress) == want) {
+        if (ports.loadIntAcquire(flagOffset) == want) {
             return true;
         }
         long spin = waitState == WaitState.ACTIVE ? ACTIVE_SPIN_NANOS : BLOCKED_SPIN_NANOS;
         long start = System.nanoTime();
         for (int i = 1; ; i++) {
             Thread.onSpinWait();
-            if (svm.loadIntAcquire(flagAddress) == want) {
+            if (ports.loadIntAcquire(flagOffset) == want) {
                 return true;
             }
             if ((i & 63) == 0 && (System.nanoTime() - start > spin || ports.isClosing())) {
@@ -259,10 +261,10 @@ public final class RpcCall implements AutoCloseable {
                 if (ports.isClosing()) {
                     return false;
                 }
-                if (svm.loadIntAcquire(flagAddress) == want) {
+                if (ports.loadIntAcquire(flagOffset) == want) {
                     return true;
                 }
-                if (ports.isClosed(svm)) {
+                if (ports.isClosed()) {
                     return false;
                 }
                 if (me.isInterrupted()) {
@@ -290,7 +292,7 @@ public final class RpcCall implements AutoCloseable {
             fail(interrupted ? RpcStatus.CANCELLED : RpcStatus.CLOSED);
             return false;
         }
-        int word = svm.getInt(portAddress + RpcLayout.STATUS);
+        int word = ports.getInt(portOffset + RpcLayout.STATUS);
         if (RpcStatus.isFinal(word)) {
             RpcStatus s = RpcStatus.ofWord(word);
             ended = true;
@@ -314,7 +316,7 @@ public final class RpcCall implements AutoCloseable {
     private void cancel() {
         for (int round = 0; round < 16; round++) {
             post(RpcLayout.KIND_CANCEL);
-            if (!awaitTurn() || RpcStatus.isFinal(svm.getInt(portAddress + RpcLayout.STATUS))) {
+            if (!awaitTurn() || RpcStatus.isFinal(ports.getInt(portOffset + RpcLayout.STATUS))) {
                 break;
             }
         }
@@ -330,7 +332,7 @@ public final class RpcCall implements AutoCloseable {
         if (!awaitTurn()) {
             return false;
         }
-        if (!RpcStatus.isFinal(svm.getInt(portAddress + RpcLayout.STATUS))) {
+        if (!RpcStatus.isFinal(ports.getInt(portOffset + RpcLayout.STATUS))) {
             cancel();
             ended = false;
         }
@@ -352,7 +354,7 @@ public final class RpcCall implements AutoCloseable {
             long len = d == null ? 0 : d.length;
             packets = Math.max(packets, packetsFor(len, chunk));
         }
-        long dataBase = portAddress + RpcLayout.laneOffset(0);
+        long dataBase = portOffset + RpcLayout.laneOffset(0);
         for (long c = 0; c < packets; c++) {
             if (!expect(false)) {
                 return false;
@@ -385,7 +387,7 @@ public final class RpcCall implements AutoCloseable {
         long to;
         long dst;
         if (c == 0) {
-            svm.setLong(region, len);
+            ports.setLong(region, len);
             from = 0;
             to = Math.min(len, chunk - RpcLayout.CHUNK_LENGTH_BYTES);
             dst = region + RpcLayout.CHUNK_LENGTH_BYTES;
@@ -395,8 +397,7 @@ public final class RpcCall implements AutoCloseable {
             dst = region;
         }
         if (to > from) {
-            MemorySegment seg = svm.segment(dst, to - from);
-            MemorySegment.copy(d, (int) from, seg, ValueLayout.JAVA_BYTE, 0, (int) (to - from));
+            ports.write(dst, d, (int) from, (int) (to - from));
         }
     }
 
@@ -408,7 +409,7 @@ public final class RpcCall implements AutoCloseable {
         ensureOpened();
         int k = activeLanes;
         int chunk = RpcLayout.chunkBytes(ports.lanes(), k);
-        long dataBase = portAddress + RpcLayout.laneOffset(0);
+        long dataBase = portOffset + RpcLayout.laneOffset(0);
         byte[][] out = null;
         long packets = 1;
         for (long c = 0; c < packets; c++) {
@@ -419,7 +420,7 @@ public final class RpcCall implements AutoCloseable {
                 out = new byte[64][];
                 int rank = 0;
                 for (long m = laneMask; m != 0; m &= m - 1, rank++) {
-                    long len = svm.getLong(dataBase + (long) rank * chunk);
+                    long len = ports.getLong(dataBase + (long) rank * chunk);
                     if (len < 0 || len > MAX_PAYLOAD) {
                         cancel();
                         status = RpcStatus.PROTOCOL_ERROR;
@@ -458,8 +459,7 @@ public final class RpcCall implements AutoCloseable {
             src = region;
         }
         if (to > from) {
-            MemorySegment seg = svm.segment(src, to - from);
-            MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, 0, d, (int) from, (int) (to - from));
+            ports.read(src, d, (int) from, (int) (to - from));
         }
     }
 
@@ -485,6 +485,6 @@ public final class RpcCall implements AutoCloseable {
             return;
         }
         closed = true;
-        client.release(svm, port);
+        client.release(port);
     }
 }

@@ -4,8 +4,6 @@ import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.kernel.WorkItem;
-import org.hsa4j.memory.MemoryOrder;
-import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.signal.WaitState;
 
@@ -85,17 +83,17 @@ public final class RpcClient {
         }
         ports.activeCalls.increment();
         while (true) {
-            int port = ports.isClosing() ? CLOSED : acquire(svm);
+            int port = ports.isClosing() ? CLOSED : acquire();
             if (port < 0) {
                 ports.activeCalls.decrement();
-                return new RpcCall(this, svm, opcode, laneMask, port == CLOSED ? RpcStatus.CLOSED : RpcStatus.CANCELLED);
+                return new RpcCall(this, opcode, laneMask, port == CLOSED ? RpcStatus.CLOSED : RpcStatus.CANCELLED);
             }
-            int flag = svm.getInt(ports.portAddress(port) + RpcLayout.CLIENT_FLAG);
-            RpcCall call = new RpcCall(this, svm, port, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
+            int flag = ports.getInt(ports.portOffset(port) + RpcLayout.CLIENT_FLAG);
+            RpcCall call = new RpcCall(this, port, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
             if (call.takeOver()) {
                 return call;
             }
-            releasePort(svm, port);
+            releasePort(port);
         }
     }
 
@@ -108,7 +106,7 @@ public final class RpcClient {
      * Takes a free port (lock 0 -> 1, then not still busy on the server side); {@link #CLOSED} when
      * the server closed, {@link #INTERRUPTED} when the thread is interrupted while it waits.
      */
-    private int acquire(Svm svm) {
+    private int acquire() {
         int n = ports.ports();
         int start = home(n);
         long backoff = 1_000;
@@ -119,17 +117,16 @@ public final class RpcClient {
                 if (p >= n) {
                     p -= n;
                 }
-                long port = ports.portAddress(p);
+                long port = ports.portOffset(p);
                 long lock = port + RpcLayout.LOCK;
-                if (svm.loadIntRelaxed(lock) == 0
-                        && svm.atomicCompareExchangeInt(lock, 0, 1, MemoryOrder.ACQUIRE, MemoryScope.SYSTEM) == 0) {
-                    if (svm.loadIntAcquire(port + RpcLayout.SERVER_FLAG) == svm.getInt(port + RpcLayout.CLIENT_FLAG)) {
+                if (ports.loadIntRelaxed(lock) == 0 && ports.compareExchangeInt(lock, 0, 1) == 0) {
+                    if (ports.loadIntAcquire(port + RpcLayout.SERVER_FLAG) == ports.getInt(port + RpcLayout.CLIENT_FLAG)) {
                         return p;
                     }
-                    svm.storeIntRelease(lock, 0);
+                    ports.storeIntRelease(lock, 0);
                 }
             }
-            if (ports.isClosing() || ports.isClosed(svm)) {
+            if (ports.isClosing() || ports.isClosed()) {
                 return CLOSED;
             }
             if (++rounds < SPIN_ROUNDS) {
@@ -143,7 +140,7 @@ public final class RpcClient {
             // register, then look once more: releasePort stores the lock and then polls the
             // waiters (both volatile), so either it finds this thread or this look finds the port
             ports.portWaiters.add(me);
-            if (!anyPortUnlocked(svm, n)) {
+            if (!anyPortUnlocked(n)) {
                 LockSupport.parkNanos(this, backoff);
             }
             ports.portWaiters.remove(me);
@@ -152,9 +149,9 @@ public final class RpcClient {
         return CLOSED;
     }
 
-    private boolean anyPortUnlocked(Svm svm, int n) {
+    private boolean anyPortUnlocked(int n) {
         for (int p = 0; p < n; p++) {
-            if (svm.loadIntAcquire(ports.portAddress(p) + RpcLayout.LOCK) == 0) {
+            if (ports.loadIntAcquire(ports.portOffset(p) + RpcLayout.LOCK) == 0) {
                 return true;
             }
         }
@@ -162,18 +159,18 @@ public final class RpcClient {
     }
 
     /** Ends a call on {@code port}: releases the port (fire-and-forget). */
-    void release(Svm svm, int port) {
+    void release(int port) {
         try {
             if (!ports.isFreed()) {
-                releasePort(svm, port);
+                releasePort(port);
             }
         } finally {
             ports.activeCalls.decrement();
         }
     }
 
-    private void releasePort(Svm svm, int port) {
-        svm.storeIntRelease(ports.portAddress(port) + RpcLayout.LOCK, 0);
+    private void releasePort(int port) {
+        ports.storeIntRelease(ports.portOffset(port) + RpcLayout.LOCK, 0);
         Thread waiting = ports.portWaiters.poll();
         if (waiting != null) {
             LockSupport.unpark(waiting);

@@ -7,7 +7,7 @@ package org.hsa4j.services.rpc;
  * <pre>
  * set base ─► SET HEADER (64 bytes)
  *             PENDING BITMAP: one bit per port, ceil(ports / 64) u64 words, padded to 64 bytes
- *             PORT 0: PORT HEADER (64 bytes) | LANE 0 (64 bytes) | LANE 1 | ... | LANE lanes-1
+ *             PORT 0: CLIENT line (64 bytes) | SERVER line | LOCK line | CLAIM line | LANE 0 (64 bytes) | ... | LANE lanes-1
  *             PORT 1: ...                          (stride {@link #portStride(int)})
  * </pre>
  *
@@ -23,7 +23,7 @@ package org.hsa4j.services.rpc;
  * <h2>Field owners</h2>
  * Client-written (in the client's turn): {@link #KIND}, {@link #OPCODE}, {@link #LANE_MASK},
  * {@link #CALLER_DISPATCH}, {@link #CALLER_PACKET}. Server-written (in the server's turn):
- * {@link #STATUS}. Lane buffers: whoever has the turn.
+ * {@link #STATUS}; by the claim holder: {@link #SERVER_WATCH}. Lane buffers: whoever has the turn.
  */
 public final class RpcLayout {
     // ---- set header -----------------------------------------------------------------------------
@@ -56,38 +56,53 @@ public final class RpcLayout {
     /** Magic value of a port set ("RPC4"). */
     public static final int MAGIC_VALUE = 0x52504334;
     /** Version of this layout. */
-    public static final int VERSION_VALUE = 1;
+    public static final int VERSION_VALUE = 3;
     /** {@link #SET_STATE}: serving. */
     public static final int STATE_RUNNING = 0;
     /** {@link #SET_STATE}: shut down; clients stop waiting and get {@link RpcStatus#CLOSED}. */
     public static final int STATE_CLOSED = 1;
 
-    // ---- port header ----------------------------------------------------------------------------
+    // ---- port header: four cache lines, so each side writes a line only the other side reads -------
 
-    /** i32 client lock: 0 free, 1 held by one caller (compare-and-swap by clients only). */
-    public static final long LOCK = 0;
-    /** i32 client mailbox bit (0/1), flipped by the client to hand the turn to the server. */
-    public static final long CLIENT_FLAG = 4;
-    /** i32 server mailbox bit (0/1), flipped by the server to hand the turn back. */
-    public static final long SERVER_FLAG = 8;
+    /** i32 client mailbox bit (0/1), flipped by the client to hand the turn to the server (client line). */
+    public static final long CLIENT_FLAG = 0;
     /** i32 kind of the client's packet: {@link #KIND_OPEN}, {@link #KIND_DATA} or {@link #KIND_CANCEL}. */
-    public static final long KIND = 12;
+    public static final long KIND = 4;
     /** i32 opcode of the call (namespace in the high 16 bits, see {@link Opcodes}); written with the OPEN packet. */
-    public static final long OPCODE = 16;
-    /** i32 status of the server's packet: {@link RpcStatus#FINAL_BIT} | code, or 0 (CONTINUE) in mid-call. */
-    public static final long STATUS = 20;
+    public static final long OPCODE = 8;
     /** u64 lane mask: bit i set when lane i takes part in the call; written with the OPEN packet. */
-    public static final long LANE_MASK = 24;
+    public static final long LANE_MASK = 16;
     /** u64 identity of the calling dispatch (its kernarg address), 0 for a host caller. */
-    public static final long CALLER_DISPATCH = 32;
+    public static final long CALLER_DISPATCH = 24;
     /** u64 packet id of the calling dispatch in its queue, 0 for a host caller. */
-    public static final long CALLER_PACKET = 40;
-    /** i32 server claim: 0 free, 1 while one server thread owns the port's server side (compare-and-swap). */
-    public static final long SERVER_CLAIM = 48;
-    /** Bytes 52..63 reserved. */
-    public static final long PORT_RESERVED = 52;
+    public static final long CALLER_PACKET = 32;
+    /** Offset of the server line: the server's packet, which only the server writes. */
+    public static final long SERVER_LINE = 64;
+    /** i32 server mailbox bit (0/1), flipped by the server to hand the turn back (server line). */
+    public static final long SERVER_FLAG = SERVER_LINE;
+    /** i32 status of the server's packet: {@link RpcStatus#FINAL_BIT} | code, or 0 (CONTINUE) in mid-call. */
+    public static final long STATUS = SERVER_LINE + 4;
+    /**
+     * i32 1 while a server thread watches the port between calls: it holds the port's claim and
+     * spins on {@link #CLIENT_FLAG} itself, so a client that reads 1 here after its flip skips the
+     * pending bit and the doorbell. Written only by the claim holder: with every server packet (1
+     * with the final packet of a call it keeps watching after, else 0), and cleared with a
+     * screlease store before the watcher stops and reads the client flag once more.
+     */
+    public static final long SERVER_WATCH = SERVER_LINE + 8;
+    /**
+     * i32 client lock: 0 free, 1 held by one caller (compare-and-swap by clients only). On a line of
+     * its own: the server never reads it, so a caller reusing its port takes and frees the lock
+     * without moving a line the server reads.
+     */
+    public static final long LOCK = 128;
+    /**
+     * i32 server claim: 0 free, 1 while one server thread owns the port's server side
+     * (compare-and-swap by server threads only), on a line of its own for the same reason.
+     */
+    public static final long SERVER_CLAIM = 192;
     /** Size of the port header; lane 0 starts here. */
-    public static final long PORT_HEADER_BYTES = 64;
+    public static final long PORT_HEADER_BYTES = 256;
 
     /** {@link #KIND}: first packet of a call; it carries opcode, lane mask, caller and the lanes' arguments. */
     public static final int KIND_OPEN = 1;

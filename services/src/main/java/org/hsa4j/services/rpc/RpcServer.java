@@ -7,8 +7,6 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
-import org.hsa4j.memory.MemoryOrder;
-import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.signal.SignalWaiter;
 
@@ -202,50 +200,105 @@ public final class RpcServer implements AutoCloseable {
     // ---- server threads -------------------------------------------------------------------------
 
     private void scan(int index) {
-        long sleepersAddress = ports.address() + RpcLayout.SET_SLEEPERS;
+        long sleepers = RpcLayout.SET_SLEEPERS;
         long idleSince = System.nanoTime();
         long sleep = MIN_REPOLL_NANOS;
         long spinBudget = config.idleSpinNanos();
         long maxSpin = Math.max(config.idleSpinNanos(), MAX_ADAPTIVE_SPIN_NANOS);
         boolean spin = true;
         boolean afterRepoll = false;
-        while (running) {
-            if (scanOnce()) {
-                if (afterRepoll) {
-                    repollFinds.increment();
+        Watch watch = new Watch();
+        try {
+            while (running) {
+                if (serveWatched(watch) || scanOnce(watch)) {
+                    if (afterRepoll) {
+                        repollFinds.increment();
+                    }
+                    afterRepoll = false;
+                    idleSince = System.nanoTime();
+                    sleep = MIN_REPOLL_NANOS;
+                    spin = true;
+                    continue;
                 }
-                afterRepoll = false;
-                idleSince = System.nanoTime();
-                sleep = MIN_REPOLL_NANOS;
-                spin = true;
-                continue;
-            }
-            if (spin && System.nanoTime() - idleSince < spinBudget) {
-                Thread.onSpinWait();
-                continue;
-            }
-            states.set(index, SLEEPING);
-            svm.atomicAddInt(sleepersAddress, 1, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
-            boolean pending = anyPending();
-            long asleep = System.nanoTime();
-            if (!pending && running) {
-                LockSupport.parkNanos(this, Math.min(sleep, config.repollNanos()));
-            }
-            svm.atomicAddInt(sleepersAddress, -1, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
-            boolean woken = states.getAndSet(index, RUNNING) == WOKEN;
-            long now = System.nanoTime();
-            if (woken) {
-                doorbellWakeups.increment();
-                if (now - asleep < 4 * spinBudget) {
-                    spinBudget = Math.min(spinBudget * 2, maxSpin);
+                if (spin && System.nanoTime() - idleSince < spinBudget) {
+                    Thread.onSpinWait();
+                    continue;
                 }
-            } else if (!pending) {
-                spinBudget = Math.max(config.idleSpinNanos(), spinBudget / 2);
+                if (watch.port >= 0) {
+                    unwatch(watch);
+                    continue;
+                }
+                states.set(index, SLEEPING);
+                ports.addInt(sleepers, 1);
+                boolean pending = anyPending();
+                long asleep = System.nanoTime();
+                if (!pending && running) {
+                    LockSupport.parkNanos(this, Math.min(sleep, config.repollNanos()));
+                }
+                ports.addInt(sleepers, -1);
+                boolean woken = states.getAndSet(index, RUNNING) == WOKEN;
+                long now = System.nanoTime();
+                if (woken) {
+                    doorbellWakeups.increment();
+                    if (now - asleep < 4 * spinBudget) {
+                        spinBudget = Math.min(spinBudget * 2, maxSpin);
+                    }
+                } else if (!pending) {
+                    spinBudget = Math.max(config.idleSpinNanos(), spinBudget / 2);
+                }
+                spin = woken || pending;
+                afterRepoll = !spin;
+                sleep = spin ? MIN_REPOLL_NANOS : Math.min(sleep * 2, config.repollNanos());
+                idleSince = now;
             }
-            spin = woken || pending;
-            afterRepoll = !spin;
-            sleep = spin ? MIN_REPOLL_NANOS : Math.min(sleep * 2, config.repollNanos());
-            idleSince = now;
+        } finally {
+            if (watch.port >= 0 && !ports.isFreed()) {
+                ports.storeIntRelease(ports.portOffset(watch.port) + RpcLayout.SERVER_WATCH, 0);
+                releaseClaim(watch.port);
+            }
+        }
+    }
+
+    /** The port a scanning thread watches between calls (it holds its claim), or -1. */
+    private static final class Watch {
+        int port = -1;
+    }
+
+    /**
+     * Serves the watched port's next packet when its client flipped, under the claim this thread
+     * holds. The watch word stays set until this thread's next packet, which writes it again: the
+     * client cannot post before that packet. True when there was a packet.
+     */
+    private boolean serveWatched(Watch watch) {
+        int p = watch.port;
+        if (p < 0) {
+            return false;
+        }
+        long port = ports.portOffset(p);
+        if (ports.loadIntAcquire(port + RpcLayout.CLIENT_FLAG) == ports.getInt(port + RpcLayout.SERVER_FLAG)) {
+            return false;
+        }
+        watch.port = -1;
+        if (serveClaimed(p, true)) {
+            watch.port = p;
+        }
+        return true;
+    }
+
+    /**
+     * Stops watching: clears the watch with a screlease store, then reads the client flag once more
+     * (a client that flipped before it saw the watch cleared set no pending bit) and serves a packet
+     * found there, or releases the claim.
+     */
+    private void unwatch(Watch watch) {
+        int p = watch.port;
+        watch.port = -1;
+        long port = ports.portOffset(p);
+        ports.storeIntRelease(port + RpcLayout.SERVER_WATCH, 0);
+        if (ports.loadIntAcquire(port + RpcLayout.CLIENT_FLAG) != ports.getInt(port + RpcLayout.SERVER_FLAG)) {
+            serveClaimed(p, false);
+        } else {
+            releaseClaim(p);
         }
     }
 
@@ -261,7 +314,7 @@ public final class RpcServer implements AutoCloseable {
 
     private boolean anyPending() {
         for (int w = 0, n = ports.pendingWords(); w < n; w++) {
-            if (svm.loadLongAcquire(ports.pendingWord(w)) != 0) {
+            if (ports.loadLongAcquire(PortSet.pendingWordOffset(w)) != 0) {
                 return true;
             }
         }
@@ -269,55 +322,74 @@ public final class RpcServer implements AutoCloseable {
     }
 
     /** One pass over the pending bitmap; true when some port was taken. */
-    private boolean scanOnce() {
+    private boolean scanOnce(Watch watch) {
         boolean any = false;
         for (int w = 0, n = ports.pendingWords(); w < n; w++) {
-            long address = ports.pendingWord(w);
-            long bits = svm.loadLongRelaxed(address);
+            long word = PortSet.pendingWordOffset(w);
+            long bits = ports.loadLongRelaxed(word);
             while (bits != 0) {
                 long bit = Long.lowestOneBit(bits);
-                long before = svm.atomicAndLong(address, ~bit, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
+                long before = ports.andLong(word, ~bit);
                 bits = before & ~bit;
                 if ((before & bit) != 0) {
                     any = true;
                     if (bits != 0) {
                         wakeOne();
                     }
-                    servePort((w << 6) | Long.numberOfTrailingZeros(bit));
+                    int p = (w << 6) | Long.numberOfTrailingZeros(bit);
+                    if (servePort(p, watch.port < 0)) {
+                        watch.port = p;
+                    }
                 }
             }
         }
         return any;
     }
 
-    private void servePort(int p) {
-        long port = ports.portAddress(p);
-        if (svm.atomicCompareExchangeInt(port + RpcLayout.SERVER_CLAIM, 0, 1, MemoryOrder.ACQUIRE,
-                MemoryScope.SYSTEM) != 0) {
-            return;
+    /** Claims port {@code p} and serves its packet; true when the caller now watches the port (see {@link #serveClaimed}). */
+    private boolean servePort(int p, boolean mayWatch) {
+        long port = ports.portOffset(p);
+        if (ports.compareExchangeInt(port + RpcLayout.SERVER_CLAIM, 0, 1) != 0) {
+            return false;
         }
-        int serverFlag = svm.loadIntAcquire(port + RpcLayout.SERVER_FLAG);
-        if (svm.loadIntAcquire(port + RpcLayout.CLIENT_FLAG) == serverFlag) {
+        return serveClaimed(p, mayWatch);
+    }
+
+    /**
+     * Serves the packet of port {@code p}, whose claim this thread holds. With {@code mayWatch}, a
+     * call that ends on this thread before this returns keeps the claim and sets the port's watch:
+     * true then, and the thread watches the port. Otherwise the claim is released, now or when the
+     * call ends.
+     */
+    private boolean serveClaimed(int p, boolean mayWatch) {
+        long port = ports.portOffset(p);
+        int serverFlag = ports.loadIntAcquire(port + RpcLayout.SERVER_FLAG);
+        if (ports.loadIntAcquire(port + RpcLayout.CLIENT_FLAG) == serverFlag) {
             releaseClaim(p);
-            return;
+            return false;
         }
-        int kind = svm.getInt(port + RpcLayout.KIND);
+        int kind = ports.getInt(port + RpcLayout.KIND);
         int left = ports.abandoned.get(p) == 0 ? 0 : ports.abandoned.getAndSet(p, 0);
         if (kind != RpcLayout.KIND_OPEN) {
             RpcStatus s = left > 0 ? RpcStatus.of(left - 1)
                     : kind == RpcLayout.KIND_CANCEL ? RpcStatus.CANCELLED : RpcStatus.PROTOCOL_ERROR;
-            svm.setInt(port + RpcLayout.STATUS, s.finalWord());
-            svm.storeIntRelease(port + RpcLayout.SERVER_FLAG, serverFlag ^ 1);
+            ports.setInt(port + RpcLayout.STATUS, s.finalWord());
+            ports.setInt(port + RpcLayout.SERVER_WATCH, 0);
+            ports.storeIntRelease(port + RpcLayout.SERVER_FLAG, serverFlag ^ 1);
             Thread client = ports.clientWaiters.get(p);
             if (client != null) {
                 LockSupport.unpark(client);
             }
             releaseClaim(p);
-            return;
+            return false;
         }
         served.increment();
         PortCall call = new PortCall(this, ports, svm, p, serverFlag);
+        if (mayWatch) {
+            call.allowWatch();
+        }
         dispatch(call, call.laneMaskValid());
+        return call.endWatch();
     }
 
     /** Routes a call to its service, or answers it with an error status. */
@@ -381,10 +453,10 @@ public final class RpcServer implements AutoCloseable {
      * (its pending bit may have been dropped while the claim was held), marks the port pending again.
      */
     void releaseClaim(int p) {
-        long port = ports.portAddress(p);
-        svm.storeIntRelease(port + RpcLayout.SERVER_CLAIM, 0);
-        if (svm.loadIntAcquire(port + RpcLayout.SERVER_FLAG) != svm.loadIntAcquire(port + RpcLayout.CLIENT_FLAG)) {
-            ports.markPending(svm, p);
+        long port = ports.portOffset(p);
+        ports.storeIntRelease(port + RpcLayout.SERVER_CLAIM, 0);
+        if (ports.loadIntAcquire(port + RpcLayout.SERVER_FLAG) != ports.loadIntAcquire(port + RpcLayout.CLIENT_FLAG)) {
+            ports.markPending(p);
             wakeOne();
         }
     }

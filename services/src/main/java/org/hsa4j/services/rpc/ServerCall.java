@@ -1,6 +1,7 @@
 package org.hsa4j.services.rpc;
 
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 import org.hsa4j.memory.Svm;
 
@@ -14,7 +15,18 @@ import org.hsa4j.memory.Svm;
  * another thread after {@link #defer()} (a network reply, a timer).
  */
 public abstract class ServerCall {
-    private final AtomicBoolean finished = new AtomicBoolean();
+    private static final VarHandle FINISHED;
+
+    static {
+        try {
+            FINISHED = MethodHandles.lookup().findVarHandle(ServerCall.class, "finished", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** 1 once the call ended (compare-and-swap): a field, not an AtomicBoolean, so a call allocates one object less. */
+    private volatile int finished;
     private volatile boolean deferred;
 
     /** The opcode. */
@@ -95,7 +107,7 @@ public abstract class ServerCall {
 
     /** True once the call ended. */
     public final boolean isFinished() {
-        return finished.get();
+        return finished != 0;
     }
 
     /**
@@ -103,7 +115,7 @@ public abstract class ServerCall {
      * (true), so a timer and an error path may race safely.
      */
     public final boolean finish(RpcStatus status) {
-        if (!finished.compareAndSet(false, true)) {
+        if (!FINISHED.compareAndSet(this, 0, 1)) {
             return false;
         }
         complete(status);
