@@ -119,6 +119,9 @@ class DaisyChainTest {
             CompletableFuture<Void> promise = k3.toCompletableFuture();
             ExecutionException e = assertThrows(ExecutionException.class, () -> promise.get(30, TimeUnit.SECONDS));
             assertTrue(e.getCause().getMessage().contains("k1 boom"), e.getCause().getMessage());
+            // k3 shares k1's queue, whose error fails it at once; k2, on the other view, fails when its
+            // barrier sees k1's failed signal, which may come a little later: wait for it (bounded)
+            assertThrows(ExecutionException.class, () -> k2.toCompletableFuture().get(30, TimeUnit.SECONDS));
             assertTrue(k2.isFailed());
             v1.parallelForEach(new Extent(N), idx -> { }).get();
             v2.parallelForEach(new Extent(N), idx -> { }).get();
