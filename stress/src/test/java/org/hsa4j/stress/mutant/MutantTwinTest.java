@@ -72,7 +72,7 @@ class MutantTwinTest {
                 "SignalCasIncrementTest", "AqlPacketPublishTest", "WriteIndexReservationTest", "QueueBackPressureTest",
                 "BarrierAndCompletionTest", "BarrierOrCompletionTest", "CompletionSignalThenDataTest",
                 "HostKernelCasLockTest", "Sync2WayFlagHandoffTest", "Sync2WayKernelHandoffTest", "ServicePortHandoffTest",
-                "DeviceHeapAllocationTest", "CompletionFutureThenTest", "MessagePassingLitmus", "FencedMessagePassingLitmus",
+                "ServiceWatchHandoffTest", "DeviceHeapAllocationTest", "CompletionFutureThenTest", "MessagePassingLitmus", "FencedMessagePassingLitmus",
                 "StoreBufferingLitmus", "LoadBufferingLitmus", "TwoPlusTwoWritesLitmus", "CoherenceReadReadLitmus",
                 "WriteReadCausalityLitmus", "Isa2Litmus")) {
             assertTrue(classes.contains(test), test + " is neither twinned nor listed as untwinned");
