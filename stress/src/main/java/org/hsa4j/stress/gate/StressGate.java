@@ -49,7 +49,7 @@ import org.openjdk.jcstress.infra.runners.TestList;
  *
  * <p>Usage: {@code StressGate [--budget SECONDS] [--dir DIR] [JCSTRESS OPTIONS]}. Without options
  * the run is quick mode ({@code -m quick}), one fork per test on the default JVM configuration
- * ({@code -sc false} and {@code -jvmArgs} set to this JVM's flags), every test in the jar; any
+ * ({@code -sc false}, {@code -strideCount 4} and {@code -jvmArgs} set to this JVM's flags), every test in the jar; any
  * option given replaces the default of the same name. {@code StressGate --judge FILE [-t REGEXP]}
  * runs nothing and judges the result file of an earlier run (such as a full
  * {@code ./hsa4j stress} run) by the same rules.
@@ -93,6 +93,9 @@ public final class StressGate {
         }
         addDefault(jcstress, "-m", "quick");
         addDefault(jcstress, "-sc", "false");
+        // an epoch of at most 4 strides (1,024 samples), so a test whose samples slow to milliseconds
+        // on a loaded machine (the RPC tests) still ends its epoch well inside jcstress's 30 s limit
+        addDefault(jcstress, "-strideCount", "4");
         addDefault(jcstress, "-jvmArgs", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
         addDefault(jcstress, "-t", DEFAULT_FILTER);
         String filter = valueOf(jcstress, "-t");
