@@ -93,8 +93,8 @@ record Figure(String section, String name, Source value, Source baseline, Goal g
     private static final String SIGNALS = "Signal footprint (1,000,000 live signals)";
     private static final String SCALING_VECTOR_ADD =
             "Scaling: vector add through parallelForEach, 2 compute units against 1 (whole curve under \"Scaling curves\")";
-    private static final String FIDELITY = "Memory-model fidelity mode (issue 8)";
-    private static final String FIDELITY_ISSUE = "8";
+    private static final String FIDELITY = "Memory-model fidelity mode";
+    private static final String FIDELITY_ISSUE = "memory-model fidelity";
     private static final String SCALING_DISPATCH = "Scaling: empty-kernel dispatch packets/s, 2 compute units against 1";
 
     private static final Source RAW_PING_PONG = Source.primary("RawPingPongBenchmark.roundTrip", "");
