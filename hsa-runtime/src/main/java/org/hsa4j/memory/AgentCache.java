@@ -1,6 +1,5 @@
 package org.hsa4j.memory;
 
-import java.lang.foreign.MemorySegment;
 import java.util.function.IntConsumer;
 
 /**
@@ -76,27 +75,27 @@ final class AgentCache {
     private void fill(int s, Allocation a, long line, long need) {
         long missing = need & ~lines.valid[s];
         if (missing != 0) {
-            CacheLines.copyRuns(missing, a.segment, line - a.base, lines.data, (long) s * CacheLines.LINE);
+            lines.readHome(missing, a, line, s);
             lines.valid[s] |= missing;
         }
     }
 
-    /** Copies the bytes of {@code need} of {@code line} into {@code dst} (an L1 line), fetching them from home if absent. */
-    void fetch(Allocation a, long line, long need, MemorySegment dst, long dstOffset) {
+    /** Copies the bytes of {@code need} of {@code line} into set {@code t} of {@code dst} (an L1), fetching them from home if absent. */
+    void fetch(Allocation a, long line, long need, CacheLines dst, int t) {
         int s = lines.set(line);
         synchronized (lock(s)) {
             claim(s, a, line);
             fill(s, a, line, need);
-            CacheLines.copyRuns(need, lines.data, (long) s * CacheLines.LINE, dst, dstOffset);
+            CacheLines.copyMasked(need, lines, s, dst, t);
         }
     }
 
-    /** Takes the dirty bytes {@code mask} of {@code line} from an L1 line at {@code src}. */
-    void writeBack(Allocation a, long line, long mask, MemorySegment src, long srcOffset) {
+    /** Takes the dirty bytes {@code mask} of {@code line} from set {@code t} of {@code src} (an L1). */
+    void writeBack(Allocation a, long line, long mask, CacheLines src, int t) {
         int s = lines.set(line);
         synchronized (lock(s)) {
             claim(s, a, line);
-            CacheLines.copyRuns(mask, src, srcOffset, lines.data, (long) s * CacheLines.LINE);
+            CacheLines.copyMasked(mask, src, t, lines, s);
             lines.valid[s] |= mask;
             lines.dirty[s] |= mask;
         }

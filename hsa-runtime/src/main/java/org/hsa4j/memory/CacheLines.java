@@ -2,6 +2,7 @@ package org.hsa4j.memory;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 /**
  * The storage of one fidelity-mode cache: per set, the line's SVM address (its tag; 0 when the
@@ -10,19 +11,46 @@ import java.lang.foreign.ValueLayout;
  * fetching; an invalidate keeps dirty bytes), so a miss fetches only the bytes it lacks and a
  * write-back moves only dirty bytes: no level ever overwrites a newer byte with an older one.
  * Not thread-safe: an L1 is used by its own thread, an L2 under its stripe locks.
+ *
+ * <p>The data is a {@code long[]}, eight words per line, in native byte order (byte {@code k} of
+ * a line is byte {@code k % 8} of word {@code k / 8} in memory order, as {@link #data} shows it).
+ * The hot paths work on the words directly: an access inside one word is a shift and a mask, and
+ * moving masked bytes between two caches merges word by word ({@link #copyMasked}), since a
+ * per-byte mask spreads to a per-bit word mask with one table look-up per word. Home memory is
+ * only ever written byte run by byte run (or whole line by whole line), never by a wider
+ * read-modify-write, so a cache never overwrites a byte it does not hold dirty.
  */
 final class CacheLines {
     static final int LINE = CacheGeometry.LINE_SIZE;
+    /** Words of a line. */
+    static final int WORDS = LINE / Long.BYTES;
+    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
     private static final ValueLayout.OfShort SHORT_U = ValueLayout.JAVA_SHORT_UNALIGNED;
     private static final ValueLayout.OfInt INT_U = ValueLayout.JAVA_INT_UNALIGNED;
     private static final ValueLayout.OfLong LONG_U = ValueLayout.JAVA_LONG_UNALIGNED;
+    /** For each 8-bit byte mask of a word, the bits of those bytes in the word (native order). */
+    private static final long[] SPREAD = new long[256];
+
+    static {
+        for (int m = 0; m < 256; m++) {
+            long bits = 0;
+            for (int k = 0; k < Long.BYTES; k++) {
+                if ((m & (1 << k)) != 0) {
+                    bits |= 0xFFL << shift(k, 1);
+                }
+            }
+            SPREAD[m] = bits;
+        }
+    }
 
     final int lines;
     final long[] tags;
     final Allocation[] owners;
     final long[] valid;
     final long[] dirty;
-    /** Line data: set {@code s} at byte {@code s * LINE}; backed by a long[] so aligned atomics work on it. */
+    /** Line data: set {@code s} at words {@code s * WORDS ..}. */
+    final long[] words;
+    /** The same data as a segment (set {@code s} at byte {@code s * LINE}); backed by a long[] so aligned atomics work on it. */
     final MemorySegment data;
 
     CacheLines(int lines) {
@@ -31,7 +59,8 @@ final class CacheLines {
         this.owners = new Allocation[lines];
         this.valid = new long[lines];
         this.dirty = new long[lines];
-        this.data = MemorySegment.ofArray(new long[lines * (LINE / Long.BYTES)]);
+        this.words = new long[lines * WORDS];
+        this.data = MemorySegment.ofArray(words);
     }
 
     /** The set of the line at {@code line}. */
@@ -100,7 +129,16 @@ final class CacheLines {
             return;
         }
         try {
-            copyRuns(mask, data, (long) s * LINE, a.segment, tags[s] - a.base);
+            long home = tags[s] - a.base;
+            int j = s * WORDS;
+            for (int w = 0; w < WORDS && mask != 0; w++, mask >>>= 8) {
+                int m = (int) mask & 0xFF;
+                if (m == 0xFF) {
+                    a.segment.set(LONG_U, home + ((long) w << 3), words[j + w]);
+                } else if (m != 0) {
+                    copyRuns((long) m << (w << 3), data, (long) s * LINE, a.segment, home);
+                }
+            }
         } catch (IllegalStateException freedMeanwhile) {
             // the allocation's arena closed after the check: its bytes are gone, nothing to keep
         }
@@ -123,6 +161,85 @@ final class CacheLines {
             case 2 -> data.set(SHORT_U, offset, (short) bits);
             case 4 -> data.set(INT_U, offset, (int) bits);
             default -> data.set(LONG_U, offset, bits);
+        }
+    }
+
+    /** The bit shift of the {@code size} bytes at byte {@code k} (inside one word) of a word in native order. */
+    private static int shift(int k, int size) {
+        return LITTLE_ENDIAN ? k << 3 : (Long.BYTES - k - size) << 3;
+    }
+
+    /** True when {@code size} bytes at line byte {@code offset} lie inside one word of the line. */
+    static boolean inOneWord(int offset, int size) {
+        return (offset & (Long.BYTES - 1)) + size <= Long.BYTES;
+    }
+
+    /**
+     * Reads {@code size} (1, 2, 4 or 8) bytes at byte {@code offset} of set {@code s}, as bits (an
+     * int, short or byte sign-extended, as {@link #get}); the bytes lie inside one word.
+     */
+    long getWord(int s, int offset, int size) {
+        long w = words[s * WORDS + (offset >>> 3)] >>> shift(offset & (Long.BYTES - 1), size);
+        return switch (size) {
+            case 1 -> (byte) w;
+            case 2 -> (short) w;
+            case 4 -> (int) w;
+            default -> w;
+        };
+    }
+
+    /** Writes the low {@code size} (1, 2, 4 or 8) bytes of {@code bits} at byte {@code offset} of set {@code s}, inside one word. */
+    void putWord(int s, int offset, int size, long bits) {
+        int i = s * WORDS + (offset >>> 3);
+        if (size == Long.BYTES) {
+            words[i] = bits;
+            return;
+        }
+        int sh = shift(offset & (Long.BYTES - 1), size);
+        long m = ((1L << (size << 3)) - 1) << sh;
+        words[i] = (words[i] & ~m) | ((bits << sh) & m);
+    }
+
+    /** Copies the bytes selected by {@code mask} of set {@code s} of {@code from} into set {@code t} of {@code to}. */
+    static void copyMasked(long mask, CacheLines from, int s, CacheLines to, int t) {
+        long[] src = from.words;
+        long[] dst = to.words;
+        int i = s * WORDS;
+        int j = t * WORDS;
+        if (mask == -1L) {
+            System.arraycopy(src, i, dst, j, WORDS);
+            return;
+        }
+        for (int w = 0; w < WORDS && mask != 0; w++, mask >>>= 8) {
+            int m = (int) mask & 0xFF;
+            if (m == 0xFF) {
+                dst[j + w] = src[i + w];
+            } else if (m != 0) {
+                long bits = SPREAD[m];
+                dst[j + w] = (dst[j + w] & ~bits) | (src[i + w] & bits);
+            }
+        }
+    }
+
+    /**
+     * Reads the bytes selected by {@code mask} of line {@code line} of {@code a} from home into set
+     * {@code s}. Reads whole words where the line lies inside the allocation (bytes outside
+     * {@code mask} are read, never kept); a partial last line goes run by run.
+     */
+    void readHome(long mask, Allocation a, long line, int s) {
+        long home = line - a.base;
+        if (home + LINE > a.segment.byteSize()) {
+            copyRuns(mask, a.segment, home, data, (long) s * LINE);
+            return;
+        }
+        int j = s * WORDS;
+        for (int w = 0; w < WORDS && mask != 0; w++, mask >>>= 8) {
+            int m = (int) mask & 0xFF;
+            if (m != 0) {
+                long v = a.segment.get(LONG_U, home + ((long) w << 3));
+                long bits = SPREAD[m];
+                words[j + w] = (words[j + w] & ~bits) | (v & bits);
+            }
         }
     }
 }

@@ -1,6 +1,5 @@
 package org.hsa4j.memory;
 
-import java.nio.ByteOrder;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -54,8 +53,6 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * line of a freed allocation is dropped, never written back.
  */
 public final class CoherenceModel {
-    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
-
     private final CacheGeometry geometry;
     private final AgentCache[] agentCaches;
     private final UnitCache[][] unitCaches;
@@ -115,16 +112,7 @@ public final class CoherenceModel {
         if (a.uncached || (c = current()) == null) {
             return CacheLines.get(a.segment, address - a.base, size);
         }
-        int offset = (int) (address & (CacheLines.LINE - 1));
-        if (offset + size <= CacheLines.LINE) {
-            return c.load(a, address, size);
-        }
-        long bits = 0;
-        for (int k = 0; k < size; k++) {
-            long b = c.load(a, address + k, 1) & 0xFF;
-            bits |= b << (8 * (LITTLE_ENDIAN ? k : size - 1 - k));
-        }
-        return bits;
+        return c.load(a, address, size);
     }
 
     /** A plain store of the low {@code size} (1, 2, 4 or 8) bytes of {@code bits}; bounds checked by the caller, as for {@link #load}. */
@@ -134,14 +122,7 @@ public final class CoherenceModel {
             CacheLines.put(a.segment, address - a.base, size, bits);
             return;
         }
-        int offset = (int) (address & (CacheLines.LINE - 1));
-        if (offset + size <= CacheLines.LINE) {
-            c.store(a, address, size, bits);
-            return;
-        }
-        for (int k = 0; k < size; k++) {
-            c.store(a, address + k, 1, bits >>> (8 * (LITTLE_ENDIAN ? k : size - 1 - k)));
-        }
+        c.store(a, address, size, bits);
     }
 
     /** Copies {@code bytes} bytes from {@code src} in {@code sa} to {@code dst} in {@code da} with plain accesses. */
