@@ -114,14 +114,18 @@ public final class Svm {
      * @throws HsaException INVALID_ARGUMENT when {@code bytes} is negative
      */
     public MemorySegment segment(long address, long bytes) {
-        return segment(address, bytes, false);
+        return slice(range(address, bytes, false), address, bytes);
     }
 
-    private MemorySegment segment(long address, long bytes, boolean write) {
+    /** Resolves a bulk range of {@code bytes} bytes (refusing a negative count) once, for a caller that also slices it. */
+    private Allocation range(long address, long bytes, boolean write) {
         if (bytes < 0) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "negative byte count " + bytes);
         }
-        Allocation a = resolve(address, bytes, write);
+        return resolve(address, bytes, write);
+    }
+
+    private static MemorySegment slice(Allocation a, long address, long bytes) {
         return a.segment.asSlice(address - a.base, bytes);
     }
 
@@ -253,57 +257,57 @@ public final class Svm {
 
     /** Copies {@code bytes} bytes from {@code src} to {@code dst}; both ranges are checked. */
     public void copy(long dst, long src, long bytes) {
-        MemorySegment from = segment(src, bytes);
-        MemorySegment to = segment(dst, bytes, true);
+        Allocation from = range(src, bytes, false);
+        Allocation to = range(dst, bytes, true);
         if (model != null) {
-            model.copy(resolve(dst, bytes), dst, resolve(src, bytes), src, bytes);
+            model.copy(to, dst, from, src, bytes);
             return;
         }
-        MemorySegment.copy(from, 0, to, 0, bytes);
+        MemorySegment.copy(from.segment, src - from.base, to.segment, dst - to.base, bytes);
     }
 
     /** Sets {@code bytes} bytes at {@code address} to {@code value}. */
     public void fill(long address, long bytes, byte value) {
-        MemorySegment target = segment(address, bytes, true);
+        Allocation a = range(address, bytes, true);
         if (model != null) {
-            model.fill(resolve(address, bytes), address, bytes, value);
+            model.fill(a, address, bytes, value);
             return;
         }
-        target.fill(value);
+        slice(a, address, bytes).fill(value);
     }
 
     // ---- typed views ----------------------------------------------------------------------------
 
     /** A view of {@code count} ints at {@code address}. */
     public IntView ints(long address, long count) {
-        MemorySegment m = alignedSegment(address, count, 4);
-        return new IntView(address, m, model, model == null ? null : resolve(address, m.byteSize()));
+        Allocation a = alignedRange(address, count, 4);
+        return new IntView(address, slice(a, address, count * 4), model, model == null ? null : a);
     }
 
     /** A view of {@code count} longs at {@code address}. */
     public LongView longs(long address, long count) {
-        MemorySegment m = alignedSegment(address, count, 8);
-        return new LongView(address, m, model, model == null ? null : resolve(address, m.byteSize()));
+        Allocation a = alignedRange(address, count, 8);
+        return new LongView(address, slice(a, address, count * 8), model, model == null ? null : a);
     }
 
     /** A view of {@code count} floats at {@code address}. */
     public FloatView floats(long address, long count) {
-        MemorySegment m = alignedSegment(address, count, 4);
-        return new FloatView(address, m, model, model == null ? null : resolve(address, m.byteSize()), fp);
+        Allocation a = alignedRange(address, count, 4);
+        return new FloatView(address, slice(a, address, count * 4), model, model == null ? null : a, fp);
     }
 
     /** A view of {@code count} doubles at {@code address}. */
     public DoubleView doubles(long address, long count) {
-        MemorySegment m = alignedSegment(address, count, 8);
-        return new DoubleView(address, m, model, model == null ? null : resolve(address, m.byteSize()), fp);
+        Allocation a = alignedRange(address, count, 8);
+        return new DoubleView(address, slice(a, address, count * 8), model, model == null ? null : a, fp);
     }
 
-    private MemorySegment alignedSegment(long address, long count, int elementSize) {
+    private Allocation alignedRange(long address, long count, int elementSize) {
         if (count < 0) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "negative element count " + count);
         }
         checkAligned(address, elementSize);
-        return segment(address, count * elementSize);
+        return range(address, count * elementSize, false);
     }
 
     // ---- atomics --------------------------------------------------------------------------------
