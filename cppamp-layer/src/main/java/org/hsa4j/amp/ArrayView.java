@@ -7,6 +7,7 @@ import java.util.Objects;
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.AtomicOp;
 import org.hsa4j.memory.CoherenceModel;
+import org.hsa4j.memory.LineCursor;
 import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.signal.WaitState;
 
@@ -47,6 +48,8 @@ public abstract sealed class ArrayView permits IntArrayView, LongArrayView, Floa
     final CoherenceModel model;
     /** The allocation the view lies in (fidelity mode only, else null). */
     final Allocation allocation;
+    /** Fidelity mode: the plain element accesses, with the last L1 line they touched; null when the mode is off. */
+    final LineCursor cursor;
 
     ArrayView(ViewMemory memory, Extent extent, long origin, long s0, long s1, AcceleratorView source) {
         this.memory = memory;
@@ -54,6 +57,7 @@ public abstract sealed class ArrayView permits IntArrayView, LongArrayView, Floa
         this.address = memory.address();
         this.model = memory.model();
         this.allocation = memory.allocation();
+        this.cursor = model == null ? null : model.cursor(allocation);
         this.extent = extent;
         this.rank = extent.rank();
         this.n0 = extent.get(0);

@@ -65,7 +65,7 @@ public final class DoubleArrayView extends ArrayView {
     /** Plain read of the element at checked element offset {@code element}. */
     private double load(long element) {
         if (model != null) {
-            return Double.longBitsToDouble((long) model.load(allocation, address + element * Double.BYTES, Double.BYTES));
+            return Double.longBitsToDouble((long) cursor.load(address + element * Double.BYTES, Double.BYTES));
         }
         return segment.getAtIndex(ValueLayout.JAVA_DOUBLE, element);
     }
@@ -73,7 +73,7 @@ public final class DoubleArrayView extends ArrayView {
     /** Plain write of the element at checked element offset {@code element}. */
     private void store(long element, double value) {
         if (model != null) {
-            model.store(allocation, address + element * Double.BYTES, Double.BYTES, Double.doubleToRawLongBits(value));
+            cursor.store(address + element * Double.BYTES, Double.BYTES, Double.doubleToRawLongBits(value));
             return;
         }
         segment.setAtIndex(ValueLayout.JAVA_DOUBLE, element, value);

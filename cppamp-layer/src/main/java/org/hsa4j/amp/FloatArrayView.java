@@ -68,7 +68,7 @@ public final class FloatArrayView extends ArrayView {
     /** Plain read of the element at checked element offset {@code element}. */
     private float load(long element) {
         if (model != null) {
-            return Float.intBitsToFloat((int) model.load(allocation, address + element * Float.BYTES, Float.BYTES));
+            return Float.intBitsToFloat((int) cursor.load(address + element * Float.BYTES, Float.BYTES));
         }
         return segment.getAtIndex(ValueLayout.JAVA_FLOAT, element);
     }
@@ -76,7 +76,7 @@ public final class FloatArrayView extends ArrayView {
     /** Plain write of the element at checked element offset {@code element}. */
     private void store(long element, float value) {
         if (model != null) {
-            model.store(allocation, address + element * Float.BYTES, Float.BYTES, Float.floatToRawIntBits(value));
+            cursor.store(address + element * Float.BYTES, Float.BYTES, Float.floatToRawIntBits(value));
             return;
         }
         segment.setAtIndex(ValueLayout.JAVA_FLOAT, element, value);

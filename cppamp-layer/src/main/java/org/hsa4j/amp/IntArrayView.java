@@ -68,7 +68,7 @@ public final class IntArrayView extends ArrayView {
     /** Plain read of the element at checked element offset {@code element}. */
     private int load(long element) {
         if (model != null) {
-            return (int) model.load(allocation, address + element * Integer.BYTES, Integer.BYTES);
+            return (int) cursor.load(address + element * Integer.BYTES, Integer.BYTES);
         }
         return segment.getAtIndex(ValueLayout.JAVA_INT, element);
     }
@@ -76,7 +76,7 @@ public final class IntArrayView extends ArrayView {
     /** Plain write of the element at checked element offset {@code element}. */
     private void store(long element, int value) {
         if (model != null) {
-            model.store(allocation, address + element * Integer.BYTES, Integer.BYTES, value);
+            cursor.store(address + element * Integer.BYTES, Integer.BYTES, value);
             return;
         }
         segment.setAtIndex(ValueLayout.JAVA_INT, element, value);

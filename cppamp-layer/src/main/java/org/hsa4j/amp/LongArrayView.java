@@ -68,7 +68,7 @@ public final class LongArrayView extends ArrayView {
     /** Plain read of the element at checked element offset {@code element}. */
     private long load(long element) {
         if (model != null) {
-            return (long) model.load(allocation, address + element * Long.BYTES, Long.BYTES);
+            return (long) cursor.load(address + element * Long.BYTES, Long.BYTES);
         }
         return segment.getAtIndex(ValueLayout.JAVA_LONG, element);
     }
@@ -76,7 +76,7 @@ public final class LongArrayView extends ArrayView {
     /** Plain write of the element at checked element offset {@code element}. */
     private void store(long element, long value) {
         if (model != null) {
-            model.store(allocation, address + element * Long.BYTES, Long.BYTES, value);
+            cursor.store(address + element * Long.BYTES, Long.BYTES, value);
             return;
         }
         segment.setAtIndex(ValueLayout.JAVA_LONG, element, value);

@@ -7,37 +7,52 @@ import java.util.function.IntConsumer;
  * written back to home (the allocation's own memory) only on eviction, on a system-scope release
  * (fine-grained lines) or by the packet's system-scope release fence at kernel end (every line).
  * It is also the coherence point of coarse-grained memory for the agent's atomics. Guarded by
- * {@link CacheGeometry#L2_STRIPES} locks, striped by set; every operation touches one set under its
- * lock, except the whole-cache passes, which take the stripes one after another.
+ * {@link CacheGeometry#L2_STRIPES} locks, each over one contiguous range of sets; every operation
+ * touches one set under its lock, except the whole-cache passes, which take the stripes one after
+ * another.
+ *
+ * <p>Why ranges and not {@code set % STRIPES}: consecutive lines of an allocation fill consecutive
+ * sets, so units streaming through different parts of memory touch different ranges, and each
+ * keeps its stripe's lock (on a cache line of its own) in its own core's cache. Interleaved stripes
+ * made every unit cycle through every lock, and each lock word crossed between cores on nearly
+ * every miss.
  */
 final class AgentCache {
     private static final int STRIPES = CacheGeometry.L2_STRIPES;
 
     private final CacheLines lines;
-    private final Object[] stripes = new Object[STRIPES];
+    /** The stripe locks: stripe {@code t} guards sets {@code t * setsPerStripe .. (t + 1) * setsPerStripe - 1}. */
+    private final StripeLocks stripes = new StripeLocks(STRIPES);
+    /** log2 of the sets each stripe guards. */
+    private final int stripeShift;
     /**
      * Which sets hold a line, so whole-cache passes visit only those: stripe {@code t} owns words
-     * {@code t * wordsPerStripe ..}, and bit {@code k} of them stands for set {@code k * STRIPES + t},
-     * so a word is only ever touched under its stripe's lock.
+     * {@code t * wordsPerStripe ..}, and bit {@code k % 64} of word {@code k / 64} of them stands for
+     * the stripe's {@code k}-th set, so a word is only ever touched under its stripe's lock.
      */
     private final long[] occupied;
     private final int wordsPerStripe;
 
     AgentCache(int lineCount) {
         this.lines = new CacheLines(lineCount);
-        for (int i = 0; i < STRIPES; i++) {
-            stripes[i] = new Object();
-        }
-        this.wordsPerStripe = Math.max(1, lineCount / STRIPES / Long.SIZE);
+        this.stripeShift = Integer.numberOfTrailingZeros(lineCount / STRIPES);
+        this.wordsPerStripe = Math.max(1, (lineCount / STRIPES) >>> 6);
         this.occupied = new long[STRIPES * wordsPerStripe];
     }
 
-    private Object lock(int set) {
-        return stripes[set & (STRIPES - 1)];
+    /** The stripe of set {@code set}. */
+    private int stripe(int set) {
+        return set >>> stripeShift;
     }
 
+    /** The word of {@link #occupied} that holds set {@code set}'s bit. */
     private int word(int set) {
-        return (set & (STRIPES - 1)) * wordsPerStripe + (set / STRIPES >>> 6);
+        return (set >>> stripeShift) * wordsPerStripe + ((set & ((1 << stripeShift) - 1)) >>> 6);
+    }
+
+    /** Set {@code set}'s bit in its word (a shift by the set's index inside its stripe, mod 64). */
+    private long bit(int set) {
+        return 1L << (set & ((1 << stripeShift) - 1));
     }
 
     /** Under the set's lock: makes set {@code s} hold {@code line} of {@code a}, writing an evicted line's dirty bytes home. */
@@ -47,7 +62,7 @@ final class AgentCache {
                 lines.writeHome(s, lines.dirty[s]);
             }
             lines.assign(s, a, line);
-            occupied[word(s)] |= 1L << (s / STRIPES);
+            occupied[word(s)] |= bit(s);
         }
     }
 
@@ -55,7 +70,7 @@ final class AgentCache {
     private void dropClean(int s) {
         lines.dropClean(s);
         if (lines.tags[s] == 0) {
-            occupied[word(s)] &= ~(1L << (s / STRIPES));
+            occupied[word(s)] &= ~bit(s);
         }
     }
 
@@ -66,7 +81,7 @@ final class AgentCache {
             while (bits != 0) {
                 int k = w * Long.SIZE + Long.numberOfTrailingZeros(bits);
                 bits &= bits - 1;
-                visit.accept(k * STRIPES + t);
+                visit.accept((t << stripeShift) + k);
             }
         }
     }
@@ -80,24 +95,30 @@ final class AgentCache {
         }
     }
 
-    /** Copies the bytes of {@code need} of {@code line} into set {@code t} of {@code dst} (an L1), fetching them from home if absent. */
-    void fetch(Allocation a, long line, long need, CacheLines dst, int t) {
+    /** Copies the bytes of {@code need} of {@code line} into {@code dst} (an L1 line's words), fetching them from home if absent. */
+    void fetch(Allocation a, long line, long need, long[] dst) {
         int s = lines.set(line);
-        synchronized (lock(s)) {
+        stripes.lock(stripe(s));
+        try {
             claim(s, a, line);
             fill(s, a, line, need);
-            CacheLines.copyMasked(need, lines, s, dst, t);
+            CacheLines.copyMasked(need, lines.words, s * CacheLines.WORDS, dst, 0);
+        } finally {
+            stripes.unlock(stripe(s));
         }
     }
 
-    /** Takes the dirty bytes {@code mask} of {@code line} from set {@code t} of {@code src} (an L1). */
-    void writeBack(Allocation a, long line, long mask, CacheLines src, int t) {
+    /** Takes the dirty bytes {@code mask} of {@code line} from {@code src} (an L1 line's words). */
+    void writeBack(Allocation a, long line, long mask, long[] src) {
         int s = lines.set(line);
-        synchronized (lock(s)) {
+        stripes.lock(stripe(s));
+        try {
             claim(s, a, line);
-            CacheLines.copyMasked(mask, src, t, lines, s);
+            CacheLines.copyMasked(mask, src, 0, lines.words, s * CacheLines.WORDS);
             lines.valid[s] |= mask;
             lines.dirty[s] |= mask;
+        } finally {
+            stripes.unlock(stripe(s));
         }
     }
 
@@ -110,7 +131,8 @@ final class AgentCache {
         int offset = (int) (address - line);
         long mask = CacheLines.bytes(offset, size);
         int s = lines.set(line);
-        synchronized (lock(s)) {
+        stripes.lock(stripe(s));
+        try {
             claim(s, a, line);
             fill(s, a, line, mask);
             long result = op.apply(lines.data, (long) s * CacheLines.LINE + offset, size, x, y, order);
@@ -118,13 +140,16 @@ final class AgentCache {
                 lines.dirty[s] |= mask;
             }
             return result;
+        } finally {
+            stripes.unlock(stripe(s));
         }
     }
 
     /** Before an atomic at home: moves the dirty bytes of {@code mask} of {@code line} home and drops them here. */
     void evictBytes(Allocation a, long line, long mask) {
         int s = lines.set(line);
-        synchronized (lock(s)) {
+        stripes.lock(stripe(s));
+        try {
             if (lines.holds(s, a, line)) {
                 long d = lines.dirty[s] & mask;
                 if (d != 0) {
@@ -133,13 +158,16 @@ final class AgentCache {
                 lines.dirty[s] &= ~mask;
                 lines.valid[s] &= ~mask;
             }
+        } finally {
+            stripes.unlock(stripe(s));
         }
     }
 
     /** Writes every dirty byte home (fine-grained lines only when {@code fineOnly}); the lines stay, clean. */
     void writeBackHome(boolean fineOnly) {
         for (int t = 0; t < STRIPES; t++) {
-            synchronized (stripes[t]) {
+            stripes.lock(t);
+            try {
                 forOccupied(t, s -> {
                     long d = lines.dirty[s];
                     if (d != 0 && (!fineOnly || !lines.owners[s].coarseGrainedAt(lines.tags[s]))) {
@@ -147,6 +175,8 @@ final class AgentCache {
                         lines.dirty[s] = 0;
                     }
                 });
+            } finally {
+                stripes.unlock(t);
             }
         }
     }
@@ -154,12 +184,15 @@ final class AgentCache {
     /** Drops every clean byte (of fine-grained lines only when {@code fineOnly}); dirty bytes stay. */
     void invalidateClean(boolean fineOnly) {
         for (int t = 0; t < STRIPES; t++) {
-            synchronized (stripes[t]) {
+            stripes.lock(t);
+            try {
                 forOccupied(t, s -> {
                     if (!fineOnly || !lines.owners[s].coarseGrainedAt(lines.tags[s])) {
                         dropClean(s);
                     }
                 });
+            } finally {
+                stripes.unlock(t);
             }
         }
     }

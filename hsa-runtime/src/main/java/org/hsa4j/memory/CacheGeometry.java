@@ -18,7 +18,7 @@ public record CacheGeometry(int l1Lines, int l2Lines) {
     public static final int LINE_SIZE = 64;
     /** log2 of {@link #LINE_SIZE}. */
     public static final int LINE_SHIFT = 6;
-    /** Number of locks guarding an L2: set {@code s} is guarded by lock {@code s % L2_STRIPES}. */
+    /** Number of locks guarding an L2, each over an equal contiguous range of its sets. */
     public static final int L2_STRIPES = 64;
     /** Default L1: 16 KiB per compute unit, as on CDNA. */
     public static final int DEFAULT_L1_LINES = 256;

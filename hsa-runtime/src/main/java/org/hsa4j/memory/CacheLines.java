@@ -7,15 +7,14 @@ import java.nio.ByteOrder;
 /**
  * The storage of one fidelity-mode cache: per set, the line's SVM address (its tag; 0 when the
  * set is empty), the allocation it belongs to, a per-byte valid mask, a per-byte dirty mask and
- * the 64 data bytes. A byte may be valid without the rest of its line (a write allocates without
+ * the 64 data bytes (an agent's L2; a unit's L1 is an array of {@link CacheLine}s). A byte may be valid without the rest of its line (a write allocates without
  * fetching; an invalidate keeps dirty bytes), so a miss fetches only the bytes it lacks and a
  * write-back moves only dirty bytes: no level ever overwrites a newer byte with an older one.
- * Not thread-safe: an L1 is used by its own thread, an L2 under its stripe locks.
+ * Not thread-safe: an L2 uses it under its stripe locks.
  *
  * <p>The data is a {@code long[]}, eight words per line, in native byte order (byte {@code k} of
  * a line is byte {@code k % 8} of word {@code k / 8} in memory order, as {@link #data} shows it).
- * The hot paths work on the words directly: an access inside one word is a shift and a mask, and
- * moving masked bytes between two caches merges word by word ({@link #copyMasked}), since a
+ * Moving masked bytes between two caches merges word by word ({@link #copyMasked}), since a
  * per-byte mask spreads to a per-bit word mask with one table look-up per word. Home memory is
  * only ever written byte run by byte run (or whole line by whole line), never by a wider
  * read-modify-write, so a cache never overwrites a byte it does not hold dirty.
@@ -36,7 +35,7 @@ final class CacheLines {
             long bits = 0;
             for (int k = 0; k < Long.BYTES; k++) {
                 if ((m & (1 << k)) != 0) {
-                    bits |= 0xFFL << shift(k, 1);
+                    bits |= 0xFFL << shift(k);
                 }
             }
             SPREAD[m] = bits;
@@ -131,6 +130,10 @@ final class CacheLines {
         try {
             long home = tags[s] - a.base;
             int j = s * WORDS;
+            if (mask == -1L) {
+                MemorySegment.copy(words, j, a.segment, LONG_U, home, WORDS);
+                return;
+            }
             for (int w = 0; w < WORDS && mask != 0; w++, mask >>>= 8) {
                 int m = (int) mask & 0xFF;
                 if (m == 0xFF) {
@@ -164,9 +167,9 @@ final class CacheLines {
         }
     }
 
-    /** The bit shift of the {@code size} bytes at byte {@code k} (inside one word) of a word in native order. */
-    private static int shift(int k, int size) {
-        return LITTLE_ENDIAN ? k << 3 : (Long.BYTES - k - size) << 3;
+    /** The bit shift of byte {@code k} of a word in native order. */
+    private static int shift(int k) {
+        return LITTLE_ENDIAN ? k << 3 : (Long.BYTES - k - 1) << 3;
     }
 
     /** True when {@code size} bytes at line byte {@code offset} lie inside one word of the line. */
@@ -174,38 +177,8 @@ final class CacheLines {
         return (offset & (Long.BYTES - 1)) + size <= Long.BYTES;
     }
 
-    /**
-     * Reads {@code size} (1, 2, 4 or 8) bytes at byte {@code offset} of set {@code s}, as bits (an
-     * int, short or byte sign-extended, as {@link #get}); the bytes lie inside one word.
-     */
-    long getWord(int s, int offset, int size) {
-        long w = words[s * WORDS + (offset >>> 3)] >>> shift(offset & (Long.BYTES - 1), size);
-        return switch (size) {
-            case 1 -> (byte) w;
-            case 2 -> (short) w;
-            case 4 -> (int) w;
-            default -> w;
-        };
-    }
-
-    /** Writes the low {@code size} (1, 2, 4 or 8) bytes of {@code bits} at byte {@code offset} of set {@code s}, inside one word. */
-    void putWord(int s, int offset, int size, long bits) {
-        int i = s * WORDS + (offset >>> 3);
-        if (size == Long.BYTES) {
-            words[i] = bits;
-            return;
-        }
-        int sh = shift(offset & (Long.BYTES - 1), size);
-        long m = ((1L << (size << 3)) - 1) << sh;
-        words[i] = (words[i] & ~m) | ((bits << sh) & m);
-    }
-
-    /** Copies the bytes selected by {@code mask} of set {@code s} of {@code from} into set {@code t} of {@code to}. */
-    static void copyMasked(long mask, CacheLines from, int s, CacheLines to, int t) {
-        long[] src = from.words;
-        long[] dst = to.words;
-        int i = s * WORDS;
-        int j = t * WORDS;
+    /** Copies the bytes selected by {@code mask} of the line at word {@code i} of {@code src} into the line at word {@code j} of {@code dst}. */
+    static void copyMasked(long mask, long[] src, int i, long[] dst, int j) {
         if (mask == -1L) {
             System.arraycopy(src, i, dst, j, WORDS);
             return;
@@ -233,6 +206,10 @@ final class CacheLines {
             return;
         }
         int j = s * WORDS;
+        if (mask == -1L) {
+            MemorySegment.copy(a.segment, LONG_U, home, words, j, WORDS);
+            return;
+        }
         for (int w = 0; w < WORDS && mask != 0; w++, mask >>>= 8) {
             int m = (int) mask & 0xFF;
             if (m != 0) {

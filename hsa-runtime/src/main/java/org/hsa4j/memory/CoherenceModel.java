@@ -94,7 +94,7 @@ public final class CoherenceModel {
     private UnitCache current() {
         if (Thread.currentThread() instanceof ComputeUnitThread t) {
             UnitCache c = t.cache;
-            if (c != null && c.model == this && c.running) {
+            if (c != null && c.model == this && c.runner == t) {
                 return c;
             }
         }
@@ -123,6 +123,27 @@ public final class CoherenceModel {
             return;
         }
         c.store(a, address, size, bits);
+    }
+
+    /**
+     * The calling unit's L1 line holding {@code address} of {@code a} with all its bytes valid, for a
+     * {@link LineCursor}; null when the caller reads home (a host thread, a unit between workgroups,
+     * runtime-internal or kernarg memory).
+     */
+    CacheLine lineForLoad(Allocation a, long address) {
+        UnitCache c;
+        return a.uncached || (c = current()) == null ? null : c.lineForLoad(a, address);
+    }
+
+    /** As {@link #lineForLoad}, for a store: the line is taken over in the L1, nothing fetched. */
+    CacheLine lineForStore(Allocation a, long address) {
+        UnitCache c;
+        return a.uncached || (c = current()) == null ? null : c.lineForStore(a, address);
+    }
+
+    /** A cursor for the plain element accesses of a view of {@code a}. */
+    public LineCursor cursor(Allocation a) {
+        return new LineCursor(this, a);
     }
 
     /** Copies {@code bytes} bytes from {@code src} in {@code sa} to {@code dst} in {@code da} with plain accesses. */
@@ -271,7 +292,7 @@ public final class CoherenceModel {
                 c.invalidateClean();
                 c.acquiredEpoch = epoch;
             }
-            c.running = true;
+            c.runner = t;
         }
     }
 
@@ -282,7 +303,7 @@ public final class CoherenceModel {
             if (fenceScope != 0) {
                 c.writeBack();
             }
-            c.running = false;
+            c.stop();
         }
     }
 

@@ -20,6 +20,10 @@ public final class DoubleView {
     /** Fidelity mode's model, or null: then every access goes straight to the segment. */
     private final CoherenceModel model;
     private final Allocation allocation;
+    /** Fidelity mode: the plain element accesses, with the last L1 line they touched; null when the mode is off. */
+    private final LineCursor cursor;
+    /** Number of elements. */
+    private final long length;
     private final FpAtomicPolicy fp;
 
     DoubleView(long address, MemorySegment segment, CoherenceModel model, Allocation allocation, FpAtomicPolicy fp) {
@@ -27,12 +31,14 @@ public final class DoubleView {
         this.segment = segment;
         this.model = model;
         this.allocation = allocation;
+        this.cursor = model == null ? null : model.cursor(allocation);
+        this.length = segment.byteSize() / Double.BYTES;
         this.fp = fp;
     }
 
     /** The SVM address of element {@code i}, after a bounds check (fidelity mode). */
     private long checked(long i) {
-        return address + Objects.checkIndex(i, length()) * Double.BYTES;
+        return address + Objects.checkIndex(i, length) * Double.BYTES;
     }
 
     /** Fidelity mode: atomic {@code op} on element {@code i} at system scope, at the allocation's coherence point. */
@@ -42,7 +48,7 @@ public final class DoubleView {
 
     /** Number of elements. */
     public long length() {
-        return segment.byteSize() / Double.BYTES;
+        return length;
     }
 
     /** SVM address of element {@code i}. */
@@ -57,16 +63,16 @@ public final class DoubleView {
 
     /** Plain read of element {@code i}. */
     public double get(long i) {
-        if (model != null) {
-            return Double.longBitsToDouble(model.load(allocation, checked(i), 8));
+        if (cursor != null) {
+            return Double.longBitsToDouble(cursor.load(checked(i), 8));
         }
         return segment.getAtIndex(ValueLayout.JAVA_DOUBLE, i);
     }
 
     /** Plain write of element {@code i}. */
     public void set(long i, double value) {
-        if (model != null) {
-            model.store(allocation, checked(i), 8, Double.doubleToRawLongBits(value));
+        if (cursor != null) {
+            cursor.store(checked(i), 8, Double.doubleToRawLongBits(value));
             return;
         }
         segment.setAtIndex(ValueLayout.JAVA_DOUBLE, i, value);

@@ -19,17 +19,23 @@ public final class IntView {
     /** Fidelity mode's model, or null: then every access goes straight to the segment. */
     private final CoherenceModel model;
     private final Allocation allocation;
+    /** Fidelity mode: the plain element accesses, with the last L1 line they touched; null when the mode is off. */
+    private final LineCursor cursor;
+    /** Number of elements. */
+    private final long length;
 
     IntView(long address, MemorySegment segment, CoherenceModel model, Allocation allocation) {
         this.address = address;
         this.segment = segment;
         this.model = model;
         this.allocation = allocation;
+        this.cursor = model == null ? null : model.cursor(allocation);
+        this.length = segment.byteSize() / Integer.BYTES;
     }
 
     /** The SVM address of element {@code i}, after a bounds check (fidelity mode). */
     private long checked(long i) {
-        return address + Objects.checkIndex(i, length()) * Integer.BYTES;
+        return address + Objects.checkIndex(i, length) * Integer.BYTES;
     }
 
     /** Fidelity mode: atomic {@code op} on element {@code i} at system scope, at the allocation's coherence point. */
@@ -39,7 +45,7 @@ public final class IntView {
 
     /** Number of elements. */
     public long length() {
-        return segment.byteSize() / Integer.BYTES;
+        return length;
     }
 
     /** SVM address of element {@code i}. */
@@ -54,16 +60,16 @@ public final class IntView {
 
     /** Plain read of element {@code i}. */
     public int get(long i) {
-        if (model != null) {
-            return (int) model.load(allocation, checked(i), 4);
+        if (cursor != null) {
+            return (int) cursor.load(checked(i), 4);
         }
         return segment.getAtIndex(ValueLayout.JAVA_INT, i);
     }
 
     /** Plain write of element {@code i}. */
     public void set(long i, int value) {
-        if (model != null) {
-            model.store(allocation, checked(i), 4, value);
+        if (cursor != null) {
+            cursor.store(checked(i), 4, value);
             return;
         }
         segment.setAtIndex(ValueLayout.JAVA_INT, i, value);

@@ -19,17 +19,23 @@ public final class LongView {
     /** Fidelity mode's model, or null: then every access goes straight to the segment. */
     private final CoherenceModel model;
     private final Allocation allocation;
+    /** Fidelity mode: the plain element accesses, with the last L1 line they touched; null when the mode is off. */
+    private final LineCursor cursor;
+    /** Number of elements. */
+    private final long length;
 
     LongView(long address, MemorySegment segment, CoherenceModel model, Allocation allocation) {
         this.address = address;
         this.segment = segment;
         this.model = model;
         this.allocation = allocation;
+        this.cursor = model == null ? null : model.cursor(allocation);
+        this.length = segment.byteSize() / Long.BYTES;
     }
 
     /** The SVM address of element {@code i}, after a bounds check (fidelity mode). */
     private long checked(long i) {
-        return address + Objects.checkIndex(i, length()) * Long.BYTES;
+        return address + Objects.checkIndex(i, length) * Long.BYTES;
     }
 
     /** Fidelity mode: atomic {@code op} on element {@code i} at system scope, at the allocation's coherence point. */
@@ -39,7 +45,7 @@ public final class LongView {
 
     /** Number of elements. */
     public long length() {
-        return segment.byteSize() / Long.BYTES;
+        return length;
     }
 
     /** SVM address of element {@code i}. */
@@ -54,16 +60,16 @@ public final class LongView {
 
     /** Plain read of element {@code i}. */
     public long get(long i) {
-        if (model != null) {
-            return model.load(allocation, checked(i), 8);
+        if (cursor != null) {
+            return cursor.load(checked(i), 8);
         }
         return segment.getAtIndex(ValueLayout.JAVA_LONG, i);
     }
 
     /** Plain write of element {@code i}. */
     public void set(long i, long value) {
-        if (model != null) {
-            model.store(allocation, checked(i), 8, value);
+        if (cursor != null) {
+            cursor.store(checked(i), 8, value);
             return;
         }
         segment.setAtIndex(ValueLayout.JAVA_LONG, i, value);

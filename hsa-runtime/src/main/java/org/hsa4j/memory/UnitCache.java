@@ -6,10 +6,12 @@ import java.nio.ByteOrder;
  * The L1 of one GPU compute unit in fidelity mode (workgroup scope): private to the unit's thread,
  * so it has no lock. Loads fill missing bytes from the agent's L2; stores stay here, dirty, until an
  * agent- or system-scope release, the end of a workgroup of a packet with an agent or system release
- * fence, or an eviction writes them back to the L2.
+ * fence, or an eviction writes them back to the L2. Direct-mapped: set {@code s} is {@link CacheLine}
+ * {@code lines[s]}, one object for the life of the cache.
  */
 final class UnitCache {
     private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+    private static final int LINE = CacheLine.LINE;
 
     /** The model this cache belongs to (a thread of another runtime's model never uses it). */
     final CoherenceModel model;
@@ -20,37 +22,34 @@ final class UnitCache {
     /** The agent's launch-acquire count this cache last invalidated for. */
     long acquiredEpoch;
     /**
-     * True while the unit runs a workgroup: only kernel code goes through the caches. Between
-     * workgroups the unit is the packet processor, whose own accesses (the completion signal's
-     * decrement above all) are the runtime's, not the kernel's, and must not release its data.
+     * The unit's thread while it runs a workgroup, else null: only kernel code goes through the
+     * caches. Between workgroups the unit is the packet processor, whose own accesses (the
+     * completion signal's decrement above all) are the runtime's, not the kernel's, and must not
+     * release its data. Written by the unit's thread only, so a plain field: no other thread can
+     * ever find itself here.
      */
-    boolean running;
-    private final CacheLines lines;
-    /** The arrays of {@link #lines}, held here too so a hit is one load shorter. */
-    private final long[] tags;
-    private final Allocation[] owners;
-    private final long[] valid;
-    private final long[] dirty;
-    private final int lineCount;
+    Thread runner;
+    private final CacheLine[] lines;
 
     UnitCache(CoherenceModel model, AgentCache l2, int agent, int lineCount) {
         this.model = model;
         this.l2 = l2;
         this.agent = agent;
-        this.lines = new CacheLines(lineCount);
-        this.tags = lines.tags;
-        this.owners = lines.owners;
-        this.valid = lines.valid;
-        this.dirty = lines.dirty;
-        this.lineCount = lineCount;
+        this.lines = new CacheLine[lineCount];
+        for (int s = 0; s < lineCount; s++) {
+            lines[s] = new CacheLine(this);
+        }
     }
 
-    private void evict(int s) {
-        long d = lines.dirty[s];
-        if (d != 0) {
-            l2.writeBack(lines.owners[s], lines.tags[s], d, lines, s);
+    private CacheLine setOf(long line) {
+        return lines[CacheGeometry.set(line, lines.length)];
+    }
+
+    private void evict(CacheLine l) {
+        if (l.dirty != 0) {
+            l2.writeBack(l.owner, l.tag, l.dirty, l.words);
         }
-        lines.clear(s);
+        l.clear();
     }
 
     /**
@@ -60,52 +59,60 @@ final class UnitCache {
      * crosses a line goes byte by byte.
      */
     long load(Allocation a, long address, int size) {
-        long line = address & -CacheLines.LINE;
+        long line = address & -LINE;
         int offset = (int) (address - line);
-        if (offset + size > CacheLines.LINE) {
+        if (offset + size > LINE) {
             return loadBytes(a, address, size);
         }
         long mask = CacheLines.bytes(offset, size);
-        int s = CacheGeometry.set(line, lineCount);
-        if (tags[s] != line || owners[s] != a || (valid[s] & mask) != mask) {
-            miss(a, line, s);
+        CacheLine l = setOf(line);
+        if (l.tag != line || l.owner != a || (l.valid & mask) != mask) {
+            miss(a, line, l);
         }
-        return CacheLines.inOneWord(offset, size) ? lines.getWord(s, offset, size)
-                : CacheLines.get(lines.data, (long) s * CacheLines.LINE + offset, size);
+        return l.get(offset, size);
     }
 
-    /** Makes set {@code s} hold every byte of {@code line} inside {@code a}, evicting the line it held. */
-    private void miss(Allocation a, long line, int s) {
-        if (!lines.holds(s, a, line)) {
-            evict(s);
-            lines.assign(s, a, line);
+    /** The line holding {@code address} of {@code a} with every byte of it inside {@code a} valid, filled from the L2 when it is not. */
+    CacheLine lineForLoad(Allocation a, long address) {
+        long line = address & -LINE;
+        CacheLine l = setOf(line);
+        if (!l.holds(a, line) || (l.valid & CacheLines.inside(a, line)) != CacheLines.inside(a, line)) {
+            miss(a, line, l);
         }
-        long need = CacheLines.inside(a, line) & ~lines.valid[s];
-        l2.fetch(a, line, need, lines, s);
-        lines.valid[s] |= need;
+        return l;
+    }
+
+    /** Makes {@code l} hold every byte of {@code line} inside {@code a}, evicting the line it held. */
+    private void miss(Allocation a, long line, CacheLine l) {
+        if (!l.holds(a, line)) {
+            evict(l);
+            l.assign(a, line);
+        }
+        long need = CacheLines.inside(a, line) & ~l.valid;
+        l2.fetch(a, line, need, l.words);
+        l.valid |= need;
     }
 
     /** Stores the low {@code size} bytes (1, 2, 4 or 8) of {@code bits} at {@code address}: dirty here, nothing fetched. */
     void store(Allocation a, long address, int size, long bits) {
-        long line = address & -CacheLines.LINE;
+        long line = address & -LINE;
         int offset = (int) (address - line);
-        if (offset + size > CacheLines.LINE) {
+        if (offset + size > LINE) {
             storeBytes(a, address, size, bits);
             return;
         }
-        int s = CacheGeometry.set(line, lineCount);
-        if (tags[s] != line || owners[s] != a) {
-            evict(s);
-            lines.assign(s, a, line);
+        lineForStore(a, line).put(offset, size, bits);
+    }
+
+    /** The line holding {@code address} of {@code a}, taken over (the old line written back) when the set held another; nothing fetched. */
+    CacheLine lineForStore(Allocation a, long address) {
+        long line = address & -LINE;
+        CacheLine l = setOf(line);
+        if (!l.holds(a, line)) {
+            evict(l);
+            l.assign(a, line);
         }
-        if (CacheLines.inOneWord(offset, size)) {
-            lines.putWord(s, offset, size, bits);
-        } else {
-            CacheLines.put(lines.data, (long) s * CacheLines.LINE + offset, size, bits);
-        }
-        long mask = CacheLines.bytes(offset, size);
-        valid[s] |= mask;
-        dirty[s] |= mask;
+        return l;
     }
 
     /** A load that crosses a line, one byte at a time (the bytes in memory order make the value in native order; not sign-extended). */
@@ -131,33 +138,40 @@ final class UnitCache {
      * no clean copy in this L1 shadows the atomic's location afterwards.
      */
     void prepareAtomic(Allocation a, long line, long mask) {
-        int s = lines.set(line);
-        if (lines.holds(s, a, line)) {
-            long d = lines.dirty[s] & mask;
+        CacheLine l = setOf(line);
+        if (l.holds(a, line)) {
+            long d = l.dirty & mask;
             if (d != 0) {
-                l2.writeBack(a, line, d, lines, s);
-                lines.dirty[s] &= ~mask;
+                l2.writeBack(a, line, d, l.words);
+                l.dirty &= ~mask;
             }
-            lines.dropClean(s);
+            l.dropClean();
         }
     }
 
     /** Release at agent scope or wider: every dirty byte goes to the L2; the lines stay, clean. */
     void writeBack() {
-        for (int s = 0; s < lines.lines; s++) {
-            long d = lines.dirty[s];
-            if (d != 0) {
-                l2.writeBack(lines.owners[s], lines.tags[s], d, lines, s);
-                lines.dirty[s] = 0;
+        for (CacheLine l : lines) {
+            if (l.dirty != 0) {
+                l2.writeBack(l.owner, l.tag, l.dirty, l.words);
+                l.dirty = 0;
             }
+        }
+    }
+
+    /** The unit stops running kernel code: no lease may outlive that. */
+    void stop() {
+        runner = null;
+        for (CacheLine l : lines) {
+            l.revoke();
         }
     }
 
     /** Acquire at agent scope or wider: every clean byte is dropped; the unit's own dirty bytes stay. */
     void invalidateClean() {
-        for (int s = 0; s < lines.lines; s++) {
-            if (lines.valid[s] != 0) {
-                lines.dropClean(s);
+        for (CacheLine l : lines) {
+            if (l.valid != 0) {
+                l.dropClean();
             }
         }
     }
