@@ -34,25 +34,26 @@ final class CacheLine {
     long valid;
     /** Bytes written here and not yet written back (always a subset of {@link #valid}). */
     long dirty;
-    /** The lease in force on this line, or null. */
+    /** This line's lease, made at the first grant; in force when its bases are not {@link LineLease#REVOKED}. */
     private LineLease lease;
 
     CacheLine(UnitCache cache) {
         this.cache = cache;
     }
 
-    /** A new lease for the calling thread (the unit's, running kernel code), revoking the one in force; for loads too when every byte is valid. */
+    /** This line's lease, granted on the line held now (for loads too when every byte is valid); the caller is the unit's thread, running kernel code. */
     LineLease grant() {
-        revoke();
-        lease = new LineLease(Thread.currentThread(), this, valid == -1L);
+        if (lease == null) {
+            lease = new LineLease(Thread.currentThread(), this);
+        }
+        lease.grant(valid == -1L);
         return lease;
     }
 
-    /** Revokes the lease in force, if any. */
+    /** Revokes the lease, if it was ever made. */
     void revoke() {
         if (lease != null) {
             lease.revoke();
-            lease = null;
         }
     }
 

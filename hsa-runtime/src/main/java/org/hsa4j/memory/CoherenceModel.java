@@ -125,20 +125,9 @@ public final class CoherenceModel {
         c.store(a, address, size, bits);
     }
 
-    /**
-     * The calling unit's L1 line holding {@code address} of {@code a} with all its bytes valid, for a
-     * {@link LineCursor}; null when the caller reads home (a host thread, a unit between workgroups,
-     * runtime-internal or kernarg memory).
-     */
-    CacheLine lineForLoad(Allocation a, long address) {
-        UnitCache c;
-        return a.uncached || (c = current()) == null ? null : c.lineForLoad(a, address);
-    }
-
-    /** As {@link #lineForLoad}, for a store: the line is taken over in the L1, nothing fetched. */
-    CacheLine lineForStore(Allocation a, long address) {
-        UnitCache c;
-        return a.uncached || (c = current()) == null ? null : c.lineForStore(a, address);
+    /** The calling thread's L1 while it runs kernel code on a unit with caches, else null (for a {@link LineCursor}). */
+    UnitCache currentCache() {
+        return current();
     }
 
     /** A cursor for the plain element accesses of a view of {@code a}. */

@@ -1,19 +1,20 @@
 package org.hsa4j.memory;
 
 /**
- * The plain element accesses of one view in fidelity mode, holding a {@link LineLease} on the L1
+ * The plain element accesses of one view in fidelity mode, holding the {@link LineLease} of the L1
  * line it touched last: the next access to the same line by the same compute unit reads or writes
- * the line's words after one thread compare and one range compare, with no cache lookup. Anything
- * else (another line, a revoked lease, a load through a lease granted for a store to a line not yet
- * whole, another thread, a host thread) goes through {@link CoherenceModel}, which gives the same
- * result, only slower; that path takes a new lease when it can.
+ * the line's words after one thread compare and one mask test, with no cache lookup. Anything else
+ * (another line, an access not aligned to its size, a revoked lease, a load through a lease granted
+ * for a store to a line not yet whole, another thread, a host thread) goes through the unit's
+ * {@link UnitCache} or {@link CoherenceModel}, which give the same result, only slower; that path
+ * takes the lease of the line it used when it can.
  *
  * <h2>Why it is safe to share</h2>
  * A view may be used by many units at once, but the cursor holds one lease: a unit takes it over
- * only when it holds none in force (so two busy units never fight over it; the second takes the
- * full path), and a lease is used only by the thread it was granted to. The field is plain: a
- * lease is immutable but for its base, which only its own thread writes, so whatever lease another
- * thread's racing write leaves here, a thread uses only its own.
+ * only when the one held is its own or revoked (so two busy units never fight over it; the second
+ * takes the full path), and a lease serves only the thread it belongs to. The field is plain: a
+ * lease is immutable but for its bases, which only its own thread writes, so whatever lease a
+ * racing write leaves here, a thread uses only its own.
  */
 public final class LineCursor {
     private static final int LINE = CacheLine.LINE;
@@ -41,10 +42,11 @@ public final class LineCursor {
     }
 
     private long loadMiss(long address, int size) {
-        CacheLine l;
-        if ((int) (address & (LINE - 1)) + size > LINE || (l = model.lineForLoad(allocation, address)) == null) {
+        UnitCache c;
+        if ((int) (address & (LINE - 1)) + size > LINE || (c = cache()) == null) {
             return model.load(allocation, address, size);
         }
+        CacheLine l = c.lineForLoad(allocation, address);
         take(l);
         return l.get((int) (address & (LINE - 1)), size);
     }
@@ -60,16 +62,34 @@ public final class LineCursor {
     }
 
     private void storeMiss(long address, int size, long bits) {
-        CacheLine l;
-        if ((int) (address & (LINE - 1)) + size > LINE || (l = model.lineForStore(allocation, address)) == null) {
+        UnitCache c;
+        if ((int) (address & (LINE - 1)) + size > LINE || (c = cache()) == null) {
             model.store(allocation, address, size, bits);
             return;
         }
+        CacheLine l = c.lineForStore(allocation, address);
         take(l);
         l.put((int) (address & (LINE - 1)), size, bits);
     }
 
-    /** Takes a lease on {@code l} (the caller's line) unless another thread holds one in force here. */
+    /**
+     * The caller's L1 when it runs kernel code on a cached unit and the allocation is cached, else
+     * null: the unit of the lease held when that is the caller's, without the model's lookup.
+     */
+    private UnitCache cache() {
+        if (allocation.uncached) {
+            return null;
+        }
+        LineLease held = lease;
+        Thread me = Thread.currentThread();
+        if (held.thread == me) {
+            UnitCache c = held.line.cache;
+            return c.runner == me ? c : null;
+        }
+        return model.currentCache();
+    }
+
+    /** Takes the lease of {@code l} (the caller's line) unless another thread's lease in force is held here. */
     private void take(CacheLine l) {
         LineLease held = lease;
         if (held.thread == Thread.currentThread() || held.storeBase == LineLease.REVOKED) {
