@@ -58,6 +58,12 @@ public final class PortSet implements AutoCloseable {
      * timeout), or 0. The client's next packet is answered with it.
      */
     final AtomicIntegerArray abandoned;
+    /**
+     * Per port: the call object RpcClient's one-shot calls reuse on that port. Read and written
+     * only by the port's lock holder (the lock's CAS and release store order one holder's accesses
+     * before the next one's), so the one-shot calls allocate nothing.
+     */
+    final RpcCall[] spareCalls;
     /** Calls opened and not closed yet: the memory is freed only once they are gone (or after a grace period). */
     final LongAdder activeCalls = new LongAdder();
     private volatile boolean closing;
@@ -86,6 +92,7 @@ public final class PortSet implements AutoCloseable {
         this.clientWaiters = new AtomicReferenceArray<>(ports);
         this.serverWaiters = new AtomicReferenceArray<>(ports);
         this.abandoned = new AtomicIntegerArray(ports);
+        this.spareCalls = new RpcCall[ports];
         memory.fill((byte) 0);
         setInt(RpcLayout.SET_MAGIC, RpcLayout.MAGIC_VALUE);
         setInt(RpcLayout.SET_VERSION, RpcLayout.VERSION_VALUE);

@@ -74,6 +74,15 @@ public final class RpcClient {
      * waits for a port has none and status {@link RpcStatus#CANCELLED}.
      */
     public RpcCall open(Svm svm, long callerDispatch, long callerPacket, int opcode, long laneMask) {
+        return take(svm, callerDispatch, callerPacket, opcode, laneMask, false);
+    }
+
+    /**
+     * Takes a port for a call. With {@code oneShot} the call object is the port's spare one, reused
+     * by every one-shot call on that port (so such a call allocates nothing): only for calls made
+     * and closed inside this class, which never hand the object out.
+     */
+    private RpcCall take(Svm svm, long callerDispatch, long callerPacket, int opcode, long laneMask, boolean oneShot) {
         Objects.requireNonNull(svm, "svm");
         int lanes = ports.lanes();
         long allowed = lanes == 64 ? -1L : (1L << lanes) - 1;
@@ -89,7 +98,19 @@ public final class RpcClient {
                 return new RpcCall(this, opcode, laneMask, port == CLOSED ? RpcStatus.CLOSED : RpcStatus.CANCELLED);
             }
             int flag = ports.getInt(ports.portOffset(port) + RpcLayout.CLIENT_FLAG);
-            RpcCall call = new RpcCall(this, port, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
+            RpcCall call;
+            if (!oneShot) {
+                call = new RpcCall(this, port, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
+            } else {
+                // the spare slot is read and written only by the port's lock holder
+                RpcCall spare = ports.spareCalls[port];
+                if (spare == null) {
+                    call = new RpcCall(this, port, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
+                    ports.spareCalls[port] = call;
+                } else {
+                    call = spare.reuse(this, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
+                }
+            }
             if (call.takeOver()) {
                 return call;
             }
@@ -194,13 +215,19 @@ public final class RpcClient {
     }
 
     private long call(Svm svm, long dispatch, long packet, int opcode, long... args) {
-        try (RpcCall c = open(svm, dispatch, packet, opcode, 1L)) {
-            c.args(args);
+        if (args.length > RpcLayout.LANE_WORDS) {
+            throw new IllegalArgumentException("a lane holds 8 arguments, got " + args.length);
+        }
+        RpcCall c = take(svm, dispatch, packet, opcode, 1L, true);
+        try {
+            c.stageFirstLane(args, args.length);
             RpcStatus s = c.finish();
             if (s != RpcStatus.OK) {
                 throw new RpcException(s, "call " + Opcodes.toString(opcode) + " failed");
             }
             return c.result(0, 0);
+        } finally {
+            c.close();
         }
     }
 
@@ -214,15 +241,17 @@ public final class RpcClient {
 
     /** {@link #invoke(WorkItem, int, long[])} from the host or with an explicit caller. */
     public RpcStatus invoke(Svm svm, long callerDispatch, long callerPacket, int opcode, long[] inOut) {
-        try (RpcCall c = open(svm, callerDispatch, callerPacket, opcode, 1L)) {
-            c.args(inOut.length > RpcLayout.LANE_WORDS ? java.util.Arrays.copyOf(inOut, RpcLayout.LANE_WORDS) : inOut);
+        int n = Math.min(inOut.length, RpcLayout.LANE_WORDS);
+        RpcCall c = take(svm, callerDispatch, callerPacket, opcode, 1L, true);
+        try {
+            c.stageFirstLane(inOut, n);
             RpcStatus s = c.finish();
             if (s == RpcStatus.OK) {
-                for (int i = 0; i < Math.min(inOut.length, RpcLayout.LANE_WORDS); i++) {
-                    inOut[i] = c.result(0, i);
-                }
+                c.readFirstLane(inOut, n);
             }
             return s;
+        } finally {
+            c.close();
         }
     }
 
@@ -233,7 +262,8 @@ public final class RpcClient {
      */
     public RpcStatus invokeBatch(Svm svm, long callerDispatch, long callerPacket, int opcode, long laneMask,
                                  long[][] inOut) {
-        try (RpcCall c = open(svm, callerDispatch, callerPacket, opcode, laneMask)) {
+        RpcCall c = take(svm, callerDispatch, callerPacket, opcode, laneMask, true);
+        try {
             for (long m = laneMask; m != 0; m &= m - 1) {
                 int lane = Long.numberOfTrailingZeros(m);
                 long[] a = inOut[lane];
@@ -252,6 +282,8 @@ public final class RpcClient {
                 }
             }
             return s;
+        } finally {
+            c.close();
         }
     }
 }

@@ -1,0 +1,52 @@
+package org.hsa4j.services.rpc;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.hsa4j.memory.Svm;
+import org.hsa4j.services.Fixture;
+import org.hsa4j.services.ServicesConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The short ways through the ports: one-shot calls reusing one call object per port, core calls
+ * answered in place by the server thread, callers parking while no port is free, and a watched
+ * port served by another server thread while its watcher is busy.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class PortFastPathTest {
+    private static final int USER_NS = Opcodes.USER_NAMESPACE_FIRST;
+    /** Runs each task on a thread of its own (a pool could queue one caller behind a blocked one). */
+    private static final Executor OWN_THREAD = task -> new Thread(task).start();
+
+    @Test
+    void shouldAnswerAnInvokeCorrectlyOnAPortWhoseLastOneShotCallFailed() {
+        try (Fixture one = Fixture.start(ServicesConfig.builder().ports(1))) {
+            RpcClient client = one.services.client();
+            Svm svm = one.rt.svm();
+            assertEquals(RpcStatus.UNKNOWN_OPCODE, client.invoke(svm, 0, 0, Opcodes.of(0x7777, 1), new long[8]));
+            long[] inOut = {1, 2, 3, 4, 5, 6, 7, 8};
+            assertEquals(RpcStatus.OK, client.invoke(svm, 0, 0, Opcodes.ECHO, inOut));
+            assertArrayEquals(new long[] {1, 2, 3, 4, 5, 6, 7, 8}, inOut);
+        }
+    }
+
+    private static void awaitLatch(CountDownLatch latch) {
+        try {
+            latch.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
