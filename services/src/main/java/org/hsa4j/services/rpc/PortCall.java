@@ -50,9 +50,7 @@ final class PortCall extends ServerCall {
 
     /** True when the lane mask names only lanes the port has. */
     boolean laneMaskValid() {
-        int lanes = ports.lanes();
-        long allowed = lanes == 64 ? -1L : (1L << lanes) - 1;
-        return laneMask != 0 && (laneMask & ~allowed) == 0;
+        return server.laneMaskValid(laneMask);
     }
 
     int port() {

@@ -42,6 +42,36 @@ class PortFastPathTest {
         }
     }
 
+    @Test
+    void shouldRunAServiceRegisteredOverEchoInsteadOfAnsweringInPlace() {
+        try (Fixture f = Fixture.start()) {
+            f.services.registry().register(CoreService.OWNER, Opcodes.ECHO, ServiceMode.INLINE,
+                    call -> call.result(0, call.arg(0) + 1));
+            assertEquals(42L, f.services.client().call(f.rt.svm(), Opcodes.ECHO, 41));
+        }
+    }
+
+    @Test
+    void shouldRefuseANopFromAnAbortedDispatch() {
+        try (Fixture f = Fixture.start()) {
+            f.services.server().abortDispatch(0x1000, 7);
+            RpcClient client = f.services.client();
+            assertEquals(RpcStatus.ABORTED, client.invoke(f.rt.svm(), 0x1000, 7, Opcodes.NOP, new long[0]));
+            assertEquals(RpcStatus.OK, client.invoke(f.rt.svm(), 0x1000, 8, Opcodes.NOP, new long[0]));
+        }
+    }
+
+    @Test
+    void shouldCountCallsAnsweredInPlace() {
+        try (Fixture f = Fixture.start()) {
+            long before = f.services.server().callsServed();
+            for (int i = 0; i < 3; i++) {
+                assertEquals(RpcStatus.OK, f.services.client().invoke(f.rt.svm(), 0, 0, Opcodes.NOP, new long[0]));
+            }
+            assertEquals(before + 3, f.services.server().callsServed());
+        }
+    }
+
     private static void awaitLatch(CountDownLatch latch) {
         try {
             latch.await(30, TimeUnit.SECONDS);
