@@ -329,9 +329,11 @@ final class PortCall extends ServerCall {
             // the pending bit alone, since this thread keeps the claim and reads the client flag itself
             kept = true;
             post(status.finalWord(), 1);
+            ports.wakePortWaiter();
             return;
         }
         post(status.finalWord(), 0);
+        ports.wakePortWaiter();
         server.releaseClaim(port);
     }
 }

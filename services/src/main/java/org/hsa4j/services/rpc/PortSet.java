@@ -199,6 +199,19 @@ public final class PortSet implements AutoCloseable {
         orLong(pendingWordOffset(p >>> 6), 1L << (p & 63));
     }
 
+    /**
+     * Unparks one caller waiting for a port, if any: called by a server thread after it handed a
+     * port back with a final packet (that port may be unlocked already, its last caller having
+     * closed the call before the end). The flip before this read is volatile, as the waiter's
+     * registration before its last look at the ports: one of the two sees the other.
+     */
+    void wakePortWaiter() {
+        Thread t = portWaiters.peek();
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
     /** Rings the doorbell when some server thread sleeps (the flag store before this read is volatile). */
     void ringIfSleeping() {
         if (loadIntAcquire(RpcLayout.SET_SLEEPERS) > 0) {

@@ -15,7 +15,8 @@ import org.hsa4j.signal.WaitState;
  * A caller takes a free port with a compare-and-swap on its lock, starting at a port chosen by its
  * thread (so a compute unit tends to reuse one port). Ports still busy finishing a fire-and-forget
  * call are skipped. When every port is taken the caller waits holding nothing: it spins a little,
- * then parks with a back-off capped at 1 ms, and a caller releasing a port unparks one waiter.
+ * then parks with a back-off capped at 1 ms, and a caller releasing a port (or a server thread
+ * ending a fire-and-forget call on an unlocked port) unparks one waiter.
  * Since a port holder never waits for another work-item (see {@link RpcCall}), every held port is
  * released after a bounded amount of server work, so waiting callers always progress: any number
  * of work-items may call at once with any number of ports, fewer ports only cost throughput.
@@ -159,9 +160,11 @@ public final class RpcClient {
                 return INTERRUPTED;
             }
             // register, then look once more: releasePort stores the lock and then polls the
-            // waiters (both volatile), so either it finds this thread or this look finds the port
+            // waiters, and a server handing a port back with a final packet flips its flag and
+            // then peeks at them (all volatile), so either they find this thread or this look
+            // finds the port; a port unlocked but still on the server's turn is not free
             ports.portWaiters.add(me);
-            if (!anyPortUnlocked(n)) {
+            if (!anyPortFree(n)) {
                 LockSupport.parkNanos(this, backoff);
             }
             ports.portWaiters.remove(me);
@@ -170,9 +173,12 @@ public final class RpcClient {
         return CLOSED;
     }
 
-    private boolean anyPortUnlocked(int n) {
+    /** True when some port is unlocked and on the client's turn: one this caller could take now. */
+    private boolean anyPortFree(int n) {
         for (int p = 0; p < n; p++) {
-            if (ports.loadIntAcquire(ports.portOffset(p) + RpcLayout.LOCK) == 0) {
+            long port = ports.portOffset(p);
+            if (ports.loadIntAcquire(port + RpcLayout.LOCK) == 0
+                    && ports.loadIntAcquire(port + RpcLayout.SERVER_FLAG) == ports.loadIntAcquire(port + RpcLayout.CLIENT_FLAG)) {
                 return true;
             }
         }

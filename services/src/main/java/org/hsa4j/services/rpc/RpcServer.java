@@ -406,6 +406,7 @@ public final class RpcServer implements AutoCloseable {
             if (client != null) {
                 LockSupport.unpark(client);
             }
+            ports.wakePortWaiter();
             releaseClaim(p);
             return false;
         }
@@ -447,6 +448,7 @@ public final class RpcServer implements AutoCloseable {
         if (client != null) {
             LockSupport.unpark(client);
         }
+        ports.wakePortWaiter();
         if (!watch) {
             releaseClaim(p);
         }

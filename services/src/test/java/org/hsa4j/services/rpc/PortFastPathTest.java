@@ -72,6 +72,38 @@ class PortFastPathTest {
         }
     }
 
+    @Test
+    void shouldParkACallerWhileTheOnlyUnlockedPortIsStillOnTheServersTurn() throws Exception {
+        try (Fixture one = Fixture.start(ServicesConfig.builder().ports(1))) {
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            int hold = Opcodes.of(USER_NS, 1);
+            one.services.registerService("test", hold, ServiceMode.HANDLER, call -> {
+                entered.countDown();
+                awaitLatch(release);
+            });
+            RpcClient client = one.services.client();
+            try (RpcCall fireAndForget = client.open(one.rt.svm(), hold, 1L)) {
+                assertTrue(fireAndForget.send());
+            }
+            assertTrue(entered.await(30, TimeUnit.SECONDS));
+            AtomicReference<RpcStatus> seen = new AtomicReference<>();
+            Thread caller = new Thread(() -> seen.set(client.invoke(one.rt.svm(), 0, 0, Opcodes.NOP, new long[0])));
+            caller.start();
+            try {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (caller.getState() != Thread.State.TIMED_WAITING && System.nanoTime() - deadline < 0) {
+                    Thread.onSpinWait();
+                }
+                assertEquals(Thread.State.TIMED_WAITING, caller.getState(), "the caller spins instead of parking");
+            } finally {
+                release.countDown();
+                caller.join(30_000);
+            }
+            assertEquals(RpcStatus.OK, seen.get());
+        }
+    }
+
     private static void awaitLatch(CountDownLatch latch) {
         try {
             latch.await(30, TimeUnit.SECONDS);
