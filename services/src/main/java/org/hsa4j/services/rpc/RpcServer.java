@@ -328,6 +328,20 @@ public final class RpcServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Gives the watched port back to every server thread before this one serves another port's
+     * call (which may take long): clears the watch (screlease) and releases the claim, whose
+     * re-check of the flags marks the port pending (and wakes a thread) when its client flipped
+     * before it saw the watch cleared; a client flipping after that marks it pending itself. So a
+     * watched port waits for no other port's call while another server thread could serve it.
+     */
+    private void dropWatch(Watch watch) {
+        int p = watch.port;
+        watch.port = -1;
+        ports.storeIntRelease(ports.portOffset(p) + RpcLayout.SERVER_WATCH, 0);
+        releaseClaim(p);
+    }
+
     /** Unparks one sleeping server thread, if any. */
     void wakeOne() {
         for (int i = 0; i < scanners.length; i++) {
@@ -363,6 +377,9 @@ public final class RpcServer implements AutoCloseable {
                         wakeOne();
                     }
                     int p = (w << 6) | Long.numberOfTrailingZeros(bit);
+                    if (watch.port >= 0 && watch.port != p) {
+                        dropWatch(watch);
+                    }
                     if (servePort(p, watch.port < 0, watch)) {
                         watch.port = p;
                     }

@@ -104,6 +104,66 @@ class PortFastPathTest {
         }
     }
 
+    @Test
+    void shouldServeAWatchedPortOnAnotherServerThreadWhileItsWatcherServesABlockingCall() throws Exception {
+        try (Fixture two = Fixture.start(ServicesConfig.builder().ports(2).serverThreads(2)
+                .idleSpinNanos(100_000_000))) {
+            int who = Opcodes.of(USER_NS, 1);
+            int block = Opcodes.of(USER_NS, 2);
+            AtomicLong blockedOn = new AtomicLong();
+            AtomicReference<CountDownLatch> entered = new AtomicReference<>();
+            AtomicReference<CountDownLatch> release = new AtomicReference<>();
+            two.services.registerService("test", who, ServiceMode.INLINE,
+                    call -> call.result(0, Thread.currentThread().threadId()));
+            two.services.registerService("test", block, ServiceMode.INLINE, call -> {
+                blockedOn.set(Thread.currentThread().threadId());
+                entered.get().countDown();
+                awaitLatch(release.get());
+            });
+            RpcClient client = two.services.client();
+            PortSet ports = two.services.ports();
+            Svm svm = two.rt.svm();
+            for (int attempt = 0; attempt < 50; attempt++) {
+                entered.set(new CountDownLatch(1));
+                release.set(new CountDownLatch(1));
+                // the thread that serves WHO keeps watching its port, which stays locked so that
+                // the blocking call takes the other one
+                RpcCall first = client.open(svm, who, 1L);
+                assertEquals(RpcStatus.OK, first.finish());
+                long watcher = first.result(0);
+                long watch = ports.portAddress(first.port()) + RpcLayout.SERVER_WATCH;
+                long sleepers = ports.address() + RpcLayout.SET_SLEEPERS;
+                // wait (bounded) for the other thread to fall asleep while the watcher still spins,
+                // so that the watcher is the one that finds the blocking call
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+                while (svm.loadIntAcquire(sleepers) == 0 && System.nanoTime() - deadline < 0) {
+                    Thread.onSpinWait();
+                }
+                boolean setUp = svm.loadIntAcquire(sleepers) == 1 && svm.loadIntAcquire(watch) == 1;
+                CompletableFuture<RpcStatus> blocking = CompletableFuture.supplyAsync(
+                        () -> client.invoke(svm, 0, 0, block, new long[0]), OWN_THREAD);
+                assertTrue(entered.get().await(30, TimeUnit.SECONDS));
+                first.close();
+                try {
+                    if (!setUp || blockedOn.get() != watcher) {
+                        continue; // the watcher did not take the blocking call: nothing is tested, try again
+                    }
+                    long[] inOut = new long[1];
+                    CompletableFuture<RpcStatus> next = CompletableFuture.supplyAsync(
+                            () -> client.invoke(svm, 0, 0, who, inOut), OWN_THREAD);
+                    assertEquals(RpcStatus.OK, next.get(10, TimeUnit.SECONDS),
+                            "the watched port waited for its watcher's other call");
+                    assertNotEquals(watcher, inOut[0]);
+                    return;
+                } finally {
+                    release.get().countDown();
+                    assertEquals(RpcStatus.OK, blocking.get(30, TimeUnit.SECONDS));
+                }
+            }
+            fail("the watcher never took the blocking call in 50 attempts");
+        }
+    }
+
     private static void awaitLatch(CountDownLatch latch) {
         try {
             latch.await(30, TimeUnit.SECONDS);
