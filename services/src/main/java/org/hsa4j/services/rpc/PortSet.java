@@ -6,7 +6,7 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.memory.Svm;
@@ -35,6 +35,8 @@ import org.hsa4j.signal.Signal;
 public final class PortSet implements AutoCloseable {
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    /** Longs from one stripe of the open-call count to the next: a cache line. */
+    private static final int STRIPE_LONGS = 8;
 
     private final HsaRuntime runtime;
     private final Svm host;
@@ -64,8 +66,16 @@ public final class PortSet implements AutoCloseable {
      * before the next one's), so the one-shot calls allocate nothing.
      */
     final RpcCall[] spareCalls;
-    /** Calls opened and not closed yet: the memory is freed only once they are gone (or after a grace period). */
-    final LongAdder activeCalls = new LongAdder();
+    /**
+     * Calls opened and not closed yet, striped by thread: the memory is freed only once they are
+     * gone (or after a grace period). Each stripe is a cache line apart and a line away from the
+     * array's ends, so a caller's add moves no line any other object shares: a LongAdder's base,
+     * which a lone caller adds to, sits unpadded beside whatever was allocated next to it (such
+     * as lines a server thread reads on every call). Only the sum counts, so a call may be
+     * counted in one stripe and uncounted in another.
+     */
+    private final AtomicLongArray activeCalls;
+    private final int stripeMask;
     private volatile boolean closing;
     private volatile boolean freed;
 
@@ -93,6 +103,9 @@ public final class PortSet implements AutoCloseable {
         this.serverWaiters = new AtomicReferenceArray<>(ports);
         this.abandoned = new AtomicIntegerArray(ports);
         this.spareCalls = new RpcCall[ports];
+        int stripes = Integer.highestOneBit(Math.clamp(2L * Runtime.getRuntime().availableProcessors(), 2, 64) * 2 - 1);
+        this.stripeMask = stripes - 1;
+        this.activeCalls = new AtomicLongArray((stripes + 2) * STRIPE_LONGS);
         memory.fill((byte) 0);
         setInt(RpcLayout.SET_MAGIC, RpcLayout.MAGIC_VALUE);
         setInt(RpcLayout.SET_VERSION, RpcLayout.VERSION_VALUE);
@@ -296,6 +309,30 @@ public final class PortSet implements AutoCloseable {
         MemorySegment.copy(memory, ValueLayout.JAVA_BYTE, offset, to, toIndex, length);
     }
 
+    /** Counts a call opened (before it touches the ports; volatile, so a closer summing afterwards sees it). */
+    void callOpened() {
+        activeCalls.getAndIncrement(stripe());
+    }
+
+    /** Uncounts a call closed (after its last access to the ports). */
+    void callClosed() {
+        activeCalls.getAndDecrement(stripe());
+    }
+
+    /** Calls opened and not closed yet. */
+    long openCalls() {
+        long sum = 0;
+        for (int i = 0; i <= stripeMask; i++) {
+            sum += activeCalls.get((i + 1) * STRIPE_LONGS);
+        }
+        return sum;
+    }
+
+    private int stripe() {
+        long id = Thread.currentThread().threadId() * 0x9E3779B97F4A7C15L;
+        return ((int) (id >>> 40) & stripeMask) * STRIPE_LONGS + STRIPE_LONGS;
+    }
+
     /** True once the memory is freed. */
     boolean isFreed() {
         return freed;
@@ -314,11 +351,11 @@ public final class PortSet implements AutoCloseable {
         }
         markClosed();
         long deadline = System.nanoTime() + 2_000_000_000L;
-        while (activeCalls.sum() > 0 && System.nanoTime() - deadline < 0) {
+        while (openCalls() > 0 && System.nanoTime() - deadline < 0) {
             LockSupport.parkNanos(this, 100_000);
         }
         freed = true;
-        if (!runtime.isClosed() && activeCalls.sum() == 0) {
+        if (!runtime.isClosed() && openCalls() == 0) {
             runtime.free(base);
             doorbell.destroy();
         }

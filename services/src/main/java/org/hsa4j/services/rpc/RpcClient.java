@@ -91,11 +91,11 @@ public final class RpcClient {
             throw new IllegalArgumentException("lane mask " + Long.toHexString(laneMask) + " must be a non-empty subset of "
                     + lanes + " lanes");
         }
-        ports.activeCalls.increment();
+        ports.callOpened();
         while (true) {
             int port = ports.isClosing() ? CLOSED : acquire();
             if (port < 0) {
-                ports.activeCalls.decrement();
+                ports.callClosed();
                 return new RpcCall(this, opcode, laneMask, port == CLOSED ? RpcStatus.CLOSED : RpcStatus.CANCELLED);
             }
             int flag = ports.getInt(ports.portOffset(port) + RpcLayout.CLIENT_FLAG);
@@ -192,7 +192,7 @@ public final class RpcClient {
                 releasePort(port);
             }
         } finally {
-            ports.activeCalls.decrement();
+            ports.callClosed();
         }
     }
 

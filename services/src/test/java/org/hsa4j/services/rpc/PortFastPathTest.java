@@ -73,6 +73,19 @@ class PortFastPathTest {
     }
 
     @Test
+    void shouldCountACallOpenUntilItIsClosedOnAnotherThread() throws Exception {
+        try (Fixture f = Fixture.start()) {
+            PortSet ports = f.services.ports();
+            RpcCall call = f.services.client().open(f.rt.svm(), Opcodes.NOP, 1L);
+            assertEquals(1, ports.openCalls());
+            Thread closer = new Thread(call::close);
+            closer.start();
+            closer.join(30_000);
+            assertEquals(0, ports.openCalls());
+        }
+    }
+
+    @Test
     void shouldParkACallerWhileTheOnlyUnlockedPortIsStillOnTheServersTurn() throws Exception {
         try (Fixture one = Fixture.start(ServicesConfig.builder().ports(1))) {
             CountDownLatch entered = new CountDownLatch(1);
