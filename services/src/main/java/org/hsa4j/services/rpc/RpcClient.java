@@ -119,9 +119,10 @@ public final class RpcClient {
         }
     }
 
+    /** The port a thread tries first: its hashed id mapped onto 0..n-1 by a multiply, not a division. */
     private int home(int n) {
         long id = Thread.currentThread().threadId() * 0x9E3779B97F4A7C15L;
-        return (int) Long.remainderUnsigned(id ^ (id >>> 29), n);
+        return (int) ((((id ^ (id >>> 29)) >>> 32) * n) >>> 32);
     }
 
     /**

@@ -50,6 +50,8 @@ public final class RpcServer implements AutoCloseable {
     private static final int SLEEPING = 1;
     private static final int WOKEN = 2;
     private static final int ABORTED_DISPATCHES_KEPT = 4096;
+    /** Idle rounds of a spinning server thread between two reads of the clock (a power of two). */
+    private static final int CLOCK_ROUNDS = 16;
     /** Longs from one server thread's counter to the next: a cache line apart. */
     private static final int COUNTER_STRIDE = 8;
     /** First sleep of a server thread that just went idle; sleeps double up to the re-poll period. */
@@ -221,6 +223,7 @@ public final class RpcServer implements AutoCloseable {
         long spinBudget = config.idleSpinNanos();
         long maxSpin = Math.max(config.idleSpinNanos(), MAX_ADAPTIVE_SPIN_NANOS);
         boolean spin = true;
+        int idleRounds = 0;
         boolean afterRepoll = false;
         Watch watch = new Watch((index + 1) * COUNTER_STRIDE);
         try {
@@ -231,11 +234,14 @@ public final class RpcServer implements AutoCloseable {
                     }
                     afterRepoll = false;
                     idleSince = System.nanoTime();
+                    idleRounds = 0;
                     sleep = MIN_REPOLL_NANOS;
                     spin = true;
                     continue;
                 }
-                if (spin && System.nanoTime() - idleSince < spinBudget) {
+                // the clock is read every CLOCK_ROUNDS idle rounds: a spinning thread sees a flip
+                // sooner when its rounds are only the looks at the ports and a pause
+                if (spin && ((++idleRounds & (CLOCK_ROUNDS - 1)) != 0 || System.nanoTime() - idleSince < spinBudget)) {
                     Thread.onSpinWait();
                     continue;
                 }
@@ -304,9 +310,10 @@ public final class RpcServer implements AutoCloseable {
         if (ports.loadIntAcquire(port + RpcLayout.CLIENT_FLAG) == ports.getInt(port + RpcLayout.SERVER_FLAG)) {
             return false;
         }
-        watch.port = -1;
-        if (serveClaimed(p, true, watch)) {
-            watch.port = p;
+        // watch.port is written only when it changes: the thread's own object, but a write on
+        // every call would also dirty whatever line it shares with other objects
+        if (!serveClaimed(p, true, watch)) {
+            watch.port = -1;
         }
         return true;
     }
