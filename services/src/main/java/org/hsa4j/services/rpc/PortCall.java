@@ -50,9 +50,7 @@ final class PortCall extends ServerCall {
 
     /** True when the lane mask names only lanes the port has. */
     boolean laneMaskValid() {
-        int lanes = ports.lanes();
-        long allowed = lanes == 64 ? -1L : (1L << lanes) - 1;
-        return laneMask != 0 && (laneMask & ~allowed) == 0;
+        return server.laneMaskValid(laneMask);
     }
 
     int port() {
@@ -331,9 +329,11 @@ final class PortCall extends ServerCall {
             // the pending bit alone, since this thread keeps the claim and reads the client flag itself
             kept = true;
             post(status.finalWord(), 1);
+            ports.wakePortWaiter();
             return;
         }
         post(status.finalWord(), 0);
+        ports.wakePortWaiter();
         server.releaseClaim(port);
     }
 }

@@ -6,7 +6,7 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.memory.Svm;
@@ -35,6 +35,8 @@ import org.hsa4j.signal.Signal;
 public final class PortSet implements AutoCloseable {
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    /** Longs from one stripe of the open-call count to the next: a cache line. */
+    private static final int STRIPE_LONGS = 8;
 
     private final HsaRuntime runtime;
     private final Svm host;
@@ -58,8 +60,22 @@ public final class PortSet implements AutoCloseable {
      * timeout), or 0. The client's next packet is answered with it.
      */
     final AtomicIntegerArray abandoned;
-    /** Calls opened and not closed yet: the memory is freed only once they are gone (or after a grace period). */
-    final LongAdder activeCalls = new LongAdder();
+    /**
+     * Per port: the call object RpcClient's one-shot calls reuse on that port. Read and written
+     * only by the port's lock holder (the lock's CAS and release store order one holder's accesses
+     * before the next one's), so the one-shot calls allocate nothing.
+     */
+    final RpcCall[] spareCalls;
+    /**
+     * Calls opened and not closed yet, striped by thread: the memory is freed only once they are
+     * gone (or after a grace period). Each stripe is a cache line apart and a line away from the
+     * array's ends, so a caller's add moves no line any other object shares: a LongAdder's base,
+     * which a lone caller adds to, sits unpadded beside whatever was allocated next to it (such
+     * as lines a server thread reads on every call). Only the sum counts, so a call may be
+     * counted in one stripe and uncounted in another.
+     */
+    private final AtomicLongArray activeCalls;
+    private final int stripeMask;
     private volatile boolean closing;
     private volatile boolean freed;
 
@@ -86,6 +102,10 @@ public final class PortSet implements AutoCloseable {
         this.clientWaiters = new AtomicReferenceArray<>(ports);
         this.serverWaiters = new AtomicReferenceArray<>(ports);
         this.abandoned = new AtomicIntegerArray(ports);
+        this.spareCalls = new RpcCall[ports];
+        int stripes = Integer.highestOneBit(Math.clamp(2L * Runtime.getRuntime().availableProcessors(), 2, 64) * 2 - 1);
+        this.stripeMask = stripes - 1;
+        this.activeCalls = new AtomicLongArray((stripes + 2) * STRIPE_LONGS);
         memory.fill((byte) 0);
         setInt(RpcLayout.SET_MAGIC, RpcLayout.MAGIC_VALUE);
         setInt(RpcLayout.SET_VERSION, RpcLayout.VERSION_VALUE);
@@ -192,6 +212,19 @@ public final class PortSet implements AutoCloseable {
         orLong(pendingWordOffset(p >>> 6), 1L << (p & 63));
     }
 
+    /**
+     * Unparks one caller waiting for a port, if any: called by a server thread after it handed a
+     * port back with a final packet (that port may be unlocked already, its last caller having
+     * closed the call before the end). The flip before this read is volatile, as the waiter's
+     * registration before its last look at the ports: one of the two sees the other.
+     */
+    void wakePortWaiter() {
+        Thread t = portWaiters.peek();
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
     /** Rings the doorbell when some server thread sleeps (the flag store before this read is volatile). */
     void ringIfSleeping() {
         if (loadIntAcquire(RpcLayout.SET_SLEEPERS) > 0) {
@@ -276,6 +309,30 @@ public final class PortSet implements AutoCloseable {
         MemorySegment.copy(memory, ValueLayout.JAVA_BYTE, offset, to, toIndex, length);
     }
 
+    /** Counts a call opened (before it touches the ports; volatile, so a closer summing afterwards sees it). */
+    void callOpened() {
+        activeCalls.getAndIncrement(stripe());
+    }
+
+    /** Uncounts a call closed (after its last access to the ports). */
+    void callClosed() {
+        activeCalls.getAndDecrement(stripe());
+    }
+
+    /** Calls opened and not closed yet. */
+    long openCalls() {
+        long sum = 0;
+        for (int i = 0; i <= stripeMask; i++) {
+            sum += activeCalls.get((i + 1) * STRIPE_LONGS);
+        }
+        return sum;
+    }
+
+    private int stripe() {
+        long id = Thread.currentThread().threadId() * 0x9E3779B97F4A7C15L;
+        return ((int) (id >>> 40) & stripeMask) * STRIPE_LONGS + STRIPE_LONGS;
+    }
+
     /** True once the memory is freed. */
     boolean isFreed() {
         return freed;
@@ -294,11 +351,11 @@ public final class PortSet implements AutoCloseable {
         }
         markClosed();
         long deadline = System.nanoTime() + 2_000_000_000L;
-        while (activeCalls.sum() > 0 && System.nanoTime() - deadline < 0) {
+        while (openCalls() > 0 && System.nanoTime() - deadline < 0) {
             LockSupport.parkNanos(this, 100_000);
         }
         freed = true;
-        if (!runtime.isClosed() && activeCalls.sum() == 0) {
+        if (!runtime.isClosed() && openCalls() == 0) {
             runtime.free(base);
             doorbell.destroy();
         }

@@ -43,17 +43,18 @@ public final class RpcCall implements AutoCloseable {
     /** Largest payload one lane may send or receive. */
     public static final long MAX_PAYLOAD = 1L << 30;
 
-    private final RpcClient client;
     private final PortSet ports;
-    private final int port;
+    // not final: the one-shot calls of RpcClient reuse one RpcCall per port (see reuse)
+    private RpcClient client;
+    private int port;
     /** Offset of the port's header from the set base. */
-    private final long portOffset;
-    private final int opcode;
-    private final long laneMask;
-    private final int activeLanes;
-    private final long callerDispatch;
-    private final long callerPacket;
-    private final WaitState waitState;
+    private long portOffset;
+    private int opcode;
+    private long laneMask;
+    private int activeLanes;
+    private long callerDispatch;
+    private long callerPacket;
+    private WaitState waitState;
     private int flag;
     private boolean opened;
     private boolean ended;
@@ -74,6 +75,29 @@ public final class RpcCall implements AutoCloseable {
         this.callerPacket = callerPacket;
         this.waitState = waitState;
         this.flag = flag;
+    }
+
+    /**
+     * Makes this finished call a new one on {@code port}, as the constructor would: only for the
+     * one-shot calls of {@link RpcClient}, whose call objects never leave it, by the caller that
+     * just locked the port (the port lock orders the reuse after the previous holder's accesses).
+     */
+    RpcCall reuse(RpcClient client, int opcode, long laneMask, long callerDispatch, long callerPacket,
+                  WaitState waitState, int flag) {
+        this.client = client;
+        this.opcode = opcode;
+        this.laneMask = laneMask;
+        this.activeLanes = Long.bitCount(laneMask);
+        this.callerDispatch = callerDispatch;
+        this.callerPacket = callerPacket;
+        this.waitState = waitState;
+        this.flag = flag;
+        this.opened = false;
+        this.ended = false;
+        this.closed = false;
+        this.interrupted = false;
+        this.status = null;
+        return this;
     }
 
     /** A call that failed before it got a port (the server is closed). */
@@ -177,6 +201,28 @@ public final class RpcCall implements AutoCloseable {
     /** Result {@code index} of the first lane of the mask. */
     public long result(int index) {
         return result(firstLane(laneMask), index);
+    }
+
+    /**
+     * Stages the first {@code n} (at most 8) of {@code values} as the first lane's arguments, without the
+     * per-word checks of {@link #arg}: for RpcClient's one-shot calls, before the OPEN packet.
+     */
+    void stageFirstLane(long[] values, int n) {
+        if (port < 0) {
+            return;
+        }
+        long at = portOffset + RpcLayout.laneOffset(firstLane(laneMask));
+        for (int i = 0; i < n; i++) {
+            ports.setLong(at + 8L * i, values[i]);
+        }
+    }
+
+    /** Copies the first lane's first {@code n} results into {@code out}: for RpcClient's one-shot calls after an OK finish. */
+    void readFirstLane(long[] out, int n) {
+        long at = portOffset + RpcLayout.laneOffset(firstLane(laneMask));
+        for (int i = 0; i < n; i++) {
+            out[i] = ports.getLong(at + 8L * i);
+        }
     }
 
     // ---- packets --------------------------------------------------------------------------------

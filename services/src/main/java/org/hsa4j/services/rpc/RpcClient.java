@@ -15,7 +15,8 @@ import org.hsa4j.signal.WaitState;
  * A caller takes a free port with a compare-and-swap on its lock, starting at a port chosen by its
  * thread (so a compute unit tends to reuse one port). Ports still busy finishing a fire-and-forget
  * call are skipped. When every port is taken the caller waits holding nothing: it spins a little,
- * then parks with a back-off capped at 1 ms, and a caller releasing a port unparks one waiter.
+ * then parks with a back-off capped at 1 ms, and a caller releasing a port (or a server thread
+ * ending a fire-and-forget call on an unlocked port) unparks one waiter.
  * Since a port holder never waits for another work-item (see {@link RpcCall}), every held port is
  * released after a bounded amount of server work, so waiting callers always progress: any number
  * of work-items may call at once with any number of ports, fewer ports only cost throughput.
@@ -74,6 +75,15 @@ public final class RpcClient {
      * waits for a port has none and status {@link RpcStatus#CANCELLED}.
      */
     public RpcCall open(Svm svm, long callerDispatch, long callerPacket, int opcode, long laneMask) {
+        return take(svm, callerDispatch, callerPacket, opcode, laneMask, false);
+    }
+
+    /**
+     * Takes a port for a call. With {@code oneShot} the call object is the port's spare one, reused
+     * by every one-shot call on that port (so such a call allocates nothing): only for calls made
+     * and closed inside this class, which never hand the object out.
+     */
+    private RpcCall take(Svm svm, long callerDispatch, long callerPacket, int opcode, long laneMask, boolean oneShot) {
         Objects.requireNonNull(svm, "svm");
         int lanes = ports.lanes();
         long allowed = lanes == 64 ? -1L : (1L << lanes) - 1;
@@ -81,15 +91,27 @@ public final class RpcClient {
             throw new IllegalArgumentException("lane mask " + Long.toHexString(laneMask) + " must be a non-empty subset of "
                     + lanes + " lanes");
         }
-        ports.activeCalls.increment();
+        ports.callOpened();
         while (true) {
             int port = ports.isClosing() ? CLOSED : acquire();
             if (port < 0) {
-                ports.activeCalls.decrement();
+                ports.callClosed();
                 return new RpcCall(this, opcode, laneMask, port == CLOSED ? RpcStatus.CLOSED : RpcStatus.CANCELLED);
             }
             int flag = ports.getInt(ports.portOffset(port) + RpcLayout.CLIENT_FLAG);
-            RpcCall call = new RpcCall(this, port, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
+            RpcCall call;
+            if (!oneShot) {
+                call = new RpcCall(this, port, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
+            } else {
+                // the spare slot is read and written only by the port's lock holder
+                RpcCall spare = ports.spareCalls[port];
+                if (spare == null) {
+                    call = new RpcCall(this, port, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
+                    ports.spareCalls[port] = call;
+                } else {
+                    call = spare.reuse(this, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
+                }
+            }
             if (call.takeOver()) {
                 return call;
             }
@@ -97,9 +119,10 @@ public final class RpcClient {
         }
     }
 
+    /** The port a thread tries first: its hashed id mapped onto 0..n-1 by a multiply, not a division. */
     private int home(int n) {
         long id = Thread.currentThread().threadId() * 0x9E3779B97F4A7C15L;
-        return (int) Long.remainderUnsigned(id ^ (id >>> 29), n);
+        return (int) ((((id ^ (id >>> 29)) >>> 32) * n) >>> 32);
     }
 
     /**
@@ -138,9 +161,11 @@ public final class RpcClient {
                 return INTERRUPTED;
             }
             // register, then look once more: releasePort stores the lock and then polls the
-            // waiters (both volatile), so either it finds this thread or this look finds the port
+            // waiters, and a server handing a port back with a final packet flips its flag and
+            // then peeks at them (all volatile), so either they find this thread or this look
+            // finds the port; a port unlocked but still on the server's turn is not free
             ports.portWaiters.add(me);
-            if (!anyPortUnlocked(n)) {
+            if (!anyPortFree(n)) {
                 LockSupport.parkNanos(this, backoff);
             }
             ports.portWaiters.remove(me);
@@ -149,9 +174,12 @@ public final class RpcClient {
         return CLOSED;
     }
 
-    private boolean anyPortUnlocked(int n) {
+    /** True when some port is unlocked and on the client's turn: one this caller could take now. */
+    private boolean anyPortFree(int n) {
         for (int p = 0; p < n; p++) {
-            if (ports.loadIntAcquire(ports.portOffset(p) + RpcLayout.LOCK) == 0) {
+            long port = ports.portOffset(p);
+            if (ports.loadIntAcquire(port + RpcLayout.LOCK) == 0
+                    && ports.loadIntAcquire(port + RpcLayout.SERVER_FLAG) == ports.loadIntAcquire(port + RpcLayout.CLIENT_FLAG)) {
                 return true;
             }
         }
@@ -165,7 +193,7 @@ public final class RpcClient {
                 releasePort(port);
             }
         } finally {
-            ports.activeCalls.decrement();
+            ports.callClosed();
         }
     }
 
@@ -194,13 +222,19 @@ public final class RpcClient {
     }
 
     private long call(Svm svm, long dispatch, long packet, int opcode, long... args) {
-        try (RpcCall c = open(svm, dispatch, packet, opcode, 1L)) {
-            c.args(args);
+        if (args.length > RpcLayout.LANE_WORDS) {
+            throw new IllegalArgumentException("a lane holds 8 arguments, got " + args.length);
+        }
+        RpcCall c = take(svm, dispatch, packet, opcode, 1L, true);
+        try {
+            c.stageFirstLane(args, args.length);
             RpcStatus s = c.finish();
             if (s != RpcStatus.OK) {
                 throw new RpcException(s, "call " + Opcodes.toString(opcode) + " failed");
             }
             return c.result(0, 0);
+        } finally {
+            c.close();
         }
     }
 
@@ -214,15 +248,17 @@ public final class RpcClient {
 
     /** {@link #invoke(WorkItem, int, long[])} from the host or with an explicit caller. */
     public RpcStatus invoke(Svm svm, long callerDispatch, long callerPacket, int opcode, long[] inOut) {
-        try (RpcCall c = open(svm, callerDispatch, callerPacket, opcode, 1L)) {
-            c.args(inOut.length > RpcLayout.LANE_WORDS ? java.util.Arrays.copyOf(inOut, RpcLayout.LANE_WORDS) : inOut);
+        int n = Math.min(inOut.length, RpcLayout.LANE_WORDS);
+        RpcCall c = take(svm, callerDispatch, callerPacket, opcode, 1L, true);
+        try {
+            c.stageFirstLane(inOut, n);
             RpcStatus s = c.finish();
             if (s == RpcStatus.OK) {
-                for (int i = 0; i < Math.min(inOut.length, RpcLayout.LANE_WORDS); i++) {
-                    inOut[i] = c.result(0, i);
-                }
+                c.readFirstLane(inOut, n);
             }
             return s;
+        } finally {
+            c.close();
         }
     }
 
@@ -233,7 +269,8 @@ public final class RpcClient {
      */
     public RpcStatus invokeBatch(Svm svm, long callerDispatch, long callerPacket, int opcode, long laneMask,
                                  long[][] inOut) {
-        try (RpcCall c = open(svm, callerDispatch, callerPacket, opcode, laneMask)) {
+        RpcCall c = take(svm, callerDispatch, callerPacket, opcode, laneMask, true);
+        try {
             for (long m = laneMask; m != 0; m &= m - 1) {
                 int lane = Long.numberOfTrailingZeros(m);
                 long[] a = inOut[lane];
@@ -252,6 +289,8 @@ public final class RpcClient {
                 }
             }
             return s;
+        } finally {
+            c.close();
         }
     }
 }

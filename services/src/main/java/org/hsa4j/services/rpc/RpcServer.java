@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
@@ -49,6 +50,10 @@ public final class RpcServer implements AutoCloseable {
     private static final int SLEEPING = 1;
     private static final int WOKEN = 2;
     private static final int ABORTED_DISPATCHES_KEPT = 4096;
+    /** Idle rounds of a spinning server thread between two reads of the clock (a power of two). */
+    private static final int CLOCK_ROUNDS = 16;
+    /** Longs from one server thread's counter to the next: a cache line apart. */
+    private static final int COUNTER_STRIDE = 8;
     /** First sleep of a server thread that just went idle; sleeps double up to the re-poll period. */
     static final long MIN_REPOLL_NANOS = 1_000_000;
     /** Longest idle spin the server adapts to when calls keep arriving just after it fell asleep. */
@@ -86,7 +91,14 @@ public final class RpcServer implements AutoCloseable {
     };
     private volatile int abortedCount;
     private volatile boolean running = true;
-    private final LongAdder served = new LongAdder();
+    /**
+     * Calls served per server thread, one slot each on its own cache line (index {@code
+     * (thread + 1) * COUNTER_STRIDE}), written by its thread alone with a release store: counting
+     * costs a port call no atomic read-modify-write. Summed on read with {@link #servedElsewhere}.
+     */
+    private final AtomicLongArray servedByScanner;
+    /** Calls served on other threads ({@link #serveOnThisThread}: agent dispatch packets). */
+    private final LongAdder servedElsewhere = new LongAdder();
     private final LongAdder doorbellWakeups = new LongAdder();
     private final LongAdder repollFinds = new LongAdder();
     private final LongAdder timeouts = new LongAdder();
@@ -100,6 +112,7 @@ public final class RpcServer implements AutoCloseable {
         this.handlers = new HandlerPool(config.handlerThreads(), ports.ports(), this::run, name);
         this.scanners = new Thread[config.serverThreads()];
         this.states = new AtomicIntegerArray(scanners.length);
+        this.servedByScanner = new AtomicLongArray((scanners.length + 2) * COUNTER_STRIDE);
         for (int i = 0; i < scanners.length; i++) {
             int index = i;
             Thread t = new Thread(() -> scan(index), name + "-server-" + i);
@@ -141,7 +154,11 @@ public final class RpcServer implements AutoCloseable {
 
     /** Calls that reached a service or were answered with an error status. */
     public long callsServed() {
-        return served.sum();
+        long sum = servedElsewhere.sum();
+        for (int i = 0; i < scanners.length; i++) {
+            sum += servedByScanner.get((i + 1) * COUNTER_STRIDE);
+        }
+        return sum;
     }
 
     /** Times a sleeping server thread was woken through the doorbell. */
@@ -206,8 +223,9 @@ public final class RpcServer implements AutoCloseable {
         long spinBudget = config.idleSpinNanos();
         long maxSpin = Math.max(config.idleSpinNanos(), MAX_ADAPTIVE_SPIN_NANOS);
         boolean spin = true;
+        int idleRounds = 0;
         boolean afterRepoll = false;
-        Watch watch = new Watch();
+        Watch watch = new Watch((index + 1) * COUNTER_STRIDE);
         try {
             while (running) {
                 if (serveWatched(watch) || scanOnce(watch)) {
@@ -216,11 +234,14 @@ public final class RpcServer implements AutoCloseable {
                     }
                     afterRepoll = false;
                     idleSince = System.nanoTime();
+                    idleRounds = 0;
                     sleep = MIN_REPOLL_NANOS;
                     spin = true;
                     continue;
                 }
-                if (spin && System.nanoTime() - idleSince < spinBudget) {
+                // the clock is read every CLOCK_ROUNDS idle rounds: a spinning thread sees a flip
+                // sooner when its rounds are only the looks at the ports and a pause
+                if (spin && ((++idleRounds & (CLOCK_ROUNDS - 1)) != 0 || System.nanoTime() - idleSince < spinBudget)) {
                     Thread.onSpinWait();
                     continue;
                 }
@@ -259,9 +280,20 @@ public final class RpcServer implements AutoCloseable {
         }
     }
 
-    /** The port a scanning thread watches between calls (it holds its claim), or -1. */
+    /** A scanning thread's own state: the port it watches between calls (it holds its claim), or -1, and its counter. */
     private static final class Watch {
+        /** Index of the thread's slot in {@link #servedByScanner}. */
+        final int counter;
         int port = -1;
+
+        Watch(int counter) {
+            this.counter = counter;
+        }
+    }
+
+    /** Counts a call served by the thread owning {@code watch} (it alone writes its slot). */
+    private void countServed(Watch watch) {
+        servedByScanner.lazySet(watch.counter, servedByScanner.get(watch.counter) + 1);
     }
 
     /**
@@ -278,9 +310,10 @@ public final class RpcServer implements AutoCloseable {
         if (ports.loadIntAcquire(port + RpcLayout.CLIENT_FLAG) == ports.getInt(port + RpcLayout.SERVER_FLAG)) {
             return false;
         }
-        watch.port = -1;
-        if (serveClaimed(p, true)) {
-            watch.port = p;
+        // watch.port is written only when it changes: the thread's own object, but a write on
+        // every call would also dirty whatever line it shares with other objects
+        if (!serveClaimed(p, true, watch)) {
+            watch.port = -1;
         }
         return true;
     }
@@ -296,10 +329,24 @@ public final class RpcServer implements AutoCloseable {
         long port = ports.portOffset(p);
         ports.storeIntRelease(port + RpcLayout.SERVER_WATCH, 0);
         if (ports.loadIntAcquire(port + RpcLayout.CLIENT_FLAG) != ports.getInt(port + RpcLayout.SERVER_FLAG)) {
-            serveClaimed(p, false);
+            serveClaimed(p, false, watch);
         } else {
             releaseClaim(p);
         }
+    }
+
+    /**
+     * Gives the watched port back to every server thread before this one serves another port's
+     * call (which may take long): clears the watch (screlease) and releases the claim, whose
+     * re-check of the flags marks the port pending (and wakes a thread) when its client flipped
+     * before it saw the watch cleared; a client flipping after that marks it pending itself. So a
+     * watched port waits for no other port's call while another server thread could serve it.
+     */
+    private void dropWatch(Watch watch) {
+        int p = watch.port;
+        watch.port = -1;
+        ports.storeIntRelease(ports.portOffset(p) + RpcLayout.SERVER_WATCH, 0);
+        releaseClaim(p);
     }
 
     /** Unparks one sleeping server thread, if any. */
@@ -337,7 +384,10 @@ public final class RpcServer implements AutoCloseable {
                         wakeOne();
                     }
                     int p = (w << 6) | Long.numberOfTrailingZeros(bit);
-                    if (servePort(p, watch.port < 0)) {
+                    if (watch.port >= 0 && watch.port != p) {
+                        dropWatch(watch);
+                    }
+                    if (servePort(p, watch.port < 0, watch)) {
                         watch.port = p;
                     }
                 }
@@ -347,12 +397,12 @@ public final class RpcServer implements AutoCloseable {
     }
 
     /** Claims port {@code p} and serves its packet; true when the caller now watches the port (see {@link #serveClaimed}). */
-    private boolean servePort(int p, boolean mayWatch) {
+    private boolean servePort(int p, boolean mayWatch, Watch watch) {
         long port = ports.portOffset(p);
         if (ports.compareExchangeInt(port + RpcLayout.SERVER_CLAIM, 0, 1) != 0) {
             return false;
         }
-        return serveClaimed(p, mayWatch);
+        return serveClaimed(p, mayWatch, watch);
     }
 
     /**
@@ -361,7 +411,7 @@ public final class RpcServer implements AutoCloseable {
      * true then, and the thread watches the port. Otherwise the claim is released, now or when the
      * call ends.
      */
-    private boolean serveClaimed(int p, boolean mayWatch) {
+    private boolean serveClaimed(int p, boolean mayWatch, Watch watch) {
         long port = ports.portOffset(p);
         int serverFlag = ports.loadIntAcquire(port + RpcLayout.SERVER_FLAG);
         if (ports.loadIntAcquire(port + RpcLayout.CLIENT_FLAG) == serverFlag) {
@@ -380,16 +430,53 @@ public final class RpcServer implements AutoCloseable {
             if (client != null) {
                 LockSupport.unpark(client);
             }
+            ports.wakePortWaiter();
             releaseClaim(p);
             return false;
         }
-        served.increment();
+        countServed(watch);
+        OpcodeRegistry.Entry entry = registry.lookup(ports.getInt(port + RpcLayout.OPCODE));
+        if (entry != null && CoreService.answersInPlace(entry) && laneMaskValid(ports.getLong(port + RpcLayout.LANE_MASK))
+                && !(abortedCount != 0 && isAborted(ports.getLong(port + RpcLayout.CALLER_DISPATCH),
+                        ports.getLong(port + RpcLayout.CALLER_PACKET)))) {
+            return answerInPlace(p, serverFlag, mayWatch);
+        }
         PortCall call = new PortCall(this, ports, svm, p, serverFlag);
         if (mayWatch) {
             call.allowWatch();
         }
         dispatch(call, call.laneMaskValid());
         return call.endWatch();
+    }
+
+    /** True when {@code laneMask} names some lanes and only lanes a port has. */
+    boolean laneMaskValid(long laneMask) {
+        int lanes = ports.lanes();
+        long allowed = lanes == 64 ? -1L : (1L << lanes) - 1;
+        return laneMask != 0 && (laneMask & ~allowed) == 0;
+    }
+
+    /**
+     * Ends the OPEN packet of port {@code p} with OK as it stands, on this thread, without a
+     * {@link PortCall}: for the core functions whose results are already in the lanes (NOP has
+     * none, ECHO's are its arguments), so the round trip is the flag flips and this thread's
+     * checks. Same final packet, watch and claim handling as {@link PortCall#complete}.
+     */
+    private boolean answerInPlace(int p, int serverFlag, boolean mayWatch) {
+        long port = ports.portOffset(p);
+        boolean watch = mayWatch && running;
+        ports.setInt(port + RpcLayout.STATUS, RpcStatus.OK.finalWord());
+        ports.setInt(port + RpcLayout.SERVER_WATCH, watch ? 1 : 0);
+        ports.storeIntRelease(port + RpcLayout.SERVER_FLAG, serverFlag ^ 1);
+        Thread client = ports.clientWaiters.get(p);
+        if (client != null) {
+            LockSupport.unpark(client);
+        }
+        ports.wakePortWaiter();
+        if (!watch) {
+            releaseClaim(p);
+        }
+        return watch;
     }
 
     /** Routes a call to its service, or answers it with an error status. */
@@ -419,7 +506,7 @@ public final class RpcServer implements AutoCloseable {
      * thread, with the same checks as a port call; a deferred call ends later on another thread.
      */
     public void serveOnThisThread(ServerCall call) {
-        served.increment();
+        servedElsewhere.increment();
         if (isAborted(call.callerDispatch(), call.callerPacket())) {
             call.finish(RpcStatus.ABORTED);
             return;
