@@ -131,7 +131,9 @@ final class CacheLines {
             long home = tags[s] - a.base;
             int j = s * WORDS;
             if (mask == -1L) {
-                MemorySegment.copy(words, j, a.segment, LONG_U, home, WORDS);
+                for (int w = 0; w < WORDS; w++) {
+                    a.segment.set(LONG_U, home + ((long) w << 3), words[j + w]);
+                }
                 return;
             }
             for (int w = 0; w < WORDS && mask != 0; w++, mask >>>= 8) {
@@ -180,7 +182,9 @@ final class CacheLines {
     /** Copies the bytes selected by {@code mask} of the line at word {@code i} of {@code src} into the line at word {@code j} of {@code dst}. */
     static void copyMasked(long mask, long[] src, int i, long[] dst, int j) {
         if (mask == -1L) {
-            System.arraycopy(src, i, dst, j, WORDS);
+            for (int w = 0; w < WORDS; w++) {
+                dst[j + w] = src[i + w];
+            }
             return;
         }
         for (int w = 0; w < WORDS && mask != 0; w++, mask >>>= 8) {
@@ -207,7 +211,9 @@ final class CacheLines {
         }
         int j = s * WORDS;
         if (mask == -1L) {
-            MemorySegment.copy(a.segment, LONG_U, home, words, j, WORDS);
+            for (int w = 0; w < WORDS; w++) {
+                words[j + w] = a.segment.get(LONG_U, home + ((long) w << 3));
+            }
             return;
         }
         for (int w = 0; w < WORDS && mask != 0; w++, mask >>>= 8) {
