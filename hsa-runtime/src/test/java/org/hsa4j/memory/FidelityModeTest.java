@@ -92,17 +92,6 @@ class FidelityModeTest {
         }
     }
 
-    /** Host side: waits (bounded) until the int at {@code flag} is {@code value}. */
-    private void hostAwait(long flag, int value) {
-        long end = System.nanoTime() + SPIN_LIMIT_NANOS;
-        while (rt.svm().loadIntAcquire(flag) != value) {
-            if (System.nanoTime() - end > 0) {
-                fail("the kernel never set its flag");
-            }
-            Thread.onSpinWait();
-        }
-    }
-
     /** Kernel side: waits (bounded, relaxed: no acquire that could change the caches) until the int at {@code flag} is {@code value}. */
     private static void kernelAwait(Svm svm, long flag, int value) {
         long end = System.nanoTime() + SPIN_LIMIT_NANOS;
@@ -127,7 +116,7 @@ class FidelityModeTest {
             svm.atomicStoreInt(arg(wi, 1), 1, MemoryOrder.RELEASE, scope);
             kernelAwait(svm, arg(wi, 1) + 4, 1);
         }, data, flags);
-        hostAwait(flags, 1);
+        KernelLauncher.hostAwait(rt, flags, 1);
         int seen = rt.svm().getInt(data);
         rt.svm().storeIntRelease(flags + 4, 1);
         await(done);
@@ -281,7 +270,7 @@ class FidelityModeTest {
             }
             svm.atomicStoreInt(f + 8, svm.getInt(d) + first, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
         }, data, flags);
-        hostAwait(flags, 1);
+        KernelLauncher.hostAwait(rt, flags, 1);
         rt.svm().setInt(data, NEW);
         rt.svm().storeIntRelease(flags + 4, 1);
         await(done);
@@ -408,7 +397,7 @@ class FidelityModeTest {
             wi.svm().atomicStoreInt(arg(wi, 1), 1, MemoryOrder.RELEASE, MemoryScope.SYSTEM);
             kernelAwait(wi.svm(), arg(wi, 1) + 4, 1);
         }, data, flags);
-        hostAwait(flags, 1);
+        KernelLauncher.hostAwait(rt, flags, 1);
         int seen = rt.svm().atomicLoadInt(data, MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
         rt.svm().storeIntRelease(flags + 4, 1);
         await(done);
@@ -425,7 +414,7 @@ class FidelityModeTest {
             wi.svm().atomicStoreInt(arg(wi, 1), 1, MemoryOrder.RELEASE, MemoryScope.SYSTEM);
             kernelAwait(wi.svm(), arg(wi, 1) + 4, 1);
         }, data, flags);
-        hostAwait(flags, 1);
+        KernelLauncher.hostAwait(rt, flags, 1);
         int seen = rt.svm().atomicLoadInt(data, MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
         rt.svm().storeIntRelease(flags + 4, 1);
         await(done);

@@ -55,6 +55,17 @@ final class KernelLauncher {
         return done;
     }
 
+    /** Host side: waits (bounded by 20 s, then fails the test) until the int at {@code flag} is {@code value}, with acquire loads. */
+    static void hostAwait(HsaRuntime rt, long flag, int value) {
+        long end = System.nanoTime() + 20_000_000_000L;
+        while (rt.svm().loadIntAcquire(flag) != value) {
+            if (System.nanoTime() - end > 0) {
+                fail("the kernel never set its flag");
+            }
+            Thread.onSpinWait();
+        }
+    }
+
     /** Waits until {@code done} reaches 0; a failed signal throws; an interrupt (test timeout) fails the test. */
     static void await(Signal done) {
         while (done.waitScacquire(SignalCondition.EQ, 0, 100_000_000L, WaitState.BLOCKED) != 0) {

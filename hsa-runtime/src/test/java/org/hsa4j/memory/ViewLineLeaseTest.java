@@ -54,17 +54,6 @@ class ViewLineLeaseTest {
         }
     }
 
-    /** Host side: waits (bounded) until the int at {@code flag} is {@code value}. */
-    private void hostAwait(long flag, int value) {
-        long end = System.nanoTime() + SPIN_LIMIT_NANOS;
-        while (rt.svm().loadIntAcquire(flag) != value) {
-            if (System.nanoTime() - end > 0) {
-                fail("the kernel never set its flag");
-            }
-            Thread.onSpinWait();
-        }
-    }
-
     /**
      * The kernel reads element 0 through a view (leasing its line), the host then writes NEW and
      * raises a flag, the kernel acquires the flag at {@code scope} and reads element 0 again through
@@ -82,7 +71,7 @@ class ViewLineLeaseTest {
             kernelAwait(svm, f + 4, 1, scope);
             svm.atomicStoreInt(f + 8, view.get(0) + first, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
         }, 1, 1, data, flags);
-        hostAwait(flags, 1);
+        KernelLauncher.hostAwait(rt, flags, 1);
         rt.svm().setInt(data, NEW);
         rt.svm().storeIntRelease(flags + 4, 1);
         await(done);
@@ -112,7 +101,7 @@ class ViewLineLeaseTest {
             svm.atomicStoreInt(f, 1, MemoryOrder.RELEASE, scope);
             kernelAwait(svm, f + 4, 1, MemoryScope.WORKGROUP);
         }, 1, 1, data, flags);
-        hostAwait(flags, 1);
+        KernelLauncher.hostAwait(rt, flags, 1);
         int seen = rt.svm().getInt(data + 12);
         rt.svm().storeIntRelease(flags + 4, 1);
         await(done);

@@ -64,23 +64,17 @@ public final class RpcCall implements AutoCloseable {
 
     RpcCall(RpcClient client, int port, int opcode, long laneMask, long callerDispatch, long callerPacket,
             WaitState waitState, int flag) {
-        this.client = client;
         this.ports = client.ports();
         this.port = port;
         this.portOffset = ports.portOffset(port);
-        this.opcode = opcode;
-        this.laneMask = laneMask;
-        this.activeLanes = Long.bitCount(laneMask);
-        this.callerDispatch = callerDispatch;
-        this.callerPacket = callerPacket;
-        this.waitState = waitState;
-        this.flag = flag;
+        reuse(client, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
     }
 
     /**
-     * Makes this finished call a new one on {@code port}, as the constructor would: only for the
-     * one-shot calls of {@link RpcClient}, whose call objects never leave it, by the caller that
-     * just locked the port (the port lock orders the reuse after the previous holder's accesses).
+     * Makes this call a new one on its port (the constructor's last step, too): for a finished call
+     * only from the one-shot calls of {@link RpcClient}, whose call objects never leave it, by the
+     * caller that just locked the port (the port lock orders the reuse after the previous holder's
+     * accesses).
      */
     RpcCall reuse(RpcClient client, int opcode, long laneMask, long callerDispatch, long callerPacket,
                   WaitState waitState, int flag) {
