@@ -116,14 +116,12 @@ final class CacheLine {
 
     /** Writes the low {@code size} (1, 2, 4 or 8) bytes of {@code bits} at byte {@code offset}, making them valid and dirty. */
     void put(int offset, int size, long bits) {
-        if (!CacheLines.inOneWord(offset, size)) {
-            CacheLines.put(data, offset, size, bits);
-            long mask = CacheLines.bytes(offset, size);
-            valid |= mask;
-            dirty |= mask;
-        } else {
+        if (CacheLines.inOneWord(offset, size)) {
             putInWord(offset, size, bits);
+            return;
         }
+        CacheLines.put(data, offset, size, bits);
+        markWritten(offset, size);
     }
 
     /** As {@link #put} for bytes inside one word. */
@@ -136,6 +134,11 @@ final class CacheLine {
             long m = ((1L << (size << 3)) - 1) << sh;
             words[i] = (words[i] & ~m) | ((bits << sh) & m);
         }
+        markWritten(offset, size);
+    }
+
+    /** Makes {@code size} bytes at byte {@code offset} valid and dirty. */
+    private void markWritten(int offset, int size) {
         long mask = CacheLines.bytes(offset, size);
         valid |= mask;
         dirty |= mask;

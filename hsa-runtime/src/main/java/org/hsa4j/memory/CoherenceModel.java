@@ -90,8 +90,8 @@ public final class CoherenceModel {
         return units != null && unit >= 0 && unit < units.length ? units[unit] : null;
     }
 
-    /** The calling thread's L1, or null for a host thread or a unit without caches. */
-    private UnitCache current() {
+    /** The calling thread's L1 while it runs kernel code, or null for a host thread or a unit without caches. */
+    UnitCache current() {
         if (Thread.currentThread() instanceof ComputeUnitThread t) {
             UnitCache c = t.cache;
             if (c != null && c.model == this && c.runner == t) {
@@ -123,11 +123,6 @@ public final class CoherenceModel {
             return;
         }
         c.store(a, address, size, bits);
-    }
-
-    /** The calling thread's L1 while it runs kernel code on a unit with caches, else null (for a {@link LineCursor}). */
-    UnitCache currentCache() {
-        return current();
     }
 
     /** A cursor for the plain element accesses of a view of {@code a}. */

@@ -86,7 +86,7 @@ public final class LineCursor {
             UnitCache c = held.line.cache;
             return c.runner == me ? c : null;
         }
-        return model.currentCache();
+        return model.current();
     }
 
     /** Takes the lease of {@code l} (the caller's line) unless another thread's lease in force is held here. */

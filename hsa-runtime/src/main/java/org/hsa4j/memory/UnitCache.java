@@ -76,7 +76,8 @@ final class UnitCache {
     CacheLine lineForLoad(Allocation a, long address) {
         long line = address & -LINE;
         CacheLine l = setOf(line);
-        if (!l.holds(a, line) || (l.valid & CacheLines.inside(a, line)) != CacheLines.inside(a, line)) {
+        long inside = CacheLines.inside(a, line);
+        if (!l.holds(a, line) || (l.valid & inside) != inside) {
             miss(a, line, l);
         }
         return l;
