@@ -7,7 +7,7 @@ import java.util.Objects;
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.AtomicOp;
 import org.hsa4j.memory.CoherenceModel;
-import org.hsa4j.memory.LineCursor;
+import org.hsa4j.memory.SectorCursor;
 import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.signal.WaitState;
 
@@ -48,8 +48,8 @@ public abstract sealed class ArrayView permits IntArrayView, LongArrayView, Floa
     final CoherenceModel model;
     /** The allocation the view lies in (fidelity mode only, else null). */
     final Allocation allocation;
-    /** Fidelity mode: the plain element accesses, with the last L1 line they touched; null when the mode is off. */
-    final LineCursor cursor;
+    /** Fidelity mode: the plain element accesses, with the last L1 sector they touched; null when the mode is off. */
+    final SectorCursor cursor;
 
     ArrayView(ViewMemory memory, Extent extent, long origin, long s0, long s1, AcceleratorView source) {
         this.memory = memory;

@@ -1,125 +1,313 @@
 package org.hsa4j.memory;
 
-import java.util.function.IntConsumer;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * The L2 of one GPU agent in fidelity mode (agent scope): shared by the agent's compute units,
  * written back to home (the allocation's own memory) only on eviction, on a system-scope release
  * (fine-grained lines) or by the packet's system-scope release fence at kernel end (every line).
- * It is also the coherence point of coarse-grained memory for the agent's atomics. Guarded by
- * {@link CacheGeometry#L2_STRIPES} locks, each over one contiguous range of sets; every operation
- * touches one set under its lock, except the whole-cache passes, which take the stripes one after
- * another.
+ * It is also the coherence point of coarse-grained memory for the agent's atomics.
  *
- * <p>Why ranges and not {@code set % STRIPES}: consecutive lines of an allocation fill consecutive
- * sets, so units streaming through different parts of memory touch different ranges, and each
- * keeps its stripe's lock (on a cache line of its own) in its own core's cache. Interleaved stripes
- * made every unit cycle through every lock, and each lock word crossed between cores on nearly
- * every miss.
+ * <h2>Storage</h2>
+ * Direct-mapped by sector (an aligned block of {@link CacheGeometry#SECTOR_LINES} lines, as the
+ * L1s), with per-byte valid and dirty masks per line. All sets live in one {@code long[]}, each
+ * set's tag, invalidation stamps, masks and data side by side (layout in {@link CacheGeometry}:
+ * {@code L2_SET_LONGS} longs a set), so an L1 sector's fill or write-back is one tag check and one
+ * set's worth of consecutive host memory. The allocation a set's sector belongs to is kept apart
+ * ({@link #owners}): it tells two allocations with the same address apart (a slot reused after 64
+ * generations) and gives the segment to write home.
+ *
+ * <h2>Locks</h2>
+ * {@link CacheGeometry#L2_STRIPES} locks, each over one contiguous range of sets; every operation
+ * touches one set under its lock, except the write-back passes, which take the stripes one after
+ * another. Why ranges and not {@code set % STRIPES}: consecutive sectors of an allocation fill
+ * consecutive sets, so units streaming through different parts of memory touch different ranges,
+ * and each keeps its stripe's lock (on a cache line of its own) in its own core's cache.
+ *
+ * <h2>Invalidation is lazy</h2>
+ * An invalidation (a packet's system-scope acquire fence drops every clean byte; a kernel's
+ * system-scope acquire drops the clean bytes of fine-grained lines) only counts: it increments
+ * the whole-L2 or the fine-grained count in {@link #epochs}. Each set records the two counts it
+ * last caught up with, and every operation on a set first catches up, dropping the clean bytes the
+ * missed invalidations would have dropped ({@link #catchUp}). The outcome is the one of walking the
+ * whole cache at the invalidation, since the bytes are dropped before anyone can read them, but an
+ * invalidation costs one atomic add instead of a pass over every set. Dirty bytes are never
+ * dropped, so the write-back passes need no catching up. The sets holding dirty bytes are marked in
+ * {@link #dirtySets}, so a write-back pass visits only those.
  */
 final class AgentCache {
     private static final int STRIPES = CacheGeometry.L2_STRIPES;
+    private static final int LINE = CacheGeometry.LINE_SIZE;
+    private static final int LINES = CacheGeometry.SECTOR_LINES;
+    private static final int WORDS = CacheLines.WORDS;
+    private static final int SET = CacheGeometry.L2_SET_LONGS;
+    private static final int TAG = CacheGeometry.L2_TAG;
+    private static final int FULL_STAMP = CacheGeometry.L2_FULL_STAMP;
+    private static final int FINE_STAMP = CacheGeometry.L2_FINE_STAMP;
+    private static final int VALID = CacheGeometry.L2_VALID;
+    private static final int DIRTY = CacheGeometry.L2_DIRTY;
+    private static final int DATA = CacheGeometry.L2_DATA;
+    /** Index in {@link #epochs} of the whole-L2 invalidation count. */
+    private static final int FULL_EPOCH = 16;
+    /** Index in {@link #epochs} of the fine-grained invalidation count (a cache line away from the other). */
+    private static final int FINE_EPOCH = 32;
+    private static final VarHandle EPOCH = MethodHandles.arrayElementVarHandle(long[].class);
 
-    private final CacheLines lines;
+    private final int setCount;
+    /** Every set, {@link #SET} longs each. */
+    private final long[] sets;
+    /** {@link #sets} as a segment, for byte runs and for atomics on a set's words. */
+    private final MemorySegment data;
+    /** The allocation of the sector each set holds; null when the set is empty. */
+    private final Allocation[] owners;
     /** The stripe locks: stripe {@code t} guards sets {@code t * setsPerStripe .. (t + 1) * setsPerStripe - 1}. */
     private final StripeLocks stripes = new StripeLocks(STRIPES);
     /** log2 of the sets each stripe guards. */
     private final int stripeShift;
     /**
-     * Which sets hold a line, so whole-cache passes visit only those: stripe {@code t} owns words
+     * Which sets hold dirty bytes, so write-back passes visit only those: stripe {@code t} owns words
      * {@code t * wordsPerStripe ..}, and bit {@code k % 64} of word {@code k / 64} of them stands for
      * the stripe's {@code k}-th set, so a word is only ever touched under its stripe's lock.
      */
-    private final long[] occupied;
+    private final long[] dirtySets;
     private final int wordsPerStripe;
+    /** The invalidation counts at {@link #FULL_EPOCH} and {@link #FINE_EPOCH}, each on a cache line of its own. */
+    private final long[] epochs = new long[FINE_EPOCH + 16];
 
-    AgentCache(int lineCount) {
-        this.lines = new CacheLines(lineCount);
-        this.stripeShift = Integer.numberOfTrailingZeros(lineCount / STRIPES);
-        this.wordsPerStripe = Math.max(1, (lineCount / STRIPES) >>> 6);
-        this.occupied = new long[STRIPES * wordsPerStripe];
+    /** An L2 of {@code setCount} sectors (a power of two, at least {@link CacheGeometry#L2_STRIPES}). */
+    AgentCache(int setCount) {
+        this.setCount = setCount;
+        this.sets = new long[setCount * SET];
+        this.data = MemorySegment.ofArray(sets);
+        this.owners = new Allocation[setCount];
+        this.stripeShift = Integer.numberOfTrailingZeros(setCount / STRIPES);
+        this.wordsPerStripe = Math.max(1, (setCount / STRIPES) >>> 6);
+        this.dirtySets = new long[STRIPES * wordsPerStripe];
     }
 
-    /** The stripe of set {@code set}. */
-    private int stripe(int set) {
-        return set >>> stripeShift;
+    /** The set of the sector at {@code block}. */
+    private int set(long block) {
+        return CacheGeometry.sector(block, setCount);
     }
 
-    /** The word of {@link #occupied} that holds set {@code set}'s bit. */
-    private int word(int set) {
-        return (set >>> stripeShift) * wordsPerStripe + ((set & ((1 << stripeShift) - 1)) >>> 6);
+    /** The stripe of set {@code s}. */
+    private int stripe(int s) {
+        return s >>> stripeShift;
     }
 
-    /** Set {@code set}'s bit in its word (a shift by the set's index inside its stripe, mod 64). */
-    private long bit(int set) {
-        return 1L << (set & ((1 << stripeShift) - 1));
+    /** The word of {@link #dirtySets} that holds set {@code s}'s bit. */
+    private int dirtyWord(int s) {
+        return (s >>> stripeShift) * wordsPerStripe + ((s & ((1 << stripeShift) - 1)) >>> 6);
     }
 
-    /** Under the set's lock: makes set {@code s} hold {@code line} of {@code a}, writing an evicted line's dirty bytes home. */
-    private void claim(int s, Allocation a, long line) {
-        if (!lines.holds(s, a, line)) {
-            if (lines.dirty[s] != 0) {
-                lines.writeHome(s, lines.dirty[s]);
+    /** Set {@code s}'s bit in its word (a shift by the set's index inside its stripe, mod 64). */
+    private long dirtyBit(int s) {
+        return 1L << (s & ((1 << stripeShift) - 1));
+    }
+
+    /** Under the set's lock: records that set {@code s} holds dirty bytes. */
+    private void markDirty(int s) {
+        dirtySets[dirtyWord(s)] |= dirtyBit(s);
+    }
+
+    /** Under the set's lock: records that set {@code s} holds no dirty byte. */
+    private void markClean(int s) {
+        dirtySets[dirtyWord(s)] &= ~dirtyBit(s);
+    }
+
+    /** True when set {@code s} (at index {@code i}) holds the sector at {@code block} of {@code a}. */
+    private boolean holds(int s, int i, Allocation a, long block) {
+        return sets[i + TAG] == block && owners[s] == a;
+    }
+
+    /**
+     * Under the set's lock: applies to set {@code s} (at index {@code i}) the invalidations it has
+     * not caught up with: any whole-L2 one drops its clean bytes, a fine-grained one those of a
+     * fine-grained sector. A set left with no byte is freed.
+     */
+    private void catchUp(int s, int i) {
+        long full = (long) EPOCH.getAcquire(epochs, FULL_EPOCH);
+        long fine = (long) EPOCH.getAcquire(epochs, FINE_EPOCH);
+        if (sets[i + FULL_STAMP] == full && sets[i + FINE_STAMP] == fine) {
+            return;
+        }
+        long tag = sets[i + TAG];
+        if (tag != 0 && (sets[i + FULL_STAMP] != full || !owners[s].coarseGrainedAt(tag))) {
+            long dirty = 0;
+            for (int k = 0; k < LINES; k++) {
+                sets[i + VALID + k] = sets[i + DIRTY + k];
+                dirty |= sets[i + DIRTY + k];
             }
-            lines.assign(s, a, line);
-            occupied[word(s)] |= bit(s);
+            if (dirty == 0) {
+                sets[i + TAG] = 0;
+                owners[s] = null;
+            }
         }
+        sets[i + FULL_STAMP] = full;
+        sets[i + FINE_STAMP] = fine;
     }
 
-    /** Under the stripe's lock: drops the clean bytes of set {@code s}, and forgets the set when nothing is left. */
-    private void dropClean(int s) {
-        lines.dropClean(s);
-        if (lines.tags[s] == 0) {
-            occupied[word(s)] &= ~bit(s);
-        }
+    /** True when every byte of every line of set {@code i} is set in the masks at {@code masks} (VALID or DIRTY). */
+    private boolean all(int i, int masks) {
+        return (sets[i + masks] & sets[i + masks + 1] & sets[i + masks + 2] & sets[i + masks + 3]) == -1L;
     }
 
-    /** The occupied sets of stripe {@code t}, for a pass under its lock: visits each with {@code visit}. */
-    private void forOccupied(int t, IntConsumer visit) {
-        for (int w = 0; w < wordsPerStripe; w++) {
-            long bits = occupied[t * wordsPerStripe + w];
-            while (bits != 0) {
-                int k = w * Long.SIZE + Long.numberOfTrailingZeros(bits);
-                bits &= bits - 1;
-                visit.accept((t << stripeShift) + k);
+    /** True when {@code masks[0..3]} select every byte of a sector. */
+    private static boolean all(long[] masks) {
+        return (masks[0] & masks[1] & masks[2] & masks[3]) == -1L;
+    }
+
+    /** Under the set's lock: writes the dirty bytes of set {@code s} (at index {@code i}) home; they stay, clean. */
+    private void writeHome(int s, int i) {
+        Allocation owner = owners[s];
+        long block = sets[i + TAG];
+        if (all(i, DIRTY)) {
+            copyHome(owner, block, i);
+            for (int k = 0; k < LINES; k++) {
+                sets[i + DIRTY + k] = 0;
+            }
+            markClean(s);
+            return;
+        }
+        for (int k = 0; k < LINES; k++) {
+            long dirty = sets[i + DIRTY + k];
+            if (dirty != 0) {
+                CacheLines.writeHome(dirty, owner, block + (long) k * LINE, sets, data, i + DATA + k * WORDS);
+                sets[i + DIRTY + k] = 0;
+            }
+        }
+        markClean(s);
+    }
+
+    /** Under the set's lock: makes set {@code s} (at index {@code i}) hold the sector at {@code block} of {@code a}, writing an evicted sector's dirty bytes home. */
+    private void claim(int s, int i, Allocation a, long block) {
+        catchUp(s, i);
+        if (!holds(s, i, a, block)) {
+            if (sets[i + TAG] != 0) {
+                writeHome(s, i);
+            }
+            sets[i + TAG] = block;
+            owners[s] = a;
+            for (int k = 0; k < LINES; k++) {
+                sets[i + VALID + k] = 0;
+                sets[i + DIRTY + k] = 0;
             }
         }
     }
 
-    /** Under the set's lock: makes the bytes of {@code need} valid, reading the missing ones from home. */
-    private void fill(int s, Allocation a, long line, long need) {
-        long missing = need & ~lines.valid[s];
+    /** Writes the whole sector of set {@code i} home to {@code block} of {@code a} (every byte of it inside {@code a}), unless {@code a} was freed. */
+    private void copyHome(Allocation a, long block, int i) {
+        if (a.freed) {
+            return;
+        }
+        try {
+            MemorySegment.copy(data, (long) (i + DATA) * Long.BYTES, a.segment, block - a.base, CacheGeometry.SECTOR_SIZE);
+        } catch (IllegalStateException freedMeanwhile) {
+            // the allocation's arena closed after the check: its bytes are gone, nothing to keep
+        }
+    }
+
+    /** Under the set's lock: makes the bytes of {@code need} of every line valid, reading the missing ones from home (a whole sector in one copy). */
+    private void fill(int i, Allocation a, long block, long[] need) {
+        if (all(need) && (sets[i + VALID] | sets[i + VALID + 1] | sets[i + VALID + 2] | sets[i + VALID + 3]) == 0) {
+            MemorySegment.copy(a.segment, block - a.base, data, (long) (i + DATA) * Long.BYTES, CacheGeometry.SECTOR_SIZE);
+            for (int k = 0; k < LINES; k++) {
+                sets[i + VALID + k] = -1L;
+            }
+            return;
+        }
+        for (int k = 0; k < LINES; k++) {
+            if (need[k] != 0) {
+                fill(i, a, block, k, need[k]);
+            }
+        }
+    }
+
+    /** Under the set's lock: makes the bytes of {@code need} of line {@code k} valid, reading the missing ones from home. */
+    private void fill(int i, Allocation a, long block, int k, long need) {
+        long missing = need & ~sets[i + VALID + k];
         if (missing != 0) {
-            lines.readHome(missing, a, line, s);
-            lines.valid[s] |= missing;
+            CacheLines.readHome(missing, a, block + (long) k * LINE, sets, data, i + DATA + k * WORDS);
+            sets[i + VALID + k] |= missing;
         }
     }
 
-    /** Copies the bytes of {@code need} of {@code line} into {@code dst} (an L1 line's words), fetching them from home if absent. */
-    void fetch(Allocation a, long line, long need, long[] dst) {
-        int s = lines.set(line);
-        stripes.lock(stripe(s));
+    /**
+     * Copies the bytes of {@code need[k]} of line {@code k} of the sector at {@code block} into that
+     * line's bytes of {@code dst} (an L1 sector), fetching them from home if absent.
+     */
+    void fetch(Allocation a, long block, long[] need, CacheSector dst) {
+        int s = set(block);
+        int i = s * SET;
+        int t = stripe(s);
+        stripes.lock(t);
         try {
-            claim(s, a, line);
-            fill(s, a, line, need);
-            CacheLines.copyMasked(need, lines.words, s * CacheLines.WORDS, dst, 0);
+            claim(s, i, a, block);
+            fill(i, a, block, need);
+            if (all(need)) {
+                MemorySegment.copy(data, (long) (i + DATA) * Long.BYTES, dst.segment, 0, CacheGeometry.SECTOR_SIZE);
+                return;
+            }
+            for (int k = 0; k < LINES; k++) {
+                if (need[k] != 0) {
+                    CacheLines.copyMasked(need[k], sets, i + DATA + k * WORDS, dst.segment, (long) k * LINE);
+                }
+            }
         } finally {
-            stripes.unlock(stripe(s));
+            stripes.unlock(t);
         }
     }
 
-    /** Takes the dirty bytes {@code mask} of {@code line} from {@code src} (an L1 line's words). */
-    void writeBack(Allocation a, long line, long mask, long[] src) {
-        int s = lines.set(line);
-        stripes.lock(stripe(s));
+    /** Takes the dirty bytes {@code masks} (one per line) of {@code src}, an L1 sector holding {@code block}. */
+    void writeBack(Allocation a, long block, CacheSector src, long[] masks) {
+        int s = set(block);
+        int i = s * SET;
+        int t = stripe(s);
+        stripes.lock(t);
         try {
-            claim(s, a, line);
-            CacheLines.copyMasked(mask, src, 0, lines.words, s * CacheLines.WORDS);
-            lines.valid[s] |= mask;
-            lines.dirty[s] |= mask;
+            claim(s, i, a, block);
+            if (all(masks)) {
+                MemorySegment.copy(src.segment, 0, data, (long) (i + DATA) * Long.BYTES, CacheGeometry.SECTOR_SIZE);
+                for (int k = 0; k < LINES; k++) {
+                    sets[i + VALID + k] = -1L;
+                    sets[i + DIRTY + k] = -1L;
+                }
+                markDirty(s);
+                return;
+            }
+            for (int k = 0; k < LINES; k++) {
+                if (masks[k] != 0) {
+                    merge(s, i, k, masks[k], src.segment, (long) k * LINE);
+                }
+            }
         } finally {
-            stripes.unlock(stripe(s));
+            stripes.unlock(t);
         }
+    }
+
+    /** Takes the dirty bytes {@code mask} of {@code line} from the line at byte {@code at} of {@code src} (an L1 sector's data). */
+    void writeBackLine(Allocation a, long line, long mask, MemorySegment src, long at) {
+        long block = line & -CacheGeometry.SECTOR_SIZE;
+        int s = set(block);
+        int i = s * SET;
+        int t = stripe(s);
+        stripes.lock(t);
+        try {
+            claim(s, i, a, block);
+            merge(s, i, (int) (line - block) / LINE, mask, src, at);
+        } finally {
+            stripes.unlock(t);
+        }
+    }
+
+    /** Under the set's lock: merges the bytes {@code mask} of line {@code k} from the line at byte {@code at} of {@code src} into set {@code s} (claimed), dirty. */
+    private void merge(int s, int i, int k, long mask, MemorySegment src, long at) {
+        CacheLines.copyMasked(mask, src, at, sets, i + DATA + k * WORDS);
+        sets[i + VALID + k] |= mask;
+        sets[i + DIRTY + k] |= mask;
+        markDirty(s);
     }
 
     /**
@@ -127,73 +315,78 @@ final class AgentCache {
      * respect to every other access of the agent (coarse-grained memory's coherence point).
      */
     long atomic(Allocation a, long address, int size, AtomicOp op, long x, long y, MemoryOrder order) {
-        long line = address & -CacheLines.LINE;
-        int offset = (int) (address - line);
-        long mask = CacheLines.bytes(offset, size);
-        int s = lines.set(line);
-        stripes.lock(stripe(s));
+        long block = address & -CacheGeometry.SECTOR_SIZE;
+        int offset = (int) (address - block);
+        int k = offset / LINE;
+        long mask = CacheLines.bytes(offset % LINE, size);
+        int s = set(block);
+        int i = s * SET;
+        int t = stripe(s);
+        stripes.lock(t);
         try {
-            claim(s, a, line);
-            fill(s, a, line, mask);
-            long result = op.apply(lines.data, (long) s * CacheLines.LINE + offset, size, x, y, order);
+            claim(s, i, a, block);
+            fill(i, a, block, k, mask);
+            long result = op.apply(data, (long) (i + DATA) * Long.BYTES + offset, size, x, y, order);
             if (op.writes()) {
-                lines.dirty[s] |= mask;
+                sets[i + DIRTY + k] |= mask;
+                markDirty(s);
             }
             return result;
         } finally {
-            stripes.unlock(stripe(s));
+            stripes.unlock(t);
         }
     }
 
     /** Before an atomic at home: moves the dirty bytes of {@code mask} of {@code line} home and drops them here. */
     void evictBytes(Allocation a, long line, long mask) {
-        int s = lines.set(line);
-        stripes.lock(stripe(s));
+        long block = line & -CacheGeometry.SECTOR_SIZE;
+        int k = (int) (line - block) / LINE;
+        int s = set(block);
+        int i = s * SET;
+        int t = stripe(s);
+        stripes.lock(t);
         try {
-            if (lines.holds(s, a, line)) {
-                long d = lines.dirty[s] & mask;
+            catchUp(s, i);
+            if (holds(s, i, a, block)) {
+                long d = sets[i + DIRTY + k] & mask;
                 if (d != 0) {
-                    lines.writeHome(s, d);
+                    CacheLines.writeHome(d, a, line, sets, data, i + DATA + k * WORDS);
                 }
-                lines.dirty[s] &= ~mask;
-                lines.valid[s] &= ~mask;
+                sets[i + DIRTY + k] &= ~mask;
+                sets[i + VALID + k] &= ~mask;
             }
         } finally {
-            stripes.unlock(stripe(s));
+            stripes.unlock(t);
         }
     }
 
-    /** Writes every dirty byte home (fine-grained lines only when {@code fineOnly}); the lines stay, clean. */
+    /** Writes every dirty byte home (of fine-grained sectors only when {@code fineOnly}); the sectors stay, clean. */
     void writeBackHome(boolean fineOnly) {
         for (int t = 0; t < STRIPES; t++) {
             stripes.lock(t);
             try {
-                forOccupied(t, s -> {
-                    long d = lines.dirty[s];
-                    if (d != 0 && (!fineOnly || !lines.owners[s].coarseGrainedAt(lines.tags[s]))) {
-                        lines.writeHome(s, d);
-                        lines.dirty[s] = 0;
+                for (int w = t * wordsPerStripe; w < (t + 1) * wordsPerStripe; w++) {
+                    long bits = dirtySets[w];
+                    while (bits != 0) {
+                        int s = (t << stripeShift) + (w - t * wordsPerStripe) * Long.SIZE + Long.numberOfTrailingZeros(bits);
+                        bits &= bits - 1;
+                        int i = s * SET;
+                        if (!fineOnly || !owners[s].coarseGrainedAt(sets[i + TAG])) {
+                            writeHome(s, i);
+                        }
                     }
-                });
+                }
             } finally {
                 stripes.unlock(t);
             }
         }
     }
 
-    /** Drops every clean byte (of fine-grained lines only when {@code fineOnly}); dirty bytes stay. */
+    /**
+     * Drops every clean byte (of fine-grained sectors only when {@code fineOnly}); dirty bytes stay.
+     * Lazy: counts the invalidation, and each set applies it before its next use ({@link #catchUp}).
+     */
     void invalidateClean(boolean fineOnly) {
-        for (int t = 0; t < STRIPES; t++) {
-            stripes.lock(t);
-            try {
-                forOccupied(t, s -> {
-                    if (!fineOnly || !lines.owners[s].coarseGrainedAt(lines.tags[s])) {
-                        dropClean(s);
-                    }
-                });
-            } finally {
-                stripes.unlock(t);
-            }
-        }
+        EPOCH.getAndAdd(epochs, fineOnly ? FINE_EPOCH : FULL_EPOCH, 1L);
     }
 }

@@ -70,10 +70,10 @@ public final class CoherenceModel {
         this.acquireEpochs = new AtomicLongArray(cachedUnits.length);
         for (int agent = 0; agent < cachedUnits.length; agent++) {
             if (cachedUnits[agent] > 0) {
-                agentCaches[agent] = new AgentCache(geometry.l2Lines());
+                agentCaches[agent] = new AgentCache(geometry.l2Sectors());
                 unitCaches[agent] = new UnitCache[cachedUnits[agent]];
                 for (int u = 0; u < cachedUnits[agent]; u++) {
-                    unitCaches[agent][u] = new UnitCache(this, agentCaches[agent], agent, geometry.l1Lines());
+                    unitCaches[agent][u] = new UnitCache(this, agentCaches[agent], agent, geometry.l1Sectors());
                 }
             }
         }
@@ -126,8 +126,8 @@ public final class CoherenceModel {
     }
 
     /** A cursor for the plain element accesses of a view of {@code a}. */
-    public LineCursor cursor(Allocation a) {
-        return new LineCursor(this, a);
+    public SectorCursor cursor(Allocation a) {
+        return new SectorCursor(this, a);
     }
 
     /** Copies {@code bytes} bytes from {@code src} in {@code sa} to {@code dst} in {@code da} with plain accesses. */

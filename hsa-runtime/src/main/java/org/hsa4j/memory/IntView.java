@@ -19,8 +19,8 @@ public final class IntView {
     /** Fidelity mode's model, or null: then every access goes straight to the segment. */
     private final CoherenceModel model;
     private final Allocation allocation;
-    /** Fidelity mode: the plain element accesses, with the last L1 line they touched; null when the mode is off. */
-    private final LineCursor cursor;
+    /** Fidelity mode: the plain element accesses, with the last L1 sector they touched; null when the mode is off. */
+    private final SectorCursor cursor;
     /** Number of elements. */
     private final long length;
 

@@ -4,14 +4,23 @@ import java.nio.ByteOrder;
 
 /**
  * The L1 of one GPU compute unit in fidelity mode (workgroup scope): private to the unit's thread,
- * so it has no lock. Loads fill missing bytes from the agent's L2; stores stay here, dirty, until an
- * agent- or system-scope release, the end of a workgroup of a packet with an agent or system release
- * fence, or an eviction writes them back to the L2. Direct-mapped: set {@code s} is {@link CacheLine}
- * {@code lines[s]}, one object for the life of the cache.
+ * so it has no lock. Direct-mapped by sector ({@link CacheSector}: an aligned block of
+ * {@link CacheGeometry#SECTOR_LINES} lines), one object per set for the life of the cache.
+ *
+ * <p>A load that misses fills every byte of its sector that lies inside the allocation and holds
+ * no value yet, from the agent's L2 in one call (one L2 lock: the sector's lines sit in
+ * consecutive L2 sets of one stripe), so the next lines of a stream are already here. Filling the
+ * neighbours early changes nothing a program may rely on: they are as fresh as the missed line,
+ * and any acquire that would have made a later read fresh drops them. A store never fetches: its
+ * bytes stay here, dirty, until an agent- or system-scope release, the end of a workgroup of a
+ * packet with an agent or system release fence, or an eviction writes them back to the L2, the
+ * sector's dirty bytes in one call.
  */
 final class UnitCache {
     private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
-    private static final int LINE = CacheLine.LINE;
+    private static final int LINE = CacheGeometry.LINE_SIZE;
+    private static final int SECTOR = CacheGeometry.SECTOR_SIZE;
+    private static final int LINES = CacheGeometry.SECTOR_LINES;
 
     /** The model this cache belongs to (a thread of another runtime's model never uses it). */
     final CoherenceModel model;
@@ -29,91 +38,107 @@ final class UnitCache {
      * ever find itself here.
      */
     Thread runner;
-    private final CacheLine[] lines;
+    private final CacheSector[] sectors;
+    /** Per line of a sector being filled, the bytes it needs from the L2 (the unit's thread only). */
+    private final long[] need = new long[LINES];
+    /** Per line of a sector being written back, its dirty bytes (the unit's thread only). */
+    private final long[] scratch = new long[LINES];
 
-    UnitCache(CoherenceModel model, AgentCache l2, int agent, int lineCount) {
+    UnitCache(CoherenceModel model, AgentCache l2, int agent, int sectorCount) {
         this.model = model;
         this.l2 = l2;
         this.agent = agent;
-        this.lines = new CacheLine[lineCount];
-        for (int s = 0; s < lineCount; s++) {
-            lines[s] = new CacheLine(this);
+        this.sectors = new CacheSector[sectorCount];
+        for (int s = 0; s < sectorCount; s++) {
+            sectors[s] = new CacheSector(this);
         }
     }
 
-    private CacheLine setOf(long line) {
-        return lines[CacheGeometry.set(line, lines.length)];
+    /** A per-line mask array for the unit's thread, reused by every call. */
+    long[] scratch() {
+        return scratch;
     }
 
-    private void evict(CacheLine l) {
-        if (l.dirty != 0) {
-            l2.writeBack(l.owner, l.tag, l.dirty, l.words);
+    private CacheSector sectorOf(long block) {
+        return sectors[CacheGeometry.sector(block, sectors.length)];
+    }
+
+    /** Writes the dirty bytes of the block {@code c} holds back to the L2, before {@code c} takes another. */
+    private void evict(CacheSector c) {
+        long[] dirty = c.dirtyMasks();
+        if (dirty != null) {
+            l2.writeBack(c.owner, c.tag, c, dirty);
         }
-        l.clear();
     }
 
     /**
      * Loads {@code size} bytes (1, 2, 4 or 8) at {@code address} of {@code a}, as bits (inside a line
-     * sign-extended as {@link CacheLines#get}). A hit (the set holds the line and the bytes are valid) touches
-     * nothing but this cache; a miss takes the line's missing bytes from the L2. An access that
+     * sign-extended as {@link CacheLines#get}). A hit (the set holds the block and the bytes hold
+     * values) touches nothing but this cache; a miss fills the sector from the L2. An access that
      * crosses a line goes byte by byte.
      */
     long load(Allocation a, long address, int size) {
-        long line = address & -LINE;
-        int offset = (int) (address - line);
-        if (offset + size > LINE) {
+        int inLine = (int) (address & (LINE - 1));
+        if (inLine + size > LINE) {
             return loadBytes(a, address, size);
         }
-        long mask = CacheLines.bytes(offset, size);
-        CacheLine l = setOf(line);
-        if (l.tag != line || l.owner != a || (l.valid & mask) != mask) {
-            miss(a, line, l);
+        long block = address & -SECTOR;
+        int offset = (int) (address - block);
+        long mask = CacheLines.bytes(inLine, size);
+        CacheSector c = sectorOf(block);
+        if (!c.holds(a, block) || (c.held(offset / LINE) & mask) != mask) {
+            miss(a, block, c);
         }
-        return l.get(offset, size);
+        return c.get(offset, size);
     }
 
-    /** The line holding {@code address} of {@code a} with every byte of it inside {@code a} valid, filled from the L2 when it is not. */
-    CacheLine lineForLoad(Allocation a, long address) {
-        long line = address & -LINE;
-        CacheLine l = setOf(line);
-        long inside = CacheLines.inside(a, line);
-        if (!l.holds(a, line) || (l.valid & inside) != inside) {
-            miss(a, line, l);
+    /** The sector holding {@code address} of {@code a} with every byte of it inside {@code a} holding a value, filled from the L2 when it is not. */
+    CacheSector sectorForLoad(Allocation a, long address) {
+        long block = address & -SECTOR;
+        CacheSector c = sectorOf(block);
+        if (!c.holds(a, block) || !c.whole()) {
+            miss(a, block, c);
         }
-        return l;
+        return c;
     }
 
-    /** Makes {@code l} hold every byte of {@code line} inside {@code a}, evicting the line it held. */
-    private void miss(Allocation a, long line, CacheLine l) {
-        if (!l.holds(a, line)) {
-            evict(l);
-            l.assign(a, line);
+    /** Makes {@code c} hold every byte of {@code block} inside {@code a}, evicting the block it held. */
+    private void miss(Allocation a, long block, CacheSector c) {
+        if (!c.holds(a, block)) {
+            evict(c);
+            c.assign(a, block);
         }
-        long need = CacheLines.inside(a, line) & ~l.valid;
-        l2.fetch(a, line, need, l.words);
-        l.valid |= need;
+        long any = 0;
+        for (int k = 0; k < LINES; k++) {
+            need[k] = CacheLines.inside(a, block + (long) k * LINE) & ~c.held(k);
+            any |= need[k];
+        }
+        if (any != 0) {
+            l2.fetch(a, block, need, c);
+            for (int k = 0; k < LINES; k++) {
+                c.valid[k] |= need[k];
+            }
+        }
     }
 
     /** Stores the low {@code size} bytes (1, 2, 4 or 8) of {@code bits} at {@code address}: dirty here, nothing fetched. */
     void store(Allocation a, long address, int size, long bits) {
-        long line = address & -LINE;
-        int offset = (int) (address - line);
-        if (offset + size > LINE) {
+        if ((int) (address & (LINE - 1)) + size > LINE) {
             storeBytes(a, address, size, bits);
             return;
         }
-        lineForStore(a, line).put(offset, size, bits);
+        sectorForStore(a, address).put((int) (address & (SECTOR - 1)), size, bits);
     }
 
-    /** The line holding {@code address} of {@code a}, taken over (the old line written back) when the set held another; nothing fetched. */
-    CacheLine lineForStore(Allocation a, long address) {
-        long line = address & -LINE;
-        CacheLine l = setOf(line);
-        if (!l.holds(a, line)) {
-            evict(l);
-            l.assign(a, line);
+    /** The sector holding {@code address} of {@code a}, taken over (the old block written back) when the set held another; nothing fetched. */
+    CacheSector sectorForStore(Allocation a, long address) {
+        long block = address & -SECTOR;
+        CacheSector c = sectorOf(block);
+        if (!c.holds(a, block)) {
+            evict(c);
+            c.assign(a, block);
         }
-        return l;
+        return c;
     }
 
     /** A load that crosses a line, one byte at a time (the bytes in memory order make the value in native order; not sign-extended). */
@@ -139,23 +164,26 @@ final class UnitCache {
      * no clean copy in this L1 shadows the atomic's location afterwards.
      */
     void prepareAtomic(Allocation a, long line, long mask) {
-        CacheLine l = setOf(line);
-        if (l.holds(a, line)) {
-            long d = l.dirty & mask;
+        long block = line & -SECTOR;
+        CacheSector c = sectorOf(block);
+        if (c.holds(a, block)) {
+            int k = (int) (line - block) / LINE;
+            long d = c.dirtyMask(k) & mask;
             if (d != 0) {
-                l2.writeBack(a, line, d, l.words);
-                l.dirty &= ~mask;
+                l2.writeBackLine(a, line, d, c.segment, (long) k * LINE);
+                c.forget(k, d);
             }
-            l.dropClean();
+            c.dropLine(k);
         }
     }
 
-    /** Release at agent scope or wider: every dirty byte goes to the L2; the lines stay, clean. */
+    /** Release at agent scope or wider: every dirty byte goes to the L2; the sectors stay, clean. */
     void writeBack() {
-        for (CacheLine l : lines) {
-            if (l.dirty != 0) {
-                l2.writeBack(l.owner, l.tag, l.dirty, l.words);
-                l.dirty = 0;
+        for (CacheSector c : sectors) {
+            long[] dirty;
+            if (c.tag != 0 && (dirty = c.dirtyMasks()) != null) {
+                l2.writeBack(c.owner, c.tag, c, dirty);
+                c.wroteBack(dirty);
             }
         }
     }
@@ -163,16 +191,16 @@ final class UnitCache {
     /** The unit stops running kernel code: no lease may outlive that. */
     void stop() {
         runner = null;
-        for (CacheLine l : lines) {
-            l.revoke();
+        for (CacheSector c : sectors) {
+            c.revoke();
         }
     }
 
     /** Acquire at agent scope or wider: every clean byte is dropped; the unit's own dirty bytes stay. */
     void invalidateClean() {
-        for (CacheLine l : lines) {
-            if (l.valid != 0) {
-                l.dropClean();
+        for (CacheSector c : sectors) {
+            if (c.tag != 0) {
+                c.dropClean();
             }
         }
     }

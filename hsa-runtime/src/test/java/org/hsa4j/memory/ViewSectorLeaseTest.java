@@ -17,13 +17,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Fidelity mode through the typed views, whose element accesses take a lease on the L1 line they
- * touched last ({@link LineCursor}): a lease must give exactly what the cache gives, so every
+ * Fidelity mode through the typed views, whose element accesses take a lease on the L1 sector they
+ * touched last ({@link SectorCursor}): a lease must give exactly what the cache gives, so every
  * change of the line (an acquire dropping it, an eviction, the end of a workgroup) must end it,
  * and a view shared by two compute units must never serve one unit from the other's L1.
  */
 @Timeout(60)
-class ViewLineLeaseTest {
+class ViewSectorLeaseTest {
     private static final long SPIN_LIMIT_NANOS = 20_000_000_000L;
     private static final int OLD = 0;
     private static final int NEW = 42;

@@ -1,13 +1,13 @@
 package org.hsa4j.memory;
 
 /**
- * The plain element accesses of one view in fidelity mode, holding the {@link LineLease} of the L1
- * line it touched last: the next access to the same line by the same compute unit reads or writes
- * the line's words after one thread compare and one mask test, with no cache lookup. Anything else
- * (another line, an access not aligned to its size, a revoked lease, a load through a lease granted
- * for a store to a line not yet whole, another thread, a host thread) goes through the unit's
- * {@link UnitCache} or {@link CoherenceModel}, which give the same result, only slower; that path
- * takes the lease of the line it used when it can.
+ * The plain element accesses of one view in fidelity mode, holding the {@link SectorLease} of the
+ * L1 sector it touched last: the next access to the same sector by the same compute unit reads or
+ * writes the sector's data after one thread compare and one mask test, with no cache lookup.
+ * Anything else (another sector, an access not aligned to its size, a revoked lease, a load through
+ * a lease granted for a store to a sector not yet whole, another thread, a host thread) goes through
+ * the unit's {@link UnitCache} or {@link CoherenceModel}, which give the same result, only slower;
+ * that path takes the lease of the sector it used when it can.
  *
  * <h2>Why it is safe to share</h2>
  * A view may be used by many units at once, but the cursor holds one lease: a unit takes it over
@@ -16,15 +16,16 @@ package org.hsa4j.memory;
  * lease is immutable but for its bases, which only its own thread writes, so whatever lease a
  * racing write leaves here, a thread uses only its own.
  */
-public final class LineCursor {
-    private static final int LINE = CacheLine.LINE;
+public final class SectorCursor {
+    private static final int LINE = CacheGeometry.LINE_SIZE;
+    private static final int SECTOR = CacheGeometry.SECTOR_SIZE;
 
     private final CoherenceModel model;
     private final Allocation allocation;
-    /** The lease taken last; {@link LineLease#NONE} before the first. */
-    private LineLease lease = LineLease.NONE;
+    /** The lease taken last; {@link SectorLease#NONE} before the first. */
+    private SectorLease lease = SectorLease.NONE;
 
-    LineCursor(CoherenceModel model, Allocation allocation) {
+    SectorCursor(CoherenceModel model, Allocation allocation) {
         this.model = model;
         this.allocation = allocation;
     }
@@ -34,9 +35,9 @@ public final class LineCursor {
      * as bits (sign-extended as {@link CoherenceModel#load}); bounds checked by the caller.
      */
     public long load(long address, int size) {
-        LineLease l = lease;
-        if (l.thread == Thread.currentThread() && LineLease.covers(l.loadBase, address, size)) {
-            return CacheLine.get(l.words, (int) (address - l.loadBase), size);
+        SectorLease l = lease;
+        if (l.thread == Thread.currentThread() && SectorLease.covers(l.loadBase, address, size)) {
+            return CacheSector.get(l.ints, (int) (address - l.loadBase), size);
         }
         return loadMiss(address, size);
     }
@@ -46,16 +47,18 @@ public final class LineCursor {
         if ((int) (address & (LINE - 1)) + size > LINE || (c = cache()) == null) {
             return model.load(allocation, address, size);
         }
-        CacheLine l = c.lineForLoad(allocation, address);
-        take(l);
-        return l.get((int) (address & (LINE - 1)), size);
+        CacheSector s = c.sectorForLoad(allocation, address);
+        if (mayTake()) {
+            lease = s.grantLoads();
+        }
+        return s.get((int) (address & (SECTOR - 1)), size);
     }
 
     /** A plain store of the low {@code size} (1, 2, 4 or 8) bytes of {@code bits} at {@code address}; bounds checked by the caller. */
     public void store(long address, int size, long bits) {
-        LineLease l = lease;
-        if (l.thread == Thread.currentThread() && LineLease.covers(l.storeBase, address, size)) {
-            l.line.putInWord((int) (address - l.storeBase), size, bits);
+        SectorLease l = lease;
+        if (l.thread == Thread.currentThread() && SectorLease.covers(l.storeBase, address, size)) {
+            CacheSector.put(l.ints, (int) (address - l.storeBase), size, bits);
             return;
         }
         storeMiss(address, size, bits);
@@ -67,9 +70,11 @@ public final class LineCursor {
             model.store(allocation, address, size, bits);
             return;
         }
-        CacheLine l = c.lineForStore(allocation, address);
-        take(l);
-        l.put((int) (address & (LINE - 1)), size, bits);
+        CacheSector s = c.sectorForStore(allocation, address);
+        if (mayTake()) {
+            lease = s.grantStores();
+        }
+        s.put((int) (address & (SECTOR - 1)), size, bits);
     }
 
     /**
@@ -80,20 +85,18 @@ public final class LineCursor {
         if (allocation.uncached) {
             return null;
         }
-        LineLease held = lease;
+        SectorLease held = lease;
         Thread me = Thread.currentThread();
         if (held.thread == me) {
-            UnitCache c = held.line.cache;
+            UnitCache c = held.sector.cache;
             return c.runner == me ? c : null;
         }
         return model.current();
     }
 
-    /** Takes the lease of {@code l} (the caller's line) unless another thread's lease in force is held here. */
-    private void take(CacheLine l) {
-        LineLease held = lease;
-        if (held.thread == Thread.currentThread() || held.storeBase == LineLease.REVOKED) {
-            lease = l.grant();
-        }
+    /** True when the caller may take a lease here: the one held is its own, or no longer in force. */
+    private boolean mayTake() {
+        SectorLease held = lease;
+        return held.thread == Thread.currentThread() || held.storeBase == SectorLease.REVOKED && held.loadBase == SectorLease.REVOKED;
     }
 }
