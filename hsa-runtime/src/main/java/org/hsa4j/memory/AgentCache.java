@@ -185,7 +185,7 @@ final class AgentCache {
     private void claim(int s, int i, Allocation a, long block) {
         catchUp(s, i);
         if (!holds(s, i, a, block)) {
-            if (sets[i + TAG] != 0) {
+            if ((sets[i + DIRTY] | sets[i + DIRTY + 1] | sets[i + DIRTY + 2] | sets[i + DIRTY + 3]) != 0) {
                 writeHome(s, i);
             }
             sets[i + TAG] = block;

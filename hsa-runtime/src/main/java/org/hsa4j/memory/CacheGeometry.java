@@ -6,16 +6,19 @@ import org.hsa4j.runtime.HsaStatus;
 /**
  * Geometry of the fidelity mode's caches (the descriptor of {@link CoherenceModel}'s storage).
  *
- * <p>Both levels keep per-byte valid and dirty masks per 64-byte line, and both are direct-mapped
- * by <em>sector</em>: an aligned block of {@link #SECTOR_LINES} consecutive lines of one
- * allocation, allocated, filled and written back together, so a stream through memory costs one
- * L1 miss, one L2 lock and one tag check per sector instead of per line, and a view's lease covers
- * a whole sector. A sector's set mixes the SVM allocation slot into the sector number (see
- * {@link #sector}), so byte 0 of two allocations do not compete for one set, while consecutive
- * sectors of one allocation fill consecutive sets (a streaming kernel over three arrays does not
- * thrash).
+ * <p>Both levels keep per-byte valid and dirty masks per 64-byte line, and both are organized by
+ * <em>sector</em>: an aligned block of {@link #SECTOR_LINES} consecutive lines of one allocation,
+ * allocated, filled and written back together, so a stream through memory costs one L1 miss, one
+ * L2 lock and one tag check per sector instead of per line, and a view's lease covers a whole
+ * sector. The L2 is direct-mapped; the L1 is {@link #L1_WAYS}-way set-associative, because the
+ * streams of a kernel move through their arrays in step, so two arrays whose sectors met in one
+ * direct-mapped set would meet there at every element and evict each other at every access. A
+ * sector's set mixes the SVM allocation slot into the sector number (see {@link #sector}), so byte
+ * 0 of two allocations do not compete for one set, while consecutive sectors of one allocation
+ * fill consecutive sets.
  *
- * @param l1Lines lines of each compute unit's private L1 (workgroup scope); a power of two, at least {@link #SECTOR_LINES}
+ * @param l1Lines lines of each compute unit's private L1 (workgroup scope); a power of two, at least
+ *                {@link #SECTOR_LINES} times {@link #L1_WAYS}
  * @param l2Lines lines of each GPU agent's shared L2 (agent scope); a power of two, at least
  *                {@link #L2_STRIPES} sectors
  */
@@ -30,6 +33,8 @@ public record CacheGeometry(int l1Lines, int l2Lines) {
     public static final int SECTOR_SIZE = SECTOR_LINES * LINE_SIZE;
     /** log2 of {@link #SECTOR_SIZE}. */
     public static final int SECTOR_SHIFT = 8;
+    /** Ways of each L1 set: sectors that share a set and are looked up together. */
+    public static final int L1_WAYS = 4;
     /** Number of locks guarding an L2, each over an equal contiguous range of its sets. */
     public static final int L2_STRIPES = 64;
     /** Default L1: 16 KiB per compute unit, as on CDNA. */
@@ -71,10 +76,11 @@ public record CacheGeometry(int l1Lines, int l2Lines) {
     static final int L2_SET_LONGS = L2_DATA + SECTOR_SIZE / Long.BYTES;
 
     public CacheGeometry {
-        if (Integer.bitCount(l1Lines) != 1 || Integer.bitCount(l2Lines) != 1 || l1Lines < SECTOR_LINES
+        if (Integer.bitCount(l1Lines) != 1 || Integer.bitCount(l2Lines) != 1 || l1Lines < SECTOR_LINES * L1_WAYS
                 || l2Lines < L2_STRIPES * SECTOR_LINES) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "cache line counts must be powers of two (L1 at least "
-                    + SECTOR_LINES + ", L2 at least " + L2_STRIPES * SECTOR_LINES + "), were " + l1Lines + " and " + l2Lines);
+                    + SECTOR_LINES * L1_WAYS + ", L2 at least " + L2_STRIPES * SECTOR_LINES + "), were " + l1Lines
+                    + " and " + l2Lines);
         }
     }
 
@@ -83,9 +89,9 @@ public record CacheGeometry(int l1Lines, int l2Lines) {
         return new CacheGeometry(DEFAULT_L1_LINES, DEFAULT_L2_LINES);
     }
 
-    /** Sectors of each compute unit's L1. */
-    public int l1Sectors() {
-        return l1Lines / SECTOR_LINES;
+    /** Sets of each compute unit's L1 ({@link #L1_WAYS} sectors each). */
+    public int l1Sets() {
+        return l1Lines / SECTOR_LINES / L1_WAYS;
     }
 
     /** Sectors of each GPU agent's L2. */

@@ -73,7 +73,7 @@ public final class CoherenceModel {
                 agentCaches[agent] = new AgentCache(geometry.l2Sectors());
                 unitCaches[agent] = new UnitCache[cachedUnits[agent]];
                 for (int u = 0; u < cachedUnits[agent]; u++) {
-                    unitCaches[agent][u] = new UnitCache(this, agentCaches[agent], agent, geometry.l1Sectors());
+                    unitCaches[agent][u] = new UnitCache(this, agentCaches[agent], agent, geometry.l1Sets());
                 }
             }
         }

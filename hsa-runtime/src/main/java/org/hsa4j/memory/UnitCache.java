@@ -4,8 +4,10 @@ import java.nio.ByteOrder;
 
 /**
  * The L1 of one GPU compute unit in fidelity mode (workgroup scope): private to the unit's thread,
- * so it has no lock. Direct-mapped by sector ({@link CacheSector}: an aligned block of
- * {@link CacheGeometry#SECTOR_LINES} lines), one object per set for the life of the cache.
+ * so it has no lock. {@link CacheGeometry#L1_WAYS}-way set-associative by sector
+ * ({@link CacheSector}: an aligned block of {@link CacheGeometry#SECTOR_LINES} lines), one object
+ * per way for the life of the cache. A miss takes an empty way of its set, else the way filled
+ * longest ago (first in, first out: a stream's sectors come back to a set in the order they left).
  *
  * <p>A load that misses fills every byte of its sector that lies inside the allocation and holds
  * no value yet, from the agent's L2 in one call (one L2 lock: the sector's lines sit in
@@ -21,6 +23,7 @@ final class UnitCache {
     private static final int LINE = CacheGeometry.LINE_SIZE;
     private static final int SECTOR = CacheGeometry.SECTOR_SIZE;
     private static final int LINES = CacheGeometry.SECTOR_LINES;
+    private static final int WAYS = CacheGeometry.L1_WAYS;
 
     /** The model this cache belongs to (a thread of another runtime's model never uses it). */
     final CoherenceModel model;
@@ -38,18 +41,25 @@ final class UnitCache {
      * ever find itself here.
      */
     Thread runner;
+    /** The ways of set {@code s} at {@code s * WAYS ..}. */
     private final CacheSector[] sectors;
+    /** Per set, the way the next miss replaces when none is empty. */
+    private final byte[] nextVictim;
+    private final int setCount;
     /** Per line of a sector being filled, the bytes it needs from the L2 (the unit's thread only). */
     private final long[] need = new long[LINES];
     /** Per line of a sector being written back, its dirty bytes (the unit's thread only). */
     private final long[] scratch = new long[LINES];
 
-    UnitCache(CoherenceModel model, AgentCache l2, int agent, int sectorCount) {
+    /** An L1 of {@code setCount} sets (a power of two) of {@link CacheGeometry#L1_WAYS} sectors. */
+    UnitCache(CoherenceModel model, AgentCache l2, int agent, int setCount) {
         this.model = model;
         this.l2 = l2;
         this.agent = agent;
-        this.sectors = new CacheSector[sectorCount];
-        for (int s = 0; s < sectorCount; s++) {
+        this.setCount = setCount;
+        this.sectors = new CacheSector[setCount * WAYS];
+        this.nextVictim = new byte[setCount];
+        for (int s = 0; s < sectors.length; s++) {
             sectors[s] = new CacheSector(this);
         }
     }
@@ -59,8 +69,35 @@ final class UnitCache {
         return scratch;
     }
 
-    private CacheSector sectorOf(long block) {
-        return sectors[CacheGeometry.sector(block, sectors.length)];
+    /** The sector holding {@code block} of {@code a}, or null. */
+    private CacheSector find(Allocation a, long block) {
+        int first = CacheGeometry.sector(block, setCount) * WAYS;
+        for (int w = first; w < first + WAYS; w++) {
+            if (sectors[w].holds(a, block)) {
+                return sectors[w];
+            }
+        }
+        return null;
+    }
+
+    /** A sector of {@code block}'s set made to hold an empty copy of {@code block} of {@code a}: an empty way, else the oldest, written back first. */
+    private CacheSector replace(Allocation a, long block) {
+        int set = CacheGeometry.sector(block, setCount);
+        int first = set * WAYS;
+        CacheSector c = null;
+        for (int w = first; w < first + WAYS && c == null; w++) {
+            if (sectors[w].tag == 0) {
+                c = sectors[w];
+            }
+        }
+        if (c == null) {
+            int way = nextVictim[set];
+            nextVictim[set] = (byte) ((way + 1) % WAYS);
+            c = sectors[first + way];
+            evict(c);
+        }
+        c.assign(a, block);
+        return c;
     }
 
     /** Writes the dirty bytes of the block {@code c} holds back to the L2, before {@code c} takes another. */
@@ -85,9 +122,9 @@ final class UnitCache {
         long block = address & -SECTOR;
         int offset = (int) (address - block);
         long mask = CacheLines.bytes(inLine, size);
-        CacheSector c = sectorOf(block);
-        if (!c.holds(a, block) || (c.held(offset / LINE) & mask) != mask) {
-            miss(a, block, c);
+        CacheSector c = find(a, block);
+        if (c == null || (c.held(offset / LINE) & mask) != mask) {
+            c = miss(a, block, c);
         }
         return c.get(offset, size);
     }
@@ -95,18 +132,21 @@ final class UnitCache {
     /** The sector holding {@code address} of {@code a} with every byte of it inside {@code a} holding a value, filled from the L2 when it is not. */
     CacheSector sectorForLoad(Allocation a, long address) {
         long block = address & -SECTOR;
-        CacheSector c = sectorOf(block);
-        if (!c.holds(a, block) || !c.whole()) {
-            miss(a, block, c);
+        CacheSector c = find(a, block);
+        if (c == null || !c.whole()) {
+            c = miss(a, block, c);
         }
         return c;
     }
 
-    /** Makes {@code c} hold every byte of {@code block} inside {@code a}, evicting the block it held. */
-    private void miss(Allocation a, long block, CacheSector c) {
-        if (!c.holds(a, block)) {
-            evict(c);
-            c.assign(a, block);
+    /** Makes a sector hold every byte of {@code block} inside {@code a}: {@code c}, which holds it already, or a replaced one when {@code c} is null. */
+    private CacheSector miss(Allocation a, long block, CacheSector c) {
+        if (c == null) {
+            c = replace(a, block);
+            if (block + SECTOR <= a.base + a.size) {
+                fetchWhole(a, block, c);
+                return c;
+            }
         }
         long any = 0;
         for (int k = 0; k < LINES; k++) {
@@ -118,6 +158,18 @@ final class UnitCache {
             for (int k = 0; k < LINES; k++) {
                 c.valid[k] |= need[k];
             }
+        }
+        return c;
+    }
+
+    /** Fills {@code c}, just assigned to a block wholly inside {@code a}, with every byte of it. */
+    private void fetchWhole(Allocation a, long block, CacheSector c) {
+        for (int k = 0; k < LINES; k++) {
+            need[k] = -1L;
+        }
+        l2.fetch(a, block, need, c);
+        for (int k = 0; k < LINES; k++) {
+            c.valid[k] = -1L;
         }
     }
 
@@ -133,12 +185,8 @@ final class UnitCache {
     /** The sector holding {@code address} of {@code a}, taken over (the old block written back) when the set held another; nothing fetched. */
     CacheSector sectorForStore(Allocation a, long address) {
         long block = address & -SECTOR;
-        CacheSector c = sectorOf(block);
-        if (!c.holds(a, block)) {
-            evict(c);
-            c.assign(a, block);
-        }
-        return c;
+        CacheSector c = find(a, block);
+        return c != null ? c : replace(a, block);
     }
 
     /** A load that crosses a line, one byte at a time (the bytes in memory order make the value in native order; not sign-extended). */
@@ -165,8 +213,8 @@ final class UnitCache {
      */
     void prepareAtomic(Allocation a, long line, long mask) {
         long block = line & -SECTOR;
-        CacheSector c = sectorOf(block);
-        if (c.holds(a, block)) {
+        CacheSector c = find(a, block);
+        if (c != null) {
             int k = (int) (line - block) / LINE;
             long d = c.dirtyMask(k) & mask;
             if (d != 0) {

@@ -10,9 +10,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Fidelity mode's caches on their own, driven from the test thread: two units' L1s over one
- * agent's L2 (the smallest one, so sets collide), and the allocations of a runtime whose host
- * reads and writes home. Each test is one rule of the model: what a level keeps, what an
+ * Fidelity mode's caches on their own, driven from the test thread: two units' L1s of one set
+ * each (its ways are the whole L1) over one agent's L2 (the smallest one, so sets collide), and
+ * the allocations of a runtime whose host reads and writes home. Each test is one rule of the model: what a level keeps, what an
  * invalidation drops, what a write-back moves.
  */
 class CacheHierarchyTest {
@@ -30,8 +30,8 @@ class CacheHierarchyTest {
     void start() {
         rt = HsaRuntime.init(RuntimeConfig.builder().computeUnits(1).build());
         l2 = new AgentCache(L2_SETS);
-        unitA = new UnitCache(null, l2, 0, 4);
-        unitB = new UnitCache(null, l2, 0, 4);
+        unitA = new UnitCache(null, l2, 0, 1);
+        unitB = new UnitCache(null, l2, 0, 1);
     }
 
     @AfterEach
@@ -201,6 +201,30 @@ class CacheHierarchyTest {
         assertEquals(NEW, home(a, 64), "the atomic at home sees the unit's earlier store");
         setHome(a, 64, NEW + 1);
         assertEquals(NEW + 1, load(unitA, a, 64), "no stale copy of the atomic's location is left above it");
+    }
+
+    @Test
+    void shouldKeepSectorsThatShareASetInItsWays() {
+        Allocation a = fine(SECTOR);
+        Allocation b = fine(SECTOR);
+        Allocation c = fine(SECTOR);
+        store(unitA, a, 4, NEW);
+        load(unitA, b, 0);
+        load(unitA, c, 0);
+        assertEquals(OLD, load(unitB, a, 4), "three streams in one set stay in its ways; none wrote a back");
+    }
+
+    @Test
+    void shouldReplaceTheOldestWayOfAFullSet() {
+        Allocation a = fine((CacheGeometry.L1_WAYS + 1L) * SECTOR);
+        store(unitA, a, 0, NEW);
+        for (int k = 1; k < CacheGeometry.L1_WAYS; k++) {
+            load(unitA, a, (long) k * SECTOR);
+        }
+        assertEquals(OLD, load(unitB, a, 0), "the set still holds the stored sector");
+        load(unitA, a, (long) CacheGeometry.L1_WAYS * SECTOR);
+        unitB.invalidateClean();
+        assertEquals(NEW, load(unitB, a, 0), "the fifth sector replaced the oldest, which went to the L2");
     }
 
     @Test
