@@ -42,6 +42,8 @@ final class AgentCache {
     private static final int LINE = CacheGeometry.LINE_SIZE;
     private static final int LINES = CacheGeometry.SECTOR_LINES;
     private static final int WORDS = CacheLines.WORDS;
+    /** Words of a sector. */
+    private static final int SECTOR_WORDS = CacheGeometry.SECTOR_SIZE / Long.BYTES;
     private static final int SET = CacheGeometry.L2_SET_LONGS;
     private static final int TAG = CacheGeometry.L2_TAG;
     private static final int FULL_STAMP = CacheGeometry.L2_FULL_STAMP;
@@ -209,15 +211,31 @@ final class AgentCache {
         }
     }
 
-    /** Under the set's lock: makes the bytes of {@code need} of every line valid, reading the missing ones from home (a whole sector in one copy). */
-    private void fill(int i, Allocation a, long block, long[] need) {
-        if (all(need) && (sets[i + VALID] | sets[i + VALID + 1] | sets[i + VALID + 2] | sets[i + VALID + 3]) == 0) {
-            MemorySegment.copy(a.segment, block - a.base, data, (long) (i + DATA) * Long.BYTES, CacheGeometry.SECTOR_SIZE);
-            for (int k = 0; k < LINES; k++) {
-                sets[i + VALID + k] = -1L;
-            }
-            return;
+    /** True when no byte of any line of set {@code i} is set in the masks at {@code masks} (VALID or DIRTY). */
+    private boolean none(int i, int masks) {
+        return (sets[i + masks] | sets[i + masks + 1] | sets[i + masks + 2] | sets[i + masks + 3]) == 0;
+    }
+
+    /**
+     * Under the set's lock: reads the whole sector at {@code block} of {@code a} from home once, into
+     * set {@code i} (which holds none of it) and into {@code dst}: a streaming miss's two copies in
+     * one pass over home.
+     */
+    private void readHomeTwice(int i, Allocation a, long block, CacheSector dst) {
+        long home = block - a.base;
+        int j = i + DATA;
+        for (int w = 0; w < SECTOR_WORDS; w++) {
+            long v = a.segment.get(CacheLines.LONG_U, home + (long) w * Long.BYTES);
+            sets[j + w] = v;
+            dst.setWord(w, v);
         }
+        for (int k = 0; k < LINES; k++) {
+            sets[i + VALID + k] = -1L;
+        }
+    }
+
+    /** Under the set's lock: makes the bytes of {@code need} of every line valid, reading the missing ones from home. */
+    private void fill(int i, Allocation a, long block, long[] need) {
         for (int k = 0; k < LINES; k++) {
             if (need[k] != 0) {
                 fill(i, a, block, k, need[k]);
@@ -245,11 +263,16 @@ final class AgentCache {
         stripes.lock(t);
         try {
             claim(s, i, a, block);
-            fill(i, a, block, need);
             if (all(need)) {
-                MemorySegment.copy(data, (long) (i + DATA) * Long.BYTES, dst.segment, 0, CacheGeometry.SECTOR_SIZE);
+                if (none(i, VALID)) {
+                    readHomeTwice(i, a, block, dst);
+                } else {
+                    fill(i, a, block, need);
+                    MemorySegment.copy(data, (long) (i + DATA) * Long.BYTES, dst.segment, 0, CacheGeometry.SECTOR_SIZE);
+                }
                 return;
             }
+            fill(i, a, block, need);
             for (int k = 0; k < LINES; k++) {
                 if (need[k] != 0) {
                     CacheLines.copyMasked(need[k], sets, i + DATA + k * WORDS, dst.segment, (long) k * LINE);

@@ -25,7 +25,7 @@ final class CacheLines {
     private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
     private static final ValueLayout.OfShort SHORT_U = ValueLayout.JAVA_SHORT_UNALIGNED;
     private static final ValueLayout.OfInt INT_U = ValueLayout.JAVA_INT_UNALIGNED;
-    private static final ValueLayout.OfLong LONG_U = ValueLayout.JAVA_LONG_UNALIGNED;
+    static final ValueLayout.OfLong LONG_U = ValueLayout.JAVA_LONG_UNALIGNED;
     /** For each 8-bit byte mask of a word, the bits of those bytes in the word (native order). */
     private static final long[] SPREAD = new long[256];
 
