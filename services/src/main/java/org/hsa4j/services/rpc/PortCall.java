@@ -147,8 +147,8 @@ final class PortCall extends ServerCall {
 
     /** Hands the turn to the client with status word {@code word} and the port's watch ({@code watch}, 0 or 1). */
     private void post(int word, int watch) {
-        ports.setInt(portOffset + RpcLayout.STATUS, word);
-        ports.setInt(portOffset + RpcLayout.SERVER_WATCH, watch);
+        ports.setIntIfChanged(portOffset + RpcLayout.STATUS, word);
+        ports.setIntIfChanged(portOffset + RpcLayout.SERVER_WATCH, watch);
         turn = false;
         serverFlag ^= 1;
         ports.storeIntRelease(portOffset + RpcLayout.SERVER_FLAG, serverFlag);

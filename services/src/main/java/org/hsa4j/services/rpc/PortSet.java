@@ -37,6 +37,15 @@ public final class PortSet implements AutoCloseable {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     /** Longs from one stripe of the open-call count to the next: a cache line. */
     private static final int STRIPE_LONGS = 8;
+    /** References from one port's keeper slot to the next: two cache lines even uncompressed. */
+    private static final int KEEPER_STRIDE = 16;
+    /** The {@link #keepers} value of a kept port a caller took: a call runs on it. */
+    static final Object IN_CALL = new Object() {
+        @Override
+        public String toString() {
+            return "IN_CALL";
+        }
+    };
 
     private final HsaRuntime runtime;
     private final Svm host;
@@ -67,7 +76,15 @@ public final class PortSet implements AutoCloseable {
      */
     final RpcCall[] spareCalls;
     /**
-     * Calls opened and not closed yet, striped by thread: the memory is freed only once they are
+     * Per port ({@link #keeperIndex}), who keeps it between one-shot calls: null when nobody does
+     * (its lock is free, or held for a call the usual way); the caller thread that keeps it, its lock
+     * held since its last call ended in the client's turn; or {@link #IN_CALL} once a caller took
+     * it (the keeper for its next call, or any caller taking it over). Taking is a compare-and-set
+     * from the thread to IN_CALL, so one party gets a kept port; the holder sets the slot back.
+     */
+    private final AtomicReferenceArray<Object> keepers;
+    /**
+     * Calls opened and not closed yet, and ports kept, striped by thread: the memory is freed only once they are
      * gone (or after a grace period). Each stripe is a cache line apart and a line away from the
      * array's ends, so a caller's add moves no line any other object shares: a LongAdder's base,
      * which a lone caller adds to, sits unpadded beside whatever was allocated next to it (such
@@ -103,6 +120,7 @@ public final class PortSet implements AutoCloseable {
         this.serverWaiters = new AtomicReferenceArray<>(ports);
         this.abandoned = new AtomicIntegerArray(ports);
         this.spareCalls = new RpcCall[ports];
+        this.keepers = new AtomicReferenceArray<>((ports + 2) * KEEPER_STRIDE);
         int stripes = Integer.highestOneBit(Math.clamp(2L * Runtime.getRuntime().availableProcessors(), 2, 64) * 2 - 1);
         this.stripeMask = stripes - 1;
         this.activeCalls = new AtomicLongArray((stripes + 2) * STRIPE_LONGS);
@@ -254,6 +272,25 @@ public final class PortSet implements AutoCloseable {
         LONG.set(memory, offset, value);
     }
 
+    /**
+     * Plain int write that leaves the word alone when it holds {@code value} already: a packet field
+     * a caller writes with the same value call after call (the opcode, the lane mask, the status)
+     * then costs no store to a line the other side is reading, only a read of a line this side
+     * holds anyway.
+     */
+    void setIntIfChanged(long offset, int value) {
+        if ((int) INT.get(memory, offset) != value) {
+            INT.set(memory, offset, value);
+        }
+    }
+
+    /** As {@link #setIntIfChanged} for a long. */
+    void setLongIfChanged(long offset, long value) {
+        if ((long) LONG.get(memory, offset) != value) {
+            LONG.set(memory, offset, value);
+        }
+    }
+
     /** Scacquire int load (volatile). */
     int loadIntAcquire(long offset) {
         return (int) INT.getVolatile(memory, offset);
@@ -309,6 +346,54 @@ public final class PortSet implements AutoCloseable {
         MemorySegment.copy(memory, ValueLayout.JAVA_BYTE, offset, to, toIndex, length);
     }
 
+    private static int keeperIndex(int p) {
+        return (p + 1) * KEEPER_STRIDE;
+    }
+
+    /** Who keeps port {@code p}: null, the keeping thread, or {@link #IN_CALL} (scacquire load). */
+    Object keeper(int p) {
+        return keepers.get(keeperIndex(p));
+    }
+
+    /** Takes port {@code p} from its keeper {@code keeper} (a thread): true when this caller got it (compare-and-set to {@link #IN_CALL}). */
+    boolean takeKept(int p, Object keeper) {
+        return keepers.compareAndSet(keeperIndex(p), keeper, IN_CALL);
+    }
+
+    /** The holder of port {@code p} keeps it for {@code thread}'s next call, its lock held (screlease store). */
+    void keep(int p, Thread thread) {
+        keepers.setRelease(keeperIndex(p), thread);
+    }
+
+    /** The holder of port {@code p}, taken from a keeper, stops keeping it (screlease store; before it unlocks the port). */
+    void unkeep(int p) {
+        keepers.setRelease(keeperIndex(p), null);
+    }
+
+    /** True when some port is kept by a thread and may be taken over. */
+    boolean anyKept() {
+        for (int p = 0; p < ports; p++) {
+            if (keeper(p) instanceof Thread) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Takes every port a thread keeps back from its keeper and unlocks it: a keeper's next call then
+     * takes a port the usual way (and meets the closed server). The count a kept port held goes.
+     */
+    private void reclaimKept() {
+        for (int p = 0; p < ports; p++) {
+            Object k = keeper(p);
+            if (k instanceof Thread && keepers.compareAndSet(keeperIndex(p), k, null)) {
+                storeIntRelease(portOffset(p) + RpcLayout.LOCK, 0);
+                callClosed();
+            }
+        }
+    }
+
     /** Counts a call opened (before it touches the ports; volatile, so a closer summing afterwards sees it). */
     void callOpened() {
         activeCalls.getAndIncrement(stripe());
@@ -339,7 +424,8 @@ public final class PortSet implements AutoCloseable {
     }
 
     /**
-     * Marks the ports closed, waits up to two seconds for open calls to notice and close, then frees
+     * Marks the ports closed, takes kept ports back from their keepers, waits up to two seconds for
+     * open calls to notice and close, then frees
      * the SVM memory and the doorbell. A call still open after that (a caller that never closes)
      * keeps the memory alive until the runtime closes: its accesses by offset must never reach
      * memory given to another allocation.
@@ -351,8 +437,12 @@ public final class PortSet implements AutoCloseable {
         }
         markClosed();
         long deadline = System.nanoTime() + 2_000_000_000L;
+        // kept ports are taken back on every round: a caller that decided to keep its port just
+        // before the close began may store its keeper slot after an earlier round looked
+        reclaimKept();
         while (openCalls() > 0 && System.nanoTime() - deadline < 0) {
             LockSupport.parkNanos(this, 100_000);
+            reclaimKept();
         }
         freed = true;
         if (!runtime.isClosed() && openCalls() == 0) {

@@ -238,10 +238,10 @@ public final class RpcCall implements AutoCloseable {
         if (ended) {
             return;
         }
-        ports.setInt(portOffset + RpcLayout.OPCODE, opcode);
-        ports.setLong(portOffset + RpcLayout.LANE_MASK, laneMask);
-        ports.setLong(portOffset + RpcLayout.CALLER_DISPATCH, callerDispatch);
-        ports.setLong(portOffset + RpcLayout.CALLER_PACKET, callerPacket);
+        ports.setIntIfChanged(portOffset + RpcLayout.OPCODE, opcode);
+        ports.setLongIfChanged(portOffset + RpcLayout.LANE_MASK, laneMask);
+        ports.setLongIfChanged(portOffset + RpcLayout.CALLER_DISPATCH, callerDispatch);
+        ports.setLongIfChanged(portOffset + RpcLayout.CALLER_PACKET, callerPacket);
         post(RpcLayout.KIND_OPEN);
     }
 
@@ -258,7 +258,7 @@ public final class RpcCall implements AutoCloseable {
      * clearing of the watch and its last read of the flag: one of the two sides sees the other.
      */
     private void post(int kind) {
-        ports.setInt(portOffset + RpcLayout.KIND, kind);
+        ports.setIntIfChanged(portOffset + RpcLayout.KIND, kind);
         flag ^= 1;
         ports.storeIntRelease(portOffset + RpcLayout.CLIENT_FLAG, flag);
         if (ports.loadIntAcquire(portOffset + RpcLayout.SERVER_WATCH) == 0) {
@@ -526,5 +526,16 @@ public final class RpcCall implements AutoCloseable {
         }
         closed = true;
         client.release(port);
+    }
+
+    /** True when the call ended with the server's final packet and the turn is the client's again: its port could take another call at once. */
+    boolean endedInClientsTurn() {
+        return ended && !closed && !interrupted && port >= 0
+                && ports.loadIntAcquire(portOffset + RpcLayout.SERVER_FLAG) == flag;
+    }
+
+    /** Ends the call without releasing its port, which RpcClient keeps for the caller's thread. */
+    void kept() {
+        closed = true;
     }
 }

@@ -465,8 +465,8 @@ public final class RpcServer implements AutoCloseable {
     private boolean answerInPlace(int p, int serverFlag, boolean mayWatch) {
         long port = ports.portOffset(p);
         boolean watch = mayWatch && running;
-        ports.setInt(port + RpcLayout.STATUS, RpcStatus.OK.finalWord());
-        ports.setInt(port + RpcLayout.SERVER_WATCH, watch ? 1 : 0);
+        ports.setIntIfChanged(port + RpcLayout.STATUS, RpcStatus.OK.finalWord());
+        ports.setIntIfChanged(port + RpcLayout.SERVER_WATCH, watch ? 1 : 0);
         ports.storeIntRelease(port + RpcLayout.SERVER_FLAG, serverFlag ^ 1);
         Thread client = ports.clientWaiters.get(p);
         if (client != null) {
