@@ -43,6 +43,7 @@ public final class MutantCatalogue {
                 new Untwinned("QueueBackPressureTest", internal),
                 new Untwinned("ServicePortHandoffTest.Inline, .Handler", hostOnly),
                 new Untwinned("ServiceWatchHandoffTest", hostOnly),
+                new Untwinned("ServiceKeptPortTest.OneShot", hostOnly),
                 new Untwinned("CompletionFutureThenTest.TwoThens, .ThenVersusCompletion", hostOnly),
                 new Untwinned("DeviceHeapAllocationTest", "the claim is a system-scope CAS inside the services' allocator;"
                         + " its shape (two parties take from one word) is the ticket-counter twin"),

@@ -3,8 +3,6 @@ package org.hsa4j.stress.protocol;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import org.hsa4j.memory.MemoryOrder;
-import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.services.Services;
@@ -15,7 +13,6 @@ import org.hsa4j.services.rpc.RpcCall;
 import org.hsa4j.services.rpc.RpcClient;
 import org.hsa4j.services.rpc.RpcLayout;
 import org.hsa4j.services.rpc.RpcStatus;
-import org.hsa4j.services.rpc.ServerCall;
 import org.hsa4j.services.rpc.ServiceMode;
 import org.hsa4j.stress.BoundedWait;
 import org.hsa4j.stress.StressRuntime;
@@ -45,12 +42,9 @@ import org.openjdk.jcstress.infra.results.LLL_Result;
  * the port set closed ({@link PortSet#markClosed()}), so the other caller, which may be waiting
  * for the port, ends with CLOSED instead of hanging; later samples of that fork fail at once.
  *
- * <p>Slot layout: {@link #SEEN} holds two ints, the number of requests the service saw from
- * caller 1 and from caller 2.
+ * <p>The service is {@link RequestCounter}'s.
  */
 public class ServicePortHandoffTest {
-    /** Offset of the two request counters (caller 1, caller 2). */
-    static final long SEEN = 0;
     /** Namespace of the test's service. */
     static final int NAMESPACE = Opcodes.USER_NAMESPACE_FIRST;
     /** The counting service, run on the server thread. */
@@ -68,28 +62,14 @@ public class ServicePortHandoffTest {
             .build());
     static final PortSet PORTS = SERVICES.ports();
     static final RpcClient CLIENT = SERVICES.client();
-    static final SvmSlots SLOTS = SvmSlots.of(RT, 2 * Integer.BYTES);
+    static final SvmSlots SLOTS = SvmSlots.of(RT, RequestCounter.SLOT_BYTES);
 
     static {
-        SERVICES.registerService("stress", COUNT_INLINE, ServiceMode.INLINE, ServicePortHandoffTest::count);
-        SERVICES.registerService("stress", COUNT_HANDLER, ServiceMode.HANDLER, ServicePortHandoffTest::count);
+        SERVICES.registerService("stress", COUNT_INLINE, ServiceMode.INLINE, RequestCounter::count);
+        SERVICES.registerService("stress", COUNT_HANDLER, ServiceMode.HANDLER, RequestCounter::count);
     }
 
     private ServicePortHandoffTest() {
-    }
-
-    /** The service: arguments (slot, caller); counts the request, answers (caller, slot). */
-    static void count(ServerCall call) {
-        long slot = call.arg(0);
-        long caller = call.arg(1);
-        if (caller == 1 || caller == 2) {
-            call.svm().atomicAddInt(slot + SEEN + Integer.BYTES * (caller - 1), 1, MemoryOrder.ACQ_REL,
-                    MemoryScope.SYSTEM);
-            call.result(0, caller);
-        } else {
-            call.result(0, -1);
-        }
-        call.result(1, slot);
     }
 
     /**
@@ -129,7 +109,7 @@ public class ServicePortHandoffTest {
 
     /** The request counts, "caller1 caller2". */
     static String seen(long slot) {
-        return SVM.getInt(slot + SEEN) + " " + SVM.getInt(slot + SEEN + Integer.BYTES);
+        return RequestCounter.seen(SVM, slot);
     }
 
     /** The service runs on the server thread. */

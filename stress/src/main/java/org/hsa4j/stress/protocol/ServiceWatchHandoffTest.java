@@ -5,8 +5,6 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.hsa4j.memory.MemoryOrder;
-import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.services.Services;
@@ -17,7 +15,6 @@ import org.hsa4j.services.rpc.RpcCall;
 import org.hsa4j.services.rpc.RpcClient;
 import org.hsa4j.services.rpc.RpcLayout;
 import org.hsa4j.services.rpc.RpcStatus;
-import org.hsa4j.services.rpc.ServerCall;
 import org.hsa4j.services.rpc.ServiceMode;
 import org.hsa4j.stress.BoundedWait;
 import org.hsa4j.stress.StressRuntime;
@@ -57,8 +54,7 @@ import org.openjdk.jcstress.infra.results.LLL_Result;
  * {@link ServicePortHandoffTest}: the caller sends the OPEN packet, waits (bounded) for its turn
  * on the port's two flags, and only then calls {@code finish()}, which returns at once.
  *
- * <p>Slot layout: {@link #SEEN} holds two ints, the requests the service saw from caller 1 and
- * from caller 2.
+ * <p>The service is {@link RequestCounter}'s (the call number is its third argument).
  */
 @JCStressTest
 @Description("calls land while the server thread stops watching the port: every request answered once, with its own reply")
@@ -70,8 +66,6 @@ import org.openjdk.jcstress.infra.results.LLL_Result;
 @Outcome(expect = FORBIDDEN, desc = "anything else (an error status)")
 @State
 public class ServiceWatchHandoffTest {
-    /** Offset of the two request counters (caller 1, caller 2). */
-    static final long SEEN = 0;
     /** The counting service, run on the server thread (so the thread that served a call watches the port). */
     static final int COUNT = Opcodes.of(Opcodes.USER_NAMESPACE_FIRST, 1);
     /** Delays between a caller's two calls: this many steps... */
@@ -90,30 +84,15 @@ public class ServiceWatchHandoffTest {
             .build());
     static final PortSet PORTS = SERVICES.ports();
     static final RpcClient CLIENT = SERVICES.client();
-    static final SvmSlots SLOTS = SvmSlots.of(RT, 2 * Integer.BYTES);
+    static final SvmSlots SLOTS = SvmSlots.of(RT, RequestCounter.SLOT_BYTES);
     static final AtomicLong SAMPLES = new AtomicLong();
 
     static {
-        SERVICES.registerService("stress", COUNT, ServiceMode.INLINE, ServiceWatchHandoffTest::count);
+        SERVICES.registerService("stress", COUNT, ServiceMode.INLINE, RequestCounter::count);
     }
 
     final long slot = SLOTS.next();
     final int phase = (int) (SAMPLES.getAndIncrement() % DELAY_STEPS);
-
-    /** The service: arguments (slot, caller, call); counts the request, answers (caller, slot, call). */
-    static void count(ServerCall call) {
-        long slot = call.arg(0);
-        long caller = call.arg(1);
-        if (caller == 1 || caller == 2) {
-            call.svm().atomicAddInt(slot + SEEN + Integer.BYTES * (caller - 1), 1, MemoryOrder.ACQ_REL,
-                    MemoryScope.SYSTEM);
-            call.result(0, caller);
-        } else {
-            call.result(0, -1);
-        }
-        call.result(1, slot);
-        call.result(2, call.arg(2));
-    }
 
     /**
      * Call number {@code number} as {@code caller}: OWN when the reply is this call's, OTHER when it
@@ -180,6 +159,6 @@ public class ServiceWatchHandoffTest {
     /** Reads what the service saw, "caller1 caller2". */
     @Arbiter
     public void arbiter(LLL_Result r) {
-        r.r3 = SVM.getInt(slot + SEEN) + " " + SVM.getInt(slot + SEEN + Integer.BYTES);
+        r.r3 = RequestCounter.seen(SVM, slot);
     }
 }

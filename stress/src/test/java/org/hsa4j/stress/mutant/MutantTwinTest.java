@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -15,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.openjdk.jcstress.annotations.JCStressTest;
 
 /**
  * Fidelity mode's promise, twin by twin: in 100 of 100 runs the weakened form shows the outcome
@@ -58,7 +62,7 @@ class MutantTwinTest {
     }
 
     @Test
-    void shouldNameEveryStressTestOnceAsTwinnedOrUntwinned() {
+    void shouldNameEveryStressTestOnceAsTwinnedOrUntwinned() throws Exception {
         Set<String> named = new HashSet<>();
         for (ProtocolTwin t : MutantCatalogue.twins()) {
             named.addAll(List.of(t.twinOf().split(", ")));
@@ -68,14 +72,29 @@ class MutantTwinTest {
         }
         Set<String> classes = new HashSet<>();
         named.forEach(n -> classes.add(n.split("\\.")[0]));
-        for (String test : List.of("SignalMessagePassingTest", "SignalWaitMessagePassingTest", "SignalAddSubtractTest",
-                "SignalCasIncrementTest", "AqlPacketPublishTest", "WriteIndexReservationTest", "QueueBackPressureTest",
-                "BarrierAndCompletionTest", "BarrierOrCompletionTest", "CompletionSignalThenDataTest",
-                "HostKernelCasLockTest", "Sync2WayFlagHandoffTest", "Sync2WayKernelHandoffTest", "ServicePortHandoffTest",
-                "ServiceWatchHandoffTest", "DeviceHeapAllocationTest", "CompletionFutureThenTest", "MessagePassingLitmus", "FencedMessagePassingLitmus",
-                "StoreBufferingLitmus", "LoadBufferingLitmus", "TwoPlusTwoWritesLitmus", "CoherenceReadReadLitmus",
-                "WriteReadCausalityLitmus", "Isa2Litmus")) {
+        Set<String> stressTests = stressTestClasses();
+        assertTrue(stressTests.size() >= 25, "found only " + stressTests + " on the class path");
+        for (String test : stressTests) {
             assertTrue(classes.contains(test), test + " is neither twinned nor listed as untwinned");
         }
+    }
+
+    /** The simple names of the classes in the protocol and litmus packages that are, or hold, jcstress tests. */
+    private static Set<String> stressTestClasses() throws Exception {
+        Set<String> found = new HashSet<>();
+        for (String pkg : List.of("org.hsa4j.stress.protocol", "org.hsa4j.stress.litmus")) {
+            Path dir = Path.of(MutantTwinTest.class.getClassLoader().getResource(pkg.replace('.', '/')).toURI());
+            try (Stream<Path> files = Files.list(dir)) {
+                for (Path f : files.filter(f -> f.toString().endsWith(".class")).toList()) {
+                    Class<?> c = Class.forName(pkg + "." + f.getFileName().toString().replace(".class", ""), false,
+                            MutantTwinTest.class.getClassLoader());
+                    if (c.isAnnotationPresent(JCStressTest.class)
+                            || Arrays.stream(c.getDeclaredClasses()).anyMatch(n -> n.isAnnotationPresent(JCStressTest.class))) {
+                        found.add(c.getEnclosingClass() == null ? c.getSimpleName() : c.getEnclosingClass().getSimpleName());
+                    }
+                }
+            }
+        }
+        return found;
     }
 }
