@@ -29,10 +29,17 @@ final class AgentWork extends Work {
     }
 
     @Override
-    boolean runOne(ComputeUnit unit) {
-        if (!claimed.compareAndSet(false, true)) {
-            return false;
-        }
+    long claim() {
+        return claimed.compareAndSet(false, true) ? 0 : -1;
+    }
+
+    @Override
+    boolean isLastPart(long part) {
+        return true;
+    }
+
+    @Override
+    void run(long part, ComputeUnit unit) {
         HsaException failure = null;
         processor.beginPart();
         try {
@@ -45,7 +52,6 @@ final class AgentWork extends Work {
         }
         processor.endPart(releaseScope);
         processor.complete(this, failure, completion, releaseScope);
-        return true;
     }
 
     @Override

@@ -24,11 +24,17 @@ final class KernelWork extends Work {
     }
 
     @Override
-    boolean runOne(ComputeUnit unit) {
-        long group = dispatch.claimGroup();
-        if (group < 0) {
-            return false;
-        }
+    long claim() {
+        return dispatch.claimGroup();
+    }
+
+    @Override
+    boolean isLastPart(long part) {
+        return part == dispatch.totalGroups() - 1;
+    }
+
+    @Override
+    void run(long group, ComputeUnit unit) {
         processor.beginPart();
         try {
             unit.executor.run(dispatch, group);
@@ -42,7 +48,6 @@ final class KernelWork extends Work {
         if (dispatch.finishGroup()) {
             processor.complete(this, dispatch.failure(), completion, releaseScope);
         }
-        return true;
     }
 
     @Override

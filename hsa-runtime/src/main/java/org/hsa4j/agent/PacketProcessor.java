@@ -5,8 +5,6 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
-import java.util.Iterator;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
@@ -48,7 +46,8 @@ import org.hsa4j.signal.SignalWaiter;
  * queues) until its dependencies are observed at 0, with the agent registered as a waiter on them.
  * Launching copies what the packet says into a {@link Dispatch}, sets the slot back to INVALID and
  * advances the read index with a screlease store, so the slot is free for the producer at once and
- * packets may complete out of order. Workgroups are then claimed by any compute unit.
+ * packets may complete out of order. The launched work goes into the agent's {@link LaunchRing},
+ * where any compute unit claims its workgroups; a full ring leaves packets in their queue.
  *
  * <h2>Completion</h2>
  * The unit that finishes the last workgroup applies the release fence of the packet's scope,
@@ -99,7 +98,7 @@ final class PacketProcessor {
     private final CoherenceModel coherence;
     private final LongSupplier clock;
     private final AtomicLong epoch = new AtomicLong();
-    private final ConcurrentLinkedQueue<Work> runnable = new ConcurrentLinkedQueue<>();
+    private final LaunchRing launchRing = new LaunchRing(LaunchRing.CAPACITY);
     final SignalWaiter waiter = s -> notifyWork();
     private final SignalWaiter doorbellWaiter = s -> notifyDoorbell();
     private volatile QueueSlot[] queues = new QueueSlot[0];
@@ -215,42 +214,14 @@ final class PacketProcessor {
         }
     }
 
-    /**
-     * True when some launched work can still be claimed. Work whose parts are all claimed is
-     * dropped from the head on the way (it never becomes claimable again), so a dispatch still
-     * running on one unit does not hide the work launched behind it.
-     */
-    private boolean moreThanOneRunnable() {
-        Iterator<Work> it = runnable.iterator();
-        return it.hasNext() && it.next() != null && it.hasNext();
-    }
-
+    /** True when some launched work can still be claimed. */
     boolean hasClaimableWork() {
-        Work w;
-        while ((w = runnable.peek()) != null) {
-            if (w.claimable()) {
-                return true;
-            }
-            runnable.remove(w);
-        }
-        return false;
+        return launchRing.peekClaimable() != null;
     }
 
     /** Runs one claimable part of launched work; false when there is none. */
     boolean runWork(ComputeUnit unit) {
-        Work w;
-        try {
-            while ((w = runnable.peek()) != null) {
-                unit.current = w;
-                if (w.runOne(unit)) {
-                    return true;
-                }
-                runnable.remove(w);
-            }
-            return false;
-        } finally {
-            unit.current = null;
-        }
+        return launchRing.runOne(unit);
     }
 
     /**
@@ -292,10 +263,10 @@ final class PacketProcessor {
                 wakeIdle(1);
             }
             if (launched) {
-                Work w = runnable.peek();
+                Work w = launchRing.peekClaimable();
                 if (w instanceof KernelWork k && k.dispatch.totalGroups() > 1) {
                     wakeIdle(Math.min(units.length - 1, k.dispatch.totalGroups() - 1));
-                } else if (moreThanOneRunnable()) {
+                } else if (launchRing.size() > 1) {
                     wakeIdle(1);
                 }
             }
@@ -392,7 +363,7 @@ final class PacketProcessor {
     private boolean launch(QueueSlot q) {
         int launched = 0;
         MemorySegment ring = q.ring;
-        while (launched < BATCH) {
+        while (launched < BATCH && launchRing.hasSpace()) {
             long index = q.readIndex;
             long off = (index & q.mask) * AqlPacket.SIZE;
             int word = AqlPacket.loadHeaderWordAcquire(ring, off);
@@ -585,7 +556,7 @@ final class PacketProcessor {
             completion.recordStart(clock.getAsLong());
         }
         q.inflight.incrementAndGet();
-        runnable.add(new KernelWork(q, dispatch, completion, release, this));
+        launchRing.append(new KernelWork(q, dispatch, completion, release, this));
         return true;
     }
 
@@ -619,7 +590,7 @@ final class PacketProcessor {
             completion.recordStart(clock.getAsLong());
         }
         q.inflight.incrementAndGet();
-        runnable.add(new AgentWork(q, handler, request, completion, release, this));
+        launchRing.append(new AgentWork(q, handler, request, completion, release, this));
         return true;
     }
 
@@ -843,9 +814,7 @@ final class PacketProcessor {
             }
             unwatch(q);
         }
-        for (Work w : runnable) {
-            failCompletion(w, reason);
-        }
+        launchRing.forEach(w -> failCompletion(w, reason));
         for (ComputeUnit u : units) {
             failCompletion(u.current, reason);
         }
@@ -859,7 +828,6 @@ final class PacketProcessor {
                 }
             }
         }
-        runnable.clear();
     }
 
     private static void failCompletion(Work w, HsaException reason) {

@@ -16,6 +16,12 @@ abstract class Work {
     /** True while a compute unit could still claim part of this work. */
     abstract boolean claimable();
 
-    /** Claims and runs one part on {@code unit}; false when nothing was left to claim. */
-    abstract boolean runOne(ComputeUnit unit);
+    /** Claims one part (a workgroup's flat id, or 0 for an agent dispatch); -1 when nothing is left. */
+    abstract long claim();
+
+    /** True when {@code part} is the last part there is to claim. */
+    abstract boolean isLastPart(long part);
+
+    /** Runs a part this unit claimed. */
+    abstract void run(long part, ComputeUnit unit);
 }

@@ -7,6 +7,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
 
 import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.kernel.WorkItem;
@@ -189,6 +190,44 @@ class PacketOrderingTest {
         }
         Await.completion(done);
         Await.until(() -> q.loadReadIndexScacquire() == 160, "every packet consumed");
+    }
+
+    @Test
+    void shouldRunEveryPacketInQueueOrderWhenMoreArePublishedThanTheLaunchRingHolds() {
+        start(1);
+        int queues = 20;
+        int perQueue = 100;
+        long spin = spinKernel();
+        List<Long> ran = new CopyOnWriteArrayList<>();
+        long record = rt.createExecutable().define("record", KernelDescriptor.withKernarg(8),
+                wi -> ran.add(wi.kernarg().get(ValueLayout.JAVA_LONG, 0) * 1_000_000 + wi.packetId()))
+                .freeze().symbol("record").kernelObject();
+        long flag = rt.hostMalloc(8);
+        long started = rt.hostMalloc(8);
+        Queue gate = rt.gpuAgent().createQueue(16, QueueType.SINGLE, null);
+        Signal gateDone = rt.createSignal(1);
+        Submit.kernel(gate, spin).kernarg(kernargs(flag, started)).completion(gateDone).submit();
+        Await.until(() -> svm.atomicLoadInt(started, MemoryOrder.ACQUIRE, MemoryScope.SYSTEM) == 1, "the gate to start");
+        Signal done = rt.createSignal((long) queues * perQueue);
+        for (int q = 0; q < queues; q++) {
+            Queue queue = rt.gpuAgent().createQueue(128, QueueType.SINGLE, null);
+            long kernarg = kernargs(q);
+            for (int i = 0; i < perQueue; i++) {
+                Submit.kernel(queue, record).kernarg(kernarg).completion(done).submit();
+            }
+        }
+        assertTrue(queues * PacketProcessor.BATCH > LaunchRing.CAPACITY, "one scan must be able to fill the ring");
+
+        svm.atomicStoreInt(flag, 1, MemoryOrder.RELEASE, MemoryScope.SYSTEM);
+        Await.completion(gateDone);
+        Await.completion(done);
+        assertEquals(queues * perQueue, ran.size());
+        for (int q = 0; q < queues; q++) {
+            long queue = q;
+            List<Long> ids = ran.stream().filter(r -> r / 1_000_000 == queue).map(r -> r % 1_000_000).toList();
+            assertEquals(LongStream.range(0, perQueue).boxed().toList(), ids,
+                    "queue " + q + " ran its packets out of order or lost some");
+        }
     }
 
     @ParameterizedTest
