@@ -29,6 +29,11 @@ final class AgentWork extends Work {
     }
 
     @Override
+    long unclaimedParts() {
+        return claimed.get() ? 0 : 1;
+    }
+
+    @Override
     long claim() {
         return claimed.compareAndSet(false, true) ? 0 : -1;
     }
@@ -51,6 +56,9 @@ final class AgentWork extends Work {
                     + " threw: " + t, t);
         }
         processor.endPart(releaseScope);
+        if (failure == null) {
+            unit.takeRoleBeforeCompleting();
+        }
         processor.complete(this, failure, completion, releaseScope);
     }
 

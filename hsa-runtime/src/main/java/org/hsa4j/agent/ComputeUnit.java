@@ -10,21 +10,22 @@ import org.hsa4j.kernel.WorkgroupExecutor;
  * One compute unit: a worker thread with its own group and private segment buffers.
  *
  * <p>Every unit runs the same loop: run a claimable workgroup if there is one; else try to take
- * the agent's processor role and act as the packet processor for a bounded spin; else spin briefly
- * and park. A parked unit is woken by {@link PacketProcessor#notifyWork()} (doorbell, dependency
- * signal, queue state change) or to help with a many-workgroup dispatch, and it also re-checks on
- * a timer that backs off to {@link #MAX_IDLE_PARK_NANOS}, so a doorbell written behind the API
- * is never missed for good while an idle agent costs next to nothing. Once a unit has parked
- * without finding work it is in back-off: it scans the queues once per wake instead of spinning
- * for {@link PacketProcessor#PROCESSOR_SPIN_NANOS}, until it finds work again.
+ * the agent's processor role and act as the packet processor for a bounded spin (one scan when
+ * another unit is running a part); else park. A unit that took the role as it completed a packet
+ * scans first, before it claims anything. A parked unit is woken by
+ * {@link PacketProcessor#notifyWork()} (doorbell, dependency signal, queue state change), by a
+ * dispatch with a workgroup per unit, or by a {@link HelperPacer} asking for help with a long
+ * dispatch, and it also re-checks on a timer that backs off to {@link #MAX_IDLE_PARK_NANOS}, so a
+ * doorbell written behind the API is never missed for good while an idle agent costs next to
+ * nothing. Once a unit has parked without finding work it is in back-off: it scans the queues once
+ * per wake instead of spinning for {@link PacketProcessor#PROCESSOR_SPIN_NANOS}, until it finds
+ * work again.
  */
 final class ComputeUnit implements Runnable {
     /** First park of an idle unit. */
     static final long MIN_IDLE_PARK_NANOS = 1_000_000;
     /** Longest park of an idle unit between two looks at the queues. */
     static final long MAX_IDLE_PARK_NANOS = 50_000_000;
-    /** How long a unit without the processor role spins for work before parking. */
-    static final long UNIT_SPIN_NANOS = 2_000;
 
     private static final VarHandle PARKED;
 
@@ -44,11 +45,44 @@ final class ComputeUnit implements Runnable {
     volatile Work current;
     @SuppressWarnings("unused")
     private volatile boolean parked;
+    /** When to wake idle units to help with the work this unit runs. */
+    private final HelperPacer pacer;
+    /** True when this unit took the processor role as it completed a packet and must scan next. */
+    private boolean roleTaken;
 
     ComputeUnit(int id, PacketProcessor processor, int groupSegmentMax) {
+        this(id, processor, groupSegmentMax,
+                new HelperPacer(PacketProcessor.HELPER_WAKE_NANOS, System::nanoTime, processor::wakeHelpers));
+    }
+
+    /** A unit with its own {@code pacer} (tests drive units without a processor). */
+    ComputeUnit(int id, PacketProcessor processor, int groupSegmentMax, HelperPacer pacer) {
         this.id = id;
         this.processor = processor;
         this.executor = new WorkgroupExecutor(groupSegmentMax);
+        this.pacer = pacer;
+    }
+
+    /**
+     * Called by the unit about to signal a packet's success: when no launched work is left to claim
+     * it takes the processor role first, so the producer woken by that signal finds the role held
+     * and rings its next doorbell without unparking another unit; this unit scans next. (A failing
+     * packet's error callback is user code that may wait for the agent, so it runs without the role.)
+     */
+    void takeRoleBeforeCompleting() {
+        roleTaken = roleTaken || processor.takeRoleWhenIdle();
+    }
+
+    /** Runs a claimed {@code part} of {@code work}; {@code last} when no part is left to claim behind it. */
+    void runPart(Work work, long part, boolean last) {
+        if (last) {
+            pacer.endRun();
+            work.run(part, this);
+        } else {
+            pacer.beforeSharedPart();
+            work.run(part, this);
+            pacer.afterSharedPart(work);
+        }
     }
 
     /** Unparks this unit if it is parked; true when it was. */
@@ -72,21 +106,28 @@ final class ComputeUnit implements Runnable {
                         "compute unit " + id + " caught an unexpected exception", e);
             }
         }
+        if (roleTaken) {
+            processor.releaseRole();
+        }
         executor.close();
     }
 
     /** One round of the loop; returns the next idle park time. */
     private long round(long idlePark) {
         long epoch = processor.epoch();
-        if (processor.runWork(this)) {
-            return MIN_IDLE_PARK_NANOS;
+        boolean role = roleTaken;
+        roleTaken = false;
+        if (!role) {
+            if (processor.runWork(this)) {
+                return MIN_IDLE_PARK_NANOS;
+            }
+            pacer.endRun();
+            role = processor.tryAcquireRole();
         }
-        long spin = idlePark > MIN_IDLE_PARK_NANOS ? 0 : PacketProcessor.PROCESSOR_SPIN_NANOS;
-        if (processor.tryAcquireRole() && processor.actAsProcessor(spin)) {
+        long spin = idlePark > MIN_IDLE_PARK_NANOS || processor.anotherUnitRunning(this) ? 0
+                : PacketProcessor.PROCESSOR_SPIN_NANOS;
+        if (role && processor.actAsProcessor(spin)) {
             return MIN_IDLE_PARK_NANOS;
-        }
-        if (spinForWork(epoch)) {
-            return idlePark;
         }
         parked = true;
         if (processor.epoch() != epoch || processor.hasClaimableWork() || processor.hasPublishedWork()
@@ -97,16 +138,5 @@ final class ComputeUnit implements Runnable {
         LockSupport.parkNanos(processor, idlePark);
         parked = false;
         return Math.min(idlePark * 2, MAX_IDLE_PARK_NANOS);
-    }
-
-    private boolean spinForWork(long epoch) {
-        long end = System.nanoTime() + UNIT_SPIN_NANOS;
-        do {
-            if (processor.epoch() != epoch || processor.hasClaimableWork() || processor.hasPublishedWork()) {
-                return true;
-            }
-            Thread.onSpinWait();
-        } while (System.nanoTime() - end < 0);
-        return false;
     }
 }

@@ -24,6 +24,11 @@ final class KernelWork extends Work {
     }
 
     @Override
+    long unclaimedParts() {
+        return dispatch.unclaimedGroups();
+    }
+
+    @Override
     long claim() {
         return dispatch.claimGroup();
     }
@@ -46,7 +51,11 @@ final class KernelWork extends Work {
         }
         processor.endPart(releaseScope);
         if (dispatch.finishGroup()) {
-            processor.complete(this, dispatch.failure(), completion, releaseScope);
+            HsaException failure = dispatch.failure();
+            if (failure == null) {
+                unit.takeRoleBeforeCompleting();
+            }
+            processor.complete(this, failure, completion, releaseScope);
         }
     }
 

@@ -130,11 +130,12 @@ final class LaunchRing {
                 }
                 unit.current = w;
                 long part = w.claim();
-                if (part < 0 || w.isLastPart(part)) {
+                boolean last = part < 0 || w.isLastPart(part);
+                if (last) {
                     movePast(head, w);
                 }
                 if (part >= 0) {
-                    w.run(part, unit);
+                    unit.runPart(w, part, last);
                     return true;
                 }
             }

@@ -60,10 +60,21 @@ import org.hsa4j.signal.SignalWaiter;
  *
  * <h2>Waking</h2>
  * {@link #notifyWork()} bumps an epoch and, if no unit holds the role, unparks one idle unit.
- * Completing work bumps the epoch too (without unparking: the completing unit scans next itself
- * when the role is free). A unit that is about to park first marks itself parked and re-reads the
- * epoch, and a role holder that gives up re-reads the epoch it saw before its scans; all sides use
- * volatile accesses, so a notification is never lost between a last scan and a park.
+ * Completing work bumps the epoch too (without unparking). A unit about to signal a packet's
+ * success with no launched work left takes the role first, so the producer it wakes finds the
+ * role held and submits its next packet without an unpark; the unit scans next. A unit that is
+ * about to park first marks itself parked and re-reads the epoch, and a role holder that gives up
+ * re-reads the epoch it saw before its scans; all sides use volatile accesses, so a notification
+ * is never lost between a last scan and a park.
+ *
+ * <h2>How many units run</h2>
+ * On a machine with as many cores as units, the host thread waiting for a dispatch is one more
+ * runnable thread, and every woken unit costs an unpark and a core. So one unit runs unless more
+ * pay: only the role holder spins (and only while no other unit is running a part), other units
+ * park as soon as they find nothing to claim; a dispatch with 2 to N workgroups on N units wakes a
+ * unit per group at launch (its groups may wait on each other); a larger one wakes helpers only
+ * when its running unit's {@link HelperPacer} estimates the unclaimed groups at
+ * {@link #HELPER_WAKE_NANOS} or more; and launched work queued behind other work wakes one unit.
  *
  * <h2>Shutdown</h2>
  * Queued, launched and running work has its completion signal failed first, then the units are
@@ -82,6 +93,12 @@ final class PacketProcessor {
      * per this many packets instead of per {@link #BATCH}.
      */
     static final int LAUNCH_AHEAD = 4 * BATCH;
+    /**
+     * Estimated time left in a dispatch's unclaimed workgroups from which its running unit wakes
+     * idle units to help ({@link HelperPacer}): about what a wake-up costs a 2-core machine in
+     * unpark, scheduling and a third runnable thread, with a margin.
+     */
+    static final long HELPER_WAKE_NANOS = 50_000;
 
     private static final VarHandle ROLE;
     private static final VarHandle DEP = ValueLayout.JAVA_LONG.varHandle();
@@ -163,7 +180,12 @@ final class PacketProcessor {
         return false;
     }
 
-    private void releaseRole() {
+    /** Takes the role for the calling unit when no launched work is left to claim; true when taken. */
+    boolean takeRoleWhenIdle() {
+        return launchRing.peekClaimable() == null && tryAcquireRole();
+    }
+
+    void releaseRole() {
         roleHolder = null;
         role = 0;
     }
@@ -222,6 +244,21 @@ final class PacketProcessor {
         }
     }
 
+    /** Wakes idle units to help with {@code parts} unclaimed parts: at most one per part and never all of them. */
+    void wakeHelpers(long parts) {
+        wakeIdle(Math.min(units.length - 1, parts));
+    }
+
+    /** True when a unit other than {@code self} is claiming or running a part. */
+    boolean anotherUnitRunning(ComputeUnit self) {
+        for (ComputeUnit u : units) {
+            if (u != self && u.current != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** True when some launched work can still be claimed. */
     boolean hasClaimableWork() {
         return launchRing.peekClaimable() != null;
@@ -275,8 +312,9 @@ final class PacketProcessor {
             }
             if (launched) {
                 Work w = launchRing.peekClaimable();
-                if (w instanceof KernelWork k && k.dispatch.totalGroups() > 1) {
-                    wakeIdle(Math.min(units.length - 1, k.dispatch.totalGroups() - 1));
+                long groups = w instanceof KernelWork k ? k.dispatch.totalGroups() : 1;
+                if (groups > 1 && groups <= units.length) {
+                    wakeIdle(groups - 1);
                 } else if (launchRing.size() > 1) {
                     wakeIdle(1);
                 }

@@ -16,6 +16,9 @@ abstract class Work {
     /** True while a compute unit could still claim part of this work. */
     abstract boolean claimable();
 
+    /** Parts nobody has claimed yet: what a helper woken now could still take. */
+    abstract long unclaimedParts();
+
     /** Claims one part (a workgroup's flat id, or 0 for an agent dispatch); -1 when nothing is left. */
     abstract long claim();
 

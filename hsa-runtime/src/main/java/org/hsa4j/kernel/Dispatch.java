@@ -98,6 +98,11 @@ public final class Dispatch {
         return nextGroup < totalGroups;
     }
 
+    /** Workgroups no compute unit has claimed yet; 0 once all are claimed or the dispatch failed. */
+    public long unclaimedGroups() {
+        return Math.max(0, totalGroups - nextGroup);
+    }
+
     /** Claims the next workgroup; returns its flat id, or -1 when all are claimed. */
     public long claimGroup() {
         long g = (long) NEXT_GROUP.getAndAdd(this, 1L);

@@ -31,7 +31,7 @@ class LaunchRingTest {
     }
 
     private ComputeUnit unit() {
-        ComputeUnit u = new ComputeUnit(units.size(), null, 64);
+        ComputeUnit u = new ComputeUnit(units.size(), null, 64, new HelperPacer(Long.MAX_VALUE, () -> 0, parts -> { }));
         units.add(u);
         return u;
     }
@@ -52,6 +52,11 @@ class LaunchRingTest {
         @Override
         boolean claimable() {
             return next.get() < parts;
+        }
+
+        @Override
+        long unclaimedParts() {
+            return Math.max(0, parts - next.get());
         }
 
         @Override
@@ -251,5 +256,46 @@ class LaunchRingTest {
             }
         }
         assertEquals(0, shared.size());
+    }
+
+    @Test
+    void shouldAskForHelpersWhileALongWorkHasPartsLeftAndNotForItsLastPart() {
+        long[] now = {0};
+        List<Long> wakes = new ArrayList<>();
+        ComputeUnit u = new ComputeUnit(units.size(), null, 64, new HelperPacer(50_000, () -> now[0], wakes::add));
+        units.add(u);
+        ring.append(new Parts(3) {
+            @Override
+            void run(long part, ComputeUnit unit) {
+                super.run(part, unit);
+                now[0] += 1_000_000;
+            }
+        });
+        assertTrue(ring.runOne(u));
+        assertEquals(List.of(2L), wakes, "after a 1 ms part with two parts left");
+        assertTrue(ring.runOne(u));
+        assertTrue(ring.runOne(u));
+        assertEquals(List.of(2L, 1L), wakes, "after part 2 one part is left; the last part asks for nobody");
+    }
+
+    @Test
+    void shouldNotAskForHelpersForAShortWork() {
+        long[] now = {0};
+        List<Long> wakes = new ArrayList<>();
+        ComputeUnit u = new ComputeUnit(units.size(), null, 64, new HelperPacer(50_000, () -> now[0], wakes::add));
+        units.add(u);
+        ring.append(new Parts(100) {
+            @Override
+            void run(long part, ComputeUnit unit) {
+                super.run(part, unit);
+                now[0] += 100;
+            }
+        });
+        int ran = 0;
+        while (ring.runOne(u)) {
+            ran++;
+        }
+        assertEquals(100, ran);
+        assertEquals(List.of(), wakes, "100 parts of 100 ns are 10 us");
     }
 }
