@@ -137,8 +137,7 @@ public final class AcceleratorView implements AutoCloseable {
         if (total == 0) {
             return CompletionFuture.ready(amp, what);
         }
-        long ranges = Math.max(1, (long) accelerator.computeUnits() * RANGES_PER_UNIT);
-        long chunk = Math.max(MIN_RANGE, (total + ranges - 1) / ranges);
+        long chunk = rangeSize(total, accelerator.computeUnits());
         int grid = (int) ((total + chunk - 1) / chunk);
         Launch launch = Launch.untiled(what, extent, kernel, IndexLoops.forKernelClass(kernel.getClass()), chunk);
         return submit(what, deps, FenceScope.SYSTEM, launch, 1, new int[] {grid, 1, 1}, new int[] {1, 1, 1}, 0,
@@ -187,6 +186,27 @@ public final class AcceleratorView implements AutoCloseable {
         int[] wg = {tiled.tileDim(r - 1), r > 1 ? tiled.tileDim(r - 2) : 1, r > 2 ? tiled.tileDim(0) : 1};
         long object = program != null ? amp.trampolines().tileLoops : amp.trampolines().tileContinuations;
         return submit(what, deps, FenceScope.SYSTEM, launch, r, grid, wg, tiled.groupSegmentSize(), object);
+    }
+
+    /**
+     * Work-items per range of an untiled dispatch over {@code total} on {@code units} compute units:
+     * {@link #RANGES_PER_UNIT} per unit, none under {@link #MIN_RANGE}, and never 2 to {@code units}
+     * ranges (unless {@code total} is at most {@code units}). The runtime wakes a unit per group for a dispatch with that few groups (they may wait on
+     * each other); with more it wakes helpers only once the work proves long, and ranges never wait
+     * on each other, so a small cheap kernel stays on the unit that launched it.
+     */
+    static long rangeSize(long total, int units) {
+        long ranges = Math.max(1, (long) units * RANGES_PER_UNIT);
+        long chunk = Math.max(MIN_RANGE, (total + ranges - 1) / ranges);
+        long grid = (total + chunk - 1) / chunk;
+        if (grid > 1 && grid <= units) {
+            long more = units + 1L;
+            chunk = (total + more - 1) / more;
+            if ((total + chunk - 1) / chunk <= units) {
+                chunk = Math.max(1, total / more);
+            }
+        }
+        return chunk;
     }
 
     private void checkGrid(Extent extent, long total) {

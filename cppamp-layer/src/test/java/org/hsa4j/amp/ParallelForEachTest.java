@@ -33,6 +33,28 @@ class ParallelForEachTest {
     }
 
     @Test
+    void shouldCutOneRangeOrMoreRangesThanComputeUnits() {
+        for (int units = 1; units <= 64; units++) {
+            for (long total = 1; total <= 40_000; total += total < 2_000 ? 1 : 97) {
+                long chunk = AcceleratorView.rangeSize(total, units);
+                long ranges = (total + chunk - 1) / chunk;
+                assertTrue(chunk >= 1, "range size for " + total + " on " + units);
+                assertTrue(ranges == 1 || ranges > units || ranges == total,
+                        total + " work-items on " + units + " units cut into " + ranges + " ranges of " + chunk);
+                assertTrue(ranges <= Math.max((long) units * AcceleratorView.RANGES_PER_UNIT, units + 1),
+                        total + " work-items on " + units + " units cut into " + ranges + " ranges");
+            }
+        }
+    }
+
+    @Test
+    void shouldCutAOneThousandPointExtentIntoThreeRangesOnTwoUnits() {
+        assertEquals(342, AcceleratorView.rangeSize(1024, 2));
+        assertEquals(512, AcceleratorView.rangeSize(1024, 1), "two ranges of the minimum size on one unit");
+        assertEquals(8192, AcceleratorView.rangeSize(1 << 20, 2), "64 ranges per unit once they are over the minimum");
+    }
+
+    @Test
     void shouldAddVectorsInPlaceInSvm() {
         int n = 100_000;
         FloatArrayView a = fx.floats(n);
