@@ -191,9 +191,10 @@ public final class AcceleratorView implements AutoCloseable {
     /**
      * Work-items per range of an untiled dispatch over {@code total} on {@code units} compute units:
      * {@link #RANGES_PER_UNIT} per unit, none under {@link #MIN_RANGE}, and never 2 to {@code units}
-     * ranges (unless {@code total} is at most {@code units}). The runtime wakes a unit per group for a dispatch with that few groups (they may wait on
-     * each other); with more it wakes helpers only once the work proves long, and ranges never wait
-     * on each other, so a small cheap kernel stays on the unit that launched it.
+     * ranges (unless {@code total} is at most {@code units}). The runtime wakes a unit per group for
+     * a dispatch with that few groups (they may wait on each other); with more it wakes helpers only
+     * once the work proves long, and ranges never wait on each other, so a small cheap kernel stays
+     * on the unit that launched it.
      */
     static long rangeSize(long total, int units) {
         long ranges = Math.max(1, (long) units * RANGES_PER_UNIT);

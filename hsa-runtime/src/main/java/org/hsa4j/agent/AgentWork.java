@@ -56,10 +56,7 @@ final class AgentWork extends Work {
                     + " threw: " + t, t);
         }
         processor.endPart(releaseScope);
-        if (failure == null) {
-            unit.takeRoleBeforeCompleting();
-        }
-        processor.complete(this, failure, completion, releaseScope);
+        unit.complete(this, failure, releaseScope);
     }
 
     @Override

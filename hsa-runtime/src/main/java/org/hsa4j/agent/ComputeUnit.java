@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.kernel.WorkgroupExecutor;
+import org.hsa4j.runtime.HsaException;
 
 /**
  * One compute unit: a worker thread with its own group and private segment buffers.
@@ -64,13 +65,17 @@ final class ComputeUnit implements Runnable {
     }
 
     /**
-     * Called by the unit about to signal a packet's success: when no launched work is left to claim
-     * it takes the processor role first, so the producer woken by that signal finds the role held
-     * and rings its next doorbell without unparking another unit; this unit scans next. (A failing
-     * packet's error callback is user code that may wait for the agent, so it runs without the role.)
+     * Completes {@code work}, whose last part this unit ran. Before it signals a success with no
+     * launched work left to claim it takes the processor role, so the producer woken by that signal
+     * finds the role held and rings its next doorbell without unparking another unit; this unit
+     * scans next. (A failing packet's error callback is user code that may wait for the agent, so
+     * it runs without the role.)
      */
-    void takeRoleBeforeCompleting() {
-        roleTaken = roleTaken || processor.takeRoleWhenIdle();
+    void complete(Work work, HsaException failure, int releaseScope) {
+        if (failure == null && !roleTaken) {
+            roleTaken = processor.takeRoleWhenIdle();
+        }
+        processor.complete(work, failure, work.completion, releaseScope);
     }
 
     /** Runs a claimed {@code part} of {@code work}; {@code last} when no part is left to claim behind it. */

@@ -51,11 +51,7 @@ final class KernelWork extends Work {
         }
         processor.endPart(releaseScope);
         if (dispatch.finishGroup()) {
-            HsaException failure = dispatch.failure();
-            if (failure == null) {
-                unit.takeRoleBeforeCompleting();
-            }
-            processor.complete(this, failure, completion, releaseScope);
+            unit.complete(this, dispatch.failure(), releaseScope);
         }
     }
 

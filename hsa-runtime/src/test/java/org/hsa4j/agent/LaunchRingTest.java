@@ -30,6 +30,18 @@ class LaunchRingTest {
         units.forEach(u -> u.executor.close());
     }
 
+    /** Fake clock of {@link #pacedUnit()}'s pacer, in nanoseconds. */
+    private long now;
+    /** What {@link #pacedUnit()}'s pacer asked for: unclaimed parts per wake. */
+    private final List<Long> wakes = new ArrayList<>();
+
+    /** A unit whose pacer reads {@link #now} and records into {@link #wakes}, with a 50 us threshold. */
+    private ComputeUnit pacedUnit() {
+        ComputeUnit u = new ComputeUnit(units.size(), null, 64, new HelperPacer(50_000, () -> now, wakes::add));
+        units.add(u);
+        return u;
+    }
+
     private ComputeUnit unit() {
         ComputeUnit u = new ComputeUnit(units.size(), null, 64, new HelperPacer(Long.MAX_VALUE, () -> 0, parts -> { }));
         units.add(u);
@@ -260,15 +272,12 @@ class LaunchRingTest {
 
     @Test
     void shouldAskForHelpersWhileALongWorkHasPartsLeftAndNotForItsLastPart() {
-        long[] now = {0};
-        List<Long> wakes = new ArrayList<>();
-        ComputeUnit u = new ComputeUnit(units.size(), null, 64, new HelperPacer(50_000, () -> now[0], wakes::add));
-        units.add(u);
+        ComputeUnit u = pacedUnit();
         ring.append(new Parts(3) {
             @Override
             void run(long part, ComputeUnit unit) {
                 super.run(part, unit);
-                now[0] += 1_000_000;
+                now += 1_000_000;
             }
         });
         assertTrue(ring.runOne(u));
@@ -280,15 +289,12 @@ class LaunchRingTest {
 
     @Test
     void shouldNotAskForHelpersForAShortWork() {
-        long[] now = {0};
-        List<Long> wakes = new ArrayList<>();
-        ComputeUnit u = new ComputeUnit(units.size(), null, 64, new HelperPacer(50_000, () -> now[0], wakes::add));
-        units.add(u);
+        ComputeUnit u = pacedUnit();
         ring.append(new Parts(100) {
             @Override
             void run(long part, ComputeUnit unit) {
                 super.run(part, unit);
-                now[0] += 100;
+                now += 100;
             }
         });
         int ran = 0;
