@@ -81,7 +81,7 @@ public record ServicesConfig(int ports, int lanes, int serverThreads, int handle
         private long repollNanos = 50_000_000;
         private long callTimeoutNanos = 30_000_000_000L;
         private WaitState waitState = WaitState.BLOCKED;
-        private SyscallPolicy syscallPolicy = SyscallPolicy.ALLOW_ALL;
+        private SyscallPolicy syscallPolicy = SyscallPolicy.ALLOW_ALL_UNSANDBOXED;
         private PrintfSink printfSink = PrintfSink.STDOUT;
         private NetPolicy netPolicy = NetPolicy.LOOPBACK_ONLY;
         private int netThreads = 1;
