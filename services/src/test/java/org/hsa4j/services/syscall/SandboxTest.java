@@ -81,7 +81,32 @@ class SandboxTest {
         f.services.setSyscallPolicy(SyscallPolicy.pathsUnder(root));
     }
 
-    // ---- policies ------------------------------------------------------------------------------
+    // ---- the default roots (item 11) ------------------------------------------------------------
+
+    @Test
+    void shouldRefuseToReadAFileOutsideTheWorkingDirectoryAndTmpdirByDefault() {
+        assertEquals("errno EPERM", readInKernel("/etc/passwd"));
+    }
+
+    @Test
+    void shouldRefuseToCreateAFileOutsideTheWorkingDirectoryAndTmpdirByDefault() throws IOException {
+        Path cwd = Path.of("").toRealPath();
+        Path probe = cwd.getParent().resolve("hsa4j-sandbox-probe-" + ProcessHandle.current().pid());
+        assertFalse(probe.startsWith(Path.of(System.getProperty("java.io.tmpdir")).toRealPath()));
+        try {
+            assertEquals(-Errno.EPERM, inKernel(wi -> sys.open(wi, probe.toString(),
+                    OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644)));
+            assertFalse(Files.exists(probe));
+        } finally {
+            Files.deleteIfExists(probe);
+        }
+    }
+
+    @Test
+    void shouldOpenAFileInTmpdirByDefault() throws IOException {
+        Files.writeString(root.resolve("in-tmp"), "tmp is a default root");
+        assertEquals("tmp is a default root", readInKernel(root.resolve("in-tmp").toString()));
+    }
 
     @Test
     void shouldReadOutsideTheRootsWhenTheUnsandboxedPolicyIsNamed() {

@@ -14,6 +14,7 @@ import java.util.Set;
 
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.services.ServicesConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,14 @@ import org.junit.jupiter.api.io.TempDir;
 class SyscallPolicyTest {
     @TempDir
     Path dir;
+
+    @Test
+    void shouldConfineTheDefaultConfigurationToTheWorkingDirectoryAndTmpdir() throws IOException {
+        FileRoots roots = ServicesConfig.defaults().syscallPolicy().fileRoots().resolved();
+        assertFalse(roots.unsandboxed());
+        assertEquals(List.of(Path.of("").toRealPath(), Path.of(System.getProperty("java.io.tmpdir")).toRealPath()),
+                roots.paths());
+    }
 
     @Test
     void shouldGiveAPolicyThatNamesNoRootsTheDefaultRoots() {
