@@ -21,7 +21,8 @@ import org.hsa4j.signal.WaitState;
  * @param waitState        how clients wait for replies (ACTIVE spins longer before parking)
  * @param syscallPolicy    the syscall sandbox (default: files beneath the working directory and java.io.tmpdir)
  * @param printfSink       where printf output goes
- * @param netPolicy        which addresses kernels may listen on or connect to
+ * @param netPolicy        which addresses and ports kernels may listen on or connect to (default: loopback,
+ *                         unprivileged ports)
  * @param netThreads       Netty event-loop threads
  * @param deviceChunkBytes bytes per chunk of the default device heap
  */
