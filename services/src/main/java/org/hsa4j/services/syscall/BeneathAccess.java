@@ -29,9 +29,12 @@ import java.util.Set;
  *       and puts its target's components in front of the rest: a relative target continues
  *       from {@code top}, an absolute one must start with the same root and restarts from it.
  *       At most {@link #MAX_LINKS} links are followed (then ELOOP).</li>
- *   <li>the last component is opened with {@code openat(top, name, flags | O_NOFOLLOW)} (or
+ *   <li>the last component is opened with {@code openat(top, name, flags | O_NOFOLLOW |
+ *       O_NONBLOCK)} (or
  *       removed with {@code unlinkat(top, name, 0)}, which never follows); a link there is read
- *       and followed the same way.</li>
+ *       and followed the same way. Only a regular file is served: a directory is EISDIR, a FIFO,
+ *       socket or device EPERM (O_NONBLOCK keeps a FIFO without a writer from holding a handler
+ *       thread in open).</li>
  * </ul>
  *
  * <p><b>Why it is not racy.</b> Each step is one system call on a descriptor already checked to
@@ -83,14 +86,15 @@ final class BeneathAccess implements FileAccess {
         if (access != OpenFlags.O_RDONLY) {
             sys |= flags & OpenFlags.O_TRUNC;
         }
-        int openFlags = sys | Posix.O_NOFOLLOW | Posix.O_CLOEXEC;
+        int openFlags = sys | Posix.O_NOFOLLOW | Posix.O_CLOEXEC | Posix.O_NONBLOCK;
         Walk w = new Walk(name);
         try {
             int fd = w.resolve((dirfd, last) -> Posix.openat(dirfd, last, openFlags, mode & 0777));
             try {
                 Path self = Path.of("/proc/self/fd/" + fd);
-                if (Files.isDirectory(self)) {
-                    throw new ErrnoException(Errno.EISDIR, name);
+                if (!Files.isRegularFile(self)) {
+                    throw new ErrnoException(Files.isDirectory(self) ? Errno.EISDIR : Errno.EPERM,
+                            name + " is not a regular file");
                 }
                 Set<StandardOpenOption> options = EnumSet.noneOf(StandardOpenOption.class);
                 if (access != OpenFlags.O_WRONLY) {

@@ -26,6 +26,8 @@ final class Posix {
     static final int AT_FDCWD = -100;
     /** Resolve to a location only; needs search permission on the directory, not read. */
     static final int O_PATH = 010000000;
+    /** Do not block in open (a FIFO without a writer). */
+    static final int O_NONBLOCK = 04000;
     /** Close on exec. */
     static final int O_CLOEXEC = 02000000;
     /** Fail unless the file is a directory (the value differs between architectures). */

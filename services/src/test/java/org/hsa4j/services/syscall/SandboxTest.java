@@ -130,6 +130,15 @@ class SandboxTest {
         assertEquals(-Errno.EISDIR, inKernel(wi -> sys.unlink(wi, root.resolve("sub").toString())));
     }
 
+    @Test
+    void shouldRefuseAFifoBeneathTheRootWithoutBlocking() throws Exception {
+        Path fifo = root.resolve("fifo");
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        assertTrue(mkfifo.waitFor(30, TimeUnit.SECONDS) && mkfifo.exitValue() == 0, "mkfifo");
+        confineToRoot();
+        assertEquals("errno EPERM", readInKernel(fifo.toString()));
+    }
+
     // ---- links out of a root (item 12) ----------------------------------------------------------
 
     @Test
