@@ -4,6 +4,9 @@ import java.net.InetSocketAddress;
 import java.util.Arrays;
 import java.util.BitSet;
 
+import org.hsa4j.runtime.HsaException;
+import org.hsa4j.runtime.HsaStatus;
+
 /**
  * Decides whether a kernel may listen on or connect to an address and port. A denied call
  * returns {@code -EPERM} and opens nothing. The default, {@link #LOOPBACK_ONLY}, keeps kernels on
@@ -36,13 +39,14 @@ public interface NetPolicy {
      * Loopback addresses, and only {@code ports} for both listen and connect: the allow-list.
      * Privileged ports may be named; name 0 to let listen pick a port.
      *
-     * @throws IllegalArgumentException for a port outside 0..65535
+     * @throws HsaException {@link HsaStatus#INVALID_ARGUMENT} for a port outside 0..65535
      */
     static NetPolicy loopbackPorts(int... ports) {
         BitSet allowed = new BitSet(65536);
         for (int p : ports) {
             if (p < 0 || p > 65535) {
-                throw new IllegalArgumentException("port " + p + " outside 0..65535 in " + Arrays.toString(ports));
+                throw new HsaException(HsaStatus.INVALID_ARGUMENT,
+                        "port " + p + " outside 0..65535 in " + Arrays.toString(ports));
             }
             allowed.set(p);
         }

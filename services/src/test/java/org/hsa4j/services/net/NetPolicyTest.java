@@ -1,5 +1,6 @@
 package org.hsa4j.services.net;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,6 +9,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 
+import org.hsa4j.runtime.HsaException;
+import org.hsa4j.runtime.HsaStatus;
 import org.junit.jupiter.api.Test;
 
 /** What each network policy allows, without a socket. */
@@ -55,9 +58,10 @@ class NetPolicyTest {
     }
 
     @Test
-    void shouldRejectAnAllowListedPortOutOfRange() {
-        assertThrows(IllegalArgumentException.class, () -> NetPolicy.loopbackPorts(65536));
-        assertThrows(IllegalArgumentException.class, () -> NetPolicy.loopbackPorts(-1));
+    void shouldRejectAnAllowListedPortOutOfRangeWithInvalidArgument() {
+        HsaException e = assertThrows(HsaException.class, () -> NetPolicy.loopbackPorts(65536));
+        assertEquals(HsaStatus.INVALID_ARGUMENT, e.status());
+        assertThrows(HsaException.class, () -> NetPolicy.loopbackPorts(-1));
     }
 
     @Test
