@@ -186,7 +186,7 @@ final class BeneathAccess implements FileAccess {
                     continue;
                 }
                 int errno = -r;
-                if (errno != Posix.ELOOP && errno != Errno.ENOTDIR) {
+                if (errno != Errno.ELOOP && errno != Errno.ENOTDIR) {
                     throw new ErrnoException(errno, request);
                 }
                 int[] linkErrno = new int[1];
@@ -195,7 +195,7 @@ final class BeneathAccess implements FileAccess {
                     throw new ErrnoException(errno, request);
                 }
                 if (++links > MAX_LINKS) {
-                    throw new ErrnoException(Posix.ELOOP, request);
+                    throw new ErrnoException(Errno.ELOOP, request);
                 }
                 follow(target);
             }

@@ -34,8 +34,6 @@ final class Posix {
     static final int O_DIRECTORY;
     /** Fail with ELOOP when the last component is a symbolic link (differs between architectures). */
     static final int O_NOFOLLOW;
-    /** Too many links, or O_NOFOLLOW met a link. */
-    static final int ELOOP = 40;
     /** Longest link target readlinkat returns here. */
     static final int LINK_MAX = 4096;
 

@@ -213,6 +213,15 @@ class SandboxTest {
     }
 
     @Test
+    void shouldReturnEloopForALinkCycleInsideTheRoot() throws IOException {
+        Files.createSymbolicLink(root.resolve("a"), Path.of("b"));
+        Files.createSymbolicLink(root.resolve("b"), Path.of("a"));
+        confineToRoot();
+        assertEquals("errno ELOOP", readInKernel(root.resolve("a").toString()));
+        assertEquals("errno ELOOP", readInKernel(root.resolve("a/x").toString()));
+    }
+
+    @Test
     void shouldRefuseDotDotAboveTheRoot() throws IOException {
         confineToRoot();
         assertEquals("errno EPERM", readInKernel(root + "/../outside/secret"));
