@@ -19,9 +19,10 @@ import org.hsa4j.signal.WaitState;
  *                         bound on a missed doorbell; sleeps start at 1 ms and double up to it)
  * @param callTimeoutNanos how long a server waits for a client's next packet within a call
  * @param waitState        how clients wait for replies (ACTIVE spins longer before parking)
- * @param syscallPolicy    the syscall sandbox
+ * @param syscallPolicy    the syscall sandbox (default: files beneath the working directory and java.io.tmpdir)
  * @param printfSink       where printf output goes
- * @param netPolicy        which addresses kernels may listen on or connect to
+ * @param netPolicy        which addresses and ports kernels may listen on or connect to (default: loopback,
+ *                         unprivileged ports)
  * @param netThreads       Netty event-loop threads
  * @param deviceChunkBytes bytes per chunk of the default device heap
  */
@@ -81,7 +82,7 @@ public record ServicesConfig(int ports, int lanes, int serverThreads, int handle
         private long repollNanos = 50_000_000;
         private long callTimeoutNanos = 30_000_000_000L;
         private WaitState waitState = WaitState.BLOCKED;
-        private SyscallPolicy syscallPolicy = SyscallPolicy.ALLOW_ALL;
+        private SyscallPolicy syscallPolicy = SyscallPolicy.defaults();
         private PrintfSink printfSink = PrintfSink.STDOUT;
         private NetPolicy netPolicy = NetPolicy.LOOPBACK_ONLY;
         private int netThreads = 1;

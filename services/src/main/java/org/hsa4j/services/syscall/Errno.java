@@ -35,6 +35,8 @@ public final class Errno {
     public static final int ENAMETOOLONG = 36;
     /** Function not implemented (no syscall service registered). */
     public static final int ENOSYS = 38;
+    /** Too many levels of symbolic links. */
+    public static final int ELOOP = 40;
     /** Directory not empty. */
     public static final int ENOTEMPTY = 39;
     /** Address already in use. */
@@ -70,6 +72,7 @@ public final class Errno {
             case ENAMETOOLONG -> "ENAMETOOLONG";
             case ENOSYS -> "ENOSYS";
             case ENOTEMPTY -> "ENOTEMPTY";
+            case ELOOP -> "ELOOP";
             case EADDRINUSE -> "EADDRINUSE";
             case ECONNRESET -> "ECONNRESET";
             case ENOTCONN -> "ENOTCONN";

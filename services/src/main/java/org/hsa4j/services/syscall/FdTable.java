@@ -24,7 +24,7 @@ public final class FdTable implements AutoCloseable {
      * An open file.
      *
      * @param channel    the channel; its position is the file position
-     * @param path       the path it was opened with
+     * @param path       where the file was when it was opened (fstat reads its times there, links not followed)
      * @param accessMode {@link OpenFlags#O_RDONLY}, {@link OpenFlags#O_WRONLY} or {@link OpenFlags#O_RDWR}
      * @param append     true with {@link OpenFlags#O_APPEND}
      */

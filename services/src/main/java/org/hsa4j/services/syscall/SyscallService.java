@@ -17,19 +17,14 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
-import java.nio.file.OpenOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
-import java.util.EnumSet;
-import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
@@ -53,7 +48,9 @@ import org.hsa4j.services.rpc.ServerCall;
  * failure, as the raw Linux interface returns it. Buffers are SVM addresses read and written
  * through the host's view, so a buffer the host may not touch is {@code -EFAULT}, never a crash.
  * The {@link SyscallPolicy} sees every call first; a denied call does nothing and returns
- * {@code -EPERM}.
+ * {@code -EPERM}. open and unlink reach files through the {@link FileAccess} the policy's
+ * {@link FileRoots} chose: beneath the roots, links resolved without leaving them, else
+ * {@code -EPERM} (see {@link BeneathAccess} and docs/SECURITY.md).
  */
 public final class SyscallService {
     /** Owner name of the syscall namespace. */
@@ -74,7 +71,19 @@ public final class SyscallService {
     private final RpcServer server;
     private final FdTable fds;
     private final ScheduledExecutorService timer;
-    private volatile SyscallPolicy policy;
+    /**
+     * The policy and the file access its roots chose, swapped together.
+     *
+     * @param policy the policy
+     * @param files  how open and unlink reach files under it
+     */
+    record Sandbox(SyscallPolicy policy, FileAccess files) {
+        static Sandbox of(SyscallPolicy policy) {
+            return new Sandbox(policy, FileAccess.of(policy.fileRoots()));
+        }
+    }
+
+    private volatile Sandbox sandbox;
     private volatile Consumer<AbortEvent> abortListener;
 
     /** A syscall service over {@code fds}; {@code timer} answers nanosleep; aborts are reported to {@code server}. */
@@ -82,7 +91,7 @@ public final class SyscallService {
         this.server = Objects.requireNonNull(server, "server");
         this.fds = Objects.requireNonNull(fds, "fds");
         this.timer = Objects.requireNonNull(timer, "timer");
-        this.policy = Objects.requireNonNull(policy, "policy");
+        this.sandbox = Sandbox.of(Objects.requireNonNull(policy, "policy"));
         this.abortListener = e -> { };
     }
 
@@ -99,9 +108,14 @@ public final class SyscallService {
         return fds;
     }
 
-    /** Replaces the policy; calls from now on are checked against it. */
+    /** Replaces the policy; calls from now on are checked against it (default roots are taken now). */
     public void setPolicy(SyscallPolicy policy) {
-        this.policy = Objects.requireNonNull(policy, "policy");
+        this.sandbox = Sandbox.of(Objects.requireNonNull(policy, "policy"));
+    }
+
+    /** The file access of the current policy (tests reach the step hook through it). */
+    FileAccess fileAccess() {
+        return sandbox.files();
     }
 
     /** Sets who hears of aborted dispatches. */
@@ -124,6 +138,10 @@ public final class SyscallService {
     }
 
     private boolean denied(Syscall s, String path, long fd, long flags, ServerCall call) {
+        return denied(sandbox.policy(), s, path, fd, flags, call);
+    }
+
+    private static boolean denied(SyscallPolicy policy, Syscall s, String path, long fd, long flags, ServerCall call) {
         return !policy.permits(new SyscallRequest(s, path, (int) Math.max(-1, Math.min(fd, Integer.MAX_VALUE)), flags,
                 call.callerDispatch()));
     }
@@ -159,6 +177,7 @@ public final class SyscallService {
     // ---- paths ----------------------------------------------------------------------------------
 
     private void servePaths(Syscall s, ServerCall call) {
+        Sandbox sb = sandbox;
         byte[][] paths = call.recvN();
         for (long m = call.laneMask(); m != 0; m &= m - 1) {
             int lane = Long.numberOfTrailingZeros(m);
@@ -173,78 +192,35 @@ public final class SyscallService {
             }
             String path = new String(raw, StandardCharsets.UTF_8);
             long flags = call.arg(lane, 0);
-            if (denied(s, path, -1, s == Syscall.OPEN ? flags : 0, call)) {
+            if (denied(sb.policy(), s, path, -1, s == Syscall.OPEN ? flags : 0, call)) {
                 call.result(lane, 0, -Errno.EPERM);
                 continue;
             }
             try {
-                call.result(lane, 0, s == Syscall.OPEN ? open(path, (int) flags, (int) call.arg(lane, 1)) : unlink(path));
+                if (s == Syscall.OPEN) {
+                    call.result(lane, 0, open(sb.files(), path, (int) flags, (int) call.arg(lane, 1)));
+                } else {
+                    sb.files().unlink(path);
+                    call.result(lane, 0, 0);
+                }
             } catch (Throwable t) {
                 call.result(lane, 0, -errno(t));
             }
         }
     }
 
-    private long open(String name, int flags, int mode) throws IOException {
+    private long open(FileAccess files, String name, int flags, int mode) throws IOException {
         int access = flags & OpenFlags.O_ACCMODE;
         if (access == OpenFlags.O_ACCMODE) {
             return -Errno.EINVAL;
         }
-        Path path = Path.of(name);
-        if (Files.isDirectory(path)) {
-            return -Errno.EISDIR;
-        }
-        Set<OpenOption> options = new HashSet<>();
-        if (access != OpenFlags.O_WRONLY) {
-            options.add(StandardOpenOption.READ);
-        }
-        if (access != OpenFlags.O_RDONLY) {
-            options.add(StandardOpenOption.WRITE);
-            if ((flags & OpenFlags.O_TRUNC) != 0) {
-                options.add(StandardOpenOption.TRUNCATE_EXISTING);
-            }
-        }
-        if ((flags & OpenFlags.O_CREAT) != 0) {
-            options.add((flags & OpenFlags.O_EXCL) != 0 ? StandardOpenOption.CREATE_NEW : StandardOpenOption.CREATE);
-            if (access == OpenFlags.O_RDONLY) {
-                options.add(StandardOpenOption.WRITE);
-            }
-        }
-        FileChannel channel;
-        if ((flags & OpenFlags.O_CREAT) != 0 && path.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-            FileAttribute<Set<PosixFilePermission>> perms = PosixFilePermissions.asFileAttribute(permissions(mode));
-            channel = FileChannel.open(path, options, perms);
-        } else {
-            channel = FileChannel.open(path, options);
-        }
-        int fd = fds.install(new FdTable.FileEntry(channel, path, access, (flags & OpenFlags.O_APPEND) != 0));
+        FileAccess.Opened opened = files.open(name, flags, mode);
+        int fd = fds.install(new FdTable.FileEntry(opened.channel(), opened.path(), access,
+                (flags & OpenFlags.O_APPEND) != 0));
         if (fd < 0) {
-            channel.close();
+            opened.channel().close();
         }
         return fd;
-    }
-
-    private static Set<PosixFilePermission> permissions(int mode) {
-        Set<PosixFilePermission> set = EnumSet.noneOf(PosixFilePermission.class);
-        PosixFilePermission[] order = {
-                PosixFilePermission.OTHERS_EXECUTE, PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_READ,
-                PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_READ,
-                PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_READ};
-        for (int bit = 0; bit < order.length; bit++) {
-            if ((mode & (1 << bit)) != 0) {
-                set.add(order[bit]);
-            }
-        }
-        return set;
-    }
-
-    private static long unlink(String name) throws IOException {
-        Path path = Path.of(name);
-        if (Files.isDirectory(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            return -Errno.EISDIR;
-        }
-        Files.delete(path);
-        return 0;
     }
 
     // ---- descriptors ----------------------------------------------------------------------------
@@ -389,7 +365,8 @@ public final class SyscallService {
             long atime = 0;
             long ctime = 0;
             try {
-                BasicFileAttributes attrs = Files.readAttributes(f.path(), BasicFileAttributes.class);
+                BasicFileAttributes attrs = Files.readAttributes(f.path(), BasicFileAttributes.class,
+                        LinkOption.NOFOLLOW_LINKS);
                 mtime = nanos(attrs.lastModifiedTime().toInstant());
                 atime = nanos(attrs.lastAccessTime().toInstant());
                 ctime = nanos(attrs.creationTime().toInstant());
@@ -397,7 +374,8 @@ public final class SyscallService {
                     mode = StatLayout.S_IFREG | bits(posix.permissions());
                 } else if (f.path().getFileSystem().supportedFileAttributeViews().contains("posix")) {
                     mode = StatLayout.S_IFREG
-                            | bits(Files.readAttributes(f.path(), PosixFileAttributes.class).permissions());
+                            | bits(Files.readAttributes(f.path(), PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+                            .permissions());
                 }
             } catch (NoSuchFileException gone) {
                 // unlinked while open: the size is still right, the times are unknown
@@ -489,6 +467,9 @@ public final class SyscallService {
 
     /** The errno for what a file operation threw. */
     static int errno(Throwable t) {
+        if (t instanceof ErrnoException e) {
+            return e.errno();
+        }
         if (t instanceof MemoryFaultException) {
             return Errno.EFAULT;
         }

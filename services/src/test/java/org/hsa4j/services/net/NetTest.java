@@ -170,6 +170,29 @@ class NetTest {
     }
 
     @Test
+    void shouldRefuseToListenOnAPrivilegedLoopbackPortByDefault() {
+        long r = f.rt.hostMalloc(8);
+        Kernels.run(f.rt, f.queue, (wi, out) -> wi.svm().setLong(out, net.listen(wi, NetOp.LOOPBACK, 1, 1)), r);
+        assertEquals(-Errno.EPERM, host.getLong(r));
+        assertEquals(0, f.services.netService().openSockets());
+    }
+
+    @Test
+    void shouldConnectOnlyToThePortsOnTheAllowList() throws Exception {
+        try (ServerSocket listed = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+             ServerSocket unlisted = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            f.services.netService().setPolicy(NetPolicy.loopbackPorts(listed.getLocalPort()));
+            long r = f.rt.hostMalloc(16);
+            Kernels.run(f.rt, f.queue, (wi, out) -> {
+                wi.svm().setLong(out, net.connect(wi, NetOp.LOOPBACK, listed.getLocalPort()));
+                wi.svm().setLong(out + 8, net.connect(wi, NetOp.LOOPBACK, unlisted.getLocalPort()));
+            }, r);
+            assertTrue(host.getLong(r) >= 0, "listed port: " + host.getLong(r));
+            assertEquals(-Errno.EPERM, host.getLong(r + 8));
+        }
+    }
+
+    @Test
     void shouldReturnEbadfForAnUnknownSocket() {
         long buf = f.rt.hostMalloc(8);
         long r = f.rt.hostMalloc(24);
