@@ -14,7 +14,7 @@ import org.hsa4j.signal.WaitState;
 /**
  * A typed, shaped view of SVM data ({@code concurrency::array_view}): kernels and the host read and
  * write the same memory, with no copies. Dimension 0 is the most significant; a view made over
- * memory is row-major and dense, a {@link #section} keeps its parent's strides. Every coordinate is
+ * memory is row-major and dense, a {@code section} keeps its parent's strides. Every coordinate is
  * checked against the view's extent.
  *
  * <p>C++AMP's copy management has little to do over SVM: {@link #synchronize()} waits for the work

@@ -7,7 +7,8 @@ import java.lang.invoke.VarHandle;
 /**
  * What every 64-byte AQL packet shares: the header word at offset 0 and the completion signal at
  * offset 56. Subclasses are flyweights over one ring slot: position one with {@link #wrap}, write
- * the body with plain stores, then {@link #publish} the header with one 32-bit release store.
+ * the body with plain stores, then publish the header with one 32-bit release store (each
+ * subclass's {@code publish}, through {@link #publishWord}).
  */
 public abstract class AqlPacket {
     /** Size of every AQL packet. */
