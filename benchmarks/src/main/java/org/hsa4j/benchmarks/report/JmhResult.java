@@ -6,10 +6,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.results.BenchmarkResult;
+import org.openjdk.jmh.results.IterationResult;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.util.Statistics;
+
 /**
- * One entry of JMH's JSON result file: a benchmark method with one set of parameters, its run
- * settings, its primary metric and its secondary metrics (SampleTime percentiles and
- * {@code @AuxCounters}).
+ * What the report needs of one JMH {@link RunResult}: a benchmark method with one set of
+ * parameters, its run settings, its primary metric and its secondary metrics (SampleTime
+ * percentiles and {@code @AuxCounters}), read from JMH's own result objects.
  *
  * @param benchmark             simple name, {@code Class.method}
  * @param params                the {@code @Param} values of this entry, sorted by name
@@ -21,15 +28,18 @@ import java.util.TreeMap;
  * @param measurementTime       measured iteration time as JMH prints it
  * @param primary               the primary metric
  * @param secondary             secondary metrics by name
- * @param raw                   the entry's remaining top-level fields (jdkVersion, vmName, ...)
+ * @param vm                    the JVM and JMH that ran it
  */
 record JmhResult(String benchmark, Map<String, String> params, String mode, int forks, int warmupIterations,
                  String warmupTime, int measurementIterations, String measurementTime, Metric primary,
-                 Map<String, Metric> secondary, Map<String, Object> raw) {
+                 Map<String, Metric> secondary, Vm vm) {
+
+    /** Percentiles a SampleTime metric keeps for the report. */
+    static final double[] PERCENTILES = {0.0, 50.0, 90.0, 95.0, 99.0, 99.9, 99.99, 99.999, 99.9999, 100.0};
 
     /**
-     * A metric: JMH's score with its error and unit, the percentiles when JMH sampled it, and the
-     * per-iteration values (all forks together) when JMH recorded them.
+     * A metric: JMH's score with its error and unit, the percentiles of its samples, and the
+     * per-iteration values of all forks together.
      */
     record Metric(double score, double scoreError, String unit, Map<Double, Double> percentiles,
                   List<Double> iterations, long samples) {
@@ -46,80 +56,68 @@ record JmhResult(String benchmark, Map<String, String> params, String mode, int 
             return sum / iterations.size();
         }
 
-        /** The percentile {@code p} (0-100) when JMH recorded it, else NaN. */
+        /** The percentile {@code p} (0-100) when it was kept, else NaN. */
         double percentile(double p) {
             Double v = percentiles.get(p);
             return v != null ? v : Double.NaN;
         }
     }
 
-    /** Reads every entry of a JMH JSON result file's text. */
-    @SuppressWarnings("unchecked")
-    static List<JmhResult> parseAll(String json) {
+    /** The JVM and JMH of a run, and the JVM arguments of its forks. */
+    record Vm(String jdkVersion, String vmName, String vmVersion, String jmhVersion, List<String> jvmArgs) {
+    }
+
+    /** The report's view of one JMH run result. */
+    static JmhResult of(RunResult run) {
+        BenchmarkParams p = run.getParams();
+        String full = p.getBenchmark();
+        String[] parts = full.split("\\.");
+        String simple = parts.length >= 2 ? parts[parts.length - 2] + "." + parts[parts.length - 1] : full;
+        Map<String, String> params = new TreeMap<>();
+        for (String key : p.getParamsKeys()) {
+            params.put(key, p.getParam(key));
+        }
+        List<IterationResult> iterations = new ArrayList<>();
+        for (BenchmarkResult fork : run.getBenchmarkResults()) {
+            iterations.addAll(fork.getIterationResults());
+        }
+        List<Double> primaryValues = new ArrayList<>();
+        for (IterationResult it : iterations) {
+            primaryValues.add(it.getPrimaryResult().getScore());
+        }
+        Map<String, Metric> secondary = new LinkedHashMap<>();
+        for (Map.Entry<String, Result> e : run.getSecondaryResults().entrySet()) {
+            List<Double> values = new ArrayList<>();
+            for (IterationResult it : iterations) {
+                Result r = it.getSecondaryResults().get(e.getKey());
+                if (r != null) {
+                    values.add(r.getScore());
+                }
+            }
+            secondary.put(e.getKey(), metric(e.getValue(), values));
+        }
+        Vm vm = new Vm(p.getJdkVersion(), p.getVmName(), p.getVmVersion(), p.getJmhVersion(), List.copyOf(p.getJvmArgs()));
+        return new JmhResult(simple, params, p.getMode().shortLabel(), p.getForks(), p.getWarmup().getCount(),
+                p.getWarmup().getTime().toString(), p.getMeasurement().getCount(), p.getMeasurement().getTime().toString(),
+                metric(run.getPrimaryResult(), primaryValues), secondary, vm);
+    }
+
+    /** Every run result of a JMH run, in JMH's order. */
+    static List<JmhResult> ofAll(Iterable<RunResult> runs) {
         List<JmhResult> out = new ArrayList<>();
-        for (Object o : (List<Object>) Json.parse(json)) {
-            out.add(of((Map<String, Object>) o));
+        for (RunResult r : runs) {
+            out.add(of(r));
         }
         return out;
     }
 
-    @SuppressWarnings("unchecked")
-    private static JmhResult of(Map<String, Object> m) {
-        String full = (String) m.get("benchmark");
-        String[] parts = full.split("\\.");
-        String simple = parts.length >= 2 ? parts[parts.length - 2] + "." + parts[parts.length - 1] : full;
-        Map<String, String> params = new TreeMap<>();
-        Object p = m.get("params");
-        if (p instanceof Map<?, ?> pm) {
-            pm.forEach((k, v) -> params.put((String) k, String.valueOf(v)));
-        }
-        Map<String, Metric> secondary = new LinkedHashMap<>();
-        Object s = m.get("secondaryMetrics");
-        if (s instanceof Map<?, ?> sm) {
-            sm.forEach((k, v) -> secondary.put((String) k, metric((Map<String, Object>) v)));
-        }
-        return new JmhResult(simple, params, (String) m.get("mode"), (int) Json.number(m.get("forks")),
-                (int) Json.number(m.get("warmupIterations")), String.valueOf(m.get("warmupTime")),
-                (int) Json.number(m.get("measurementIterations")), String.valueOf(m.get("measurementTime")),
-                metric((Map<String, Object>) m.get("primaryMetric")), secondary, m);
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Metric metric(Map<String, Object> m) {
+    private static Metric metric(Result<?> r, List<Double> iterations) {
+        Statistics s = r.getStatistics();
         Map<Double, Double> percentiles = new TreeMap<>();
-        Object p = m.get("scorePercentiles");
-        if (p instanceof Map<?, ?> pm) {
-            pm.forEach((k, v) -> percentiles.put(Double.parseDouble((String) k), Json.number(v)));
+        for (double q : PERCENTILES) {
+            percentiles.put(q, s.getPercentile(q));
         }
-        List<Double> iterations = new ArrayList<>();
-        Object raw = m.get("rawData");
-        if (raw instanceof List<?> forks) {
-            for (Object fork : forks) {
-                for (Object v : (List<Object>) fork) {
-                    iterations.add(Json.number(v));
-                }
-            }
-        }
-        long samples = 0;
-        Object hist = m.get("rawDataHistogram");
-        if (hist instanceof List<?> forks) {
-            for (Object fork : forks) {
-                for (Object iteration : (List<Object>) fork) {
-                    for (Object bucket : (List<Object>) iteration) {
-                        samples += (long) Json.number(((List<Object>) bucket).get(1));
-                    }
-                }
-            }
-        } else {
-            samples = iterations.size();
-        }
-        return new Metric(Json.number(m.get("score")), Json.number(m.get("scoreError")),
-                String.valueOf(m.get("scoreUnit")), percentiles, iterations, samples);
-    }
-
-    /** A string field of the entry, or "?" when absent. */
-    String field(String name) {
-        Object v = raw.get(name);
-        return v == null ? "?" : String.valueOf(v);
+        return new Metric(r.getScore(), r.getScoreError(), r.getScoreUnit(), percentiles, List.copyOf(iterations),
+                s.getN());
     }
 }

@@ -8,6 +8,7 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -18,9 +19,18 @@ import java.util.TreeSet;
 
 import org.hsa4j.benchmarks.report.Figure.Source;
 import org.hsa4j.benchmarks.report.JmhResult.Metric;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.CommandLineOptionException;
+import org.openjdk.jmh.runner.options.CommandLineOptions;
+
+import joptsimple.OptionException;
+import joptsimple.OptionParser;
+import joptsimple.OptionSet;
+import joptsimple.OptionSpec;
 
 /**
- * Writes docs/PERFORMANCE.md from JMH's JSON results: the machine, the exact command, a summary
+ * Runs JMH and writes docs/PERFORMANCE.md from its results: the machine, the exact command, a summary
  * table of every {@link Figure} (value, baseline from the same run, ratio, goal with its issue,
  * met or not), then per figure its detail (for SampleTime latencies the distribution: mean,
  * median, p90, p99, p99.9, p99.99, max), the scaling curves (vector add and dispatch throughput
@@ -36,7 +46,10 @@ import org.hsa4j.benchmarks.report.JmhResult.Metric;
  * <p>A run with one measured iteration per benchmark (what {@code ./hsa4j bench --quick} does) or
  * started with {@code --smoke} is headed as a provisional smoke run.
  *
- * <pre>usage: PerformanceReport RESULTS.json OUTPUT.md [--command CMD] [--jmh-command CMD] [--load TEXT] [--smoke]</pre>
+ * <p>It runs JMH itself ({@link Runner}) and reads the {@link RunResult}s JMH hands back, so there
+ * is no JSON to parse; the JSON file JMH writes with {@code -rf json -rff FILE} is for other tools.
+ *
+ * <pre>usage: PerformanceReport --report OUTPUT.md [--command CMD] [--smoke] -- JMH ARGS...</pre>
  */
 public final class PerformanceReport {
     private static final double[] PERCENTILES = {50.0, 90.0, 99.0, 99.9, 99.99, 100.0};
@@ -64,34 +77,72 @@ public final class PerformanceReport {
                 && results.stream().allMatch(r -> r.measurementIterations() <= 1 && r.forks() <= 1);
     }
 
-    /** Reads the JSON results named by the first argument and writes the Markdown report to the second. */
-    public static void main(String[] args) throws IOException {
-        if (args.length < 2) {
-            System.err.println("usage: PerformanceReport RESULTS.json OUTPUT.md [--command CMD] [--jmh-command CMD] [--load TEXT] [--smoke]");
+    /**
+     * Runs JMH in this JVM with the arguments after {@code --} (JMH's own command line, parsed by
+     * JMH) and writes the Markdown report of the results it hands back to {@code --report}.
+     */
+    public static void main(String[] args) throws Exception {
+        OptionParser parser = new OptionParser();
+        OptionSpec<String> reportOpt = parser.accepts("report", "where the Markdown report goes")
+                .withRequiredArg().required();
+        OptionSpec<String> commandOpt = parser.accepts("command", "the command line the user typed, for the report")
+                .withRequiredArg();
+        OptionSpec<Void> smokeOpt = parser.accepts("smoke", "head the report as a provisional smoke run");
+        OptionSpec<String> jmhArgs = parser.nonOptions("JMH's arguments, after --");
+        OptionSet options;
+        try {
+            options = parser.parse(args);
+        } catch (OptionException e) {
+            System.err.println("hsa4j bench: " + e.getMessage());
+            parser.printHelpOn(System.err);
             System.exit(2);
+            return;
         }
-        String command = null;
-        String jmhCommand = null;
-        boolean smoke = false;
-        String load = null;
-        for (int i = 2; i < args.length; i++) {
-            switch (args[i]) {
-                case "--command" -> command = args[++i];
-                case "--jmh-command" -> jmhCommand = args[++i];
-                case "--smoke" -> smoke = true;
-                case "--load" -> load = args[++i];
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
-            }
+        String[] jmh = options.valuesOf(jmhArgs).toArray(String[]::new);
+        CommandLineOptions jmhOptions;
+        try {
+            jmhOptions = new CommandLineOptions(jmh);
+        } catch (CommandLineOptionException e) {
+            System.err.println("hsa4j bench: " + e.getMessage());
+            System.exit(2);
+            return;
         }
-        List<JmhResult> results = JmhResult.parseAll(Files.readString(Path.of(args[0])));
-        PerformanceReport report = new PerformanceReport(results, args[0], command, jmhCommand, smoke, load);
-        String text = report.render();
-        Path out = Path.of(args[1]);
+        String loadBefore = loadAverage();
+        Collection<RunResult> runs = new Runner(jmhOptions).run();
+        String load = loadBefore + " before the run, " + loadAverage() + " after";
+        if (runs.isEmpty()) {
+            System.err.println("hsa4j bench: JMH ran no benchmark");
+            System.exit(1);
+        }
+        String resultsPath = jmhOptions.getResult().orElse("(in-process JMH results)");
+        PerformanceReport report = new PerformanceReport(JmhResult.ofAll(runs), resultsPath,
+                options.valueOf(commandOpt), equivalentCommand(jmh), options.has(smokeOpt), load);
+        Path out = Path.of(options.valueOf(reportOpt));
         if (out.getParent() != null) {
             Files.createDirectories(out.getParent());
         }
-        Files.writeString(out, text);
+        Files.writeString(out, report.render());
         System.out.println("hsa4j: wrote " + out + ": " + report.verdict + (report.smoke ? " (smoke run)" : ""));
+    }
+
+    /** The plain JMH command that runs the same benchmarks with the same JVM flags. */
+    private static String equivalentCommand(String[] jmh) {
+        List<String> words = new ArrayList<>(List.of("java"));
+        words.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+        words.add("-jar");
+        words.add("benchmarks/target/benchmarks.jar");
+        words.addAll(List.of(jmh));
+        return String.join(" ", words);
+    }
+
+    /** The 1, 5 and 15 minute load averages as /proc/loadavg gives them, or "unknown". */
+    private static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
     }
 
     // ---- rendering ------------------------------------------------------------------------------
@@ -109,8 +160,8 @@ public final class PerformanceReport {
             md.append('\n');
         }
         md.append("Generated ").append(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")))
-                .append(" by `org.hsa4j.benchmarks.report.PerformanceReport` from `").append(resultsPath)
-                .append("`.\nEvery baseline was measured in the same JMH run as the figure it judges, so both saw the same\n"
+                .append(" by `org.hsa4j.benchmarks.report.PerformanceReport` from the results of the JMH run it started\n(JMH's JSON of the same run: `").append(resultsPath)
+                .append("`).\nEvery baseline was measured in the same JMH run as the figure it judges, so both saw the same\n"
                         + "machine, load and JIT. Goals come from the issue named beside them.\n\n");
         md.append("How to read it:\n\n"
                 + "- Round trips are JMH SampleTime distributions. A round-trip goal is judged on the median: on a\n"
@@ -141,10 +192,10 @@ public final class PerformanceReport {
         md.append("| OS | ").append(System.getProperty("os.name")).append(' ').append(System.getProperty("os.version"))
                 .append(" (").append(System.getProperty("os.arch")).append(") |\n");
         if (any != null) {
-            md.append("| JDK | ").append(any.field("jdkVersion")).append(", ").append(any.field("vmName")).append(' ')
-                    .append(any.field("vmVersion")).append(" |\n");
-            md.append("| JVM arguments | `").append(String.join(" ", jvmArgs(any))).append("` |\n");
-            md.append("| JMH | ").append(any.field("jmhVersion")).append(" |\n");
+            md.append("| JDK | ").append(any.vm().jdkVersion()).append(", ").append(any.vm().vmName()).append(' ')
+                    .append(any.vm().vmVersion()).append(" |\n");
+            md.append("| JVM arguments | `").append(String.join(" ", any.vm().jvmArgs())).append("` |\n");
+            md.append("| JMH | ").append(any.vm().jmhVersion()).append(" |\n");
         }
         if (load != null) {
             md.append("| Load average (1, 5, 15 min) | ").append(load).append(" |\n");
@@ -154,12 +205,6 @@ public final class PerformanceReport {
             md.append("| JMH command | `").append(jmhCommand).append("` |\n");
         }
         md.append('\n');
-    }
-
-    @SuppressWarnings("unchecked")
-    private static List<String> jvmArgs(JmhResult r) {
-        Object v = r.raw().get("jvmArgs");
-        return v instanceof List<?> l ? (List<String>) l : List.of();
     }
 
     private void summary(StringBuilder md) {
