@@ -52,7 +52,9 @@ import org.openjdk.jcstress.infra.runners.TestList;
  * ({@code -sc false}, {@code -strideCount 4} and {@code -jvmArgs} set to this JVM's flags), every test in the jar; any
  * option given replaces the default of the same name. {@code StressGate --judge FILE [-t REGEXP]}
  * runs nothing and judges the result file of an earlier run (such as a full
- * {@code ./hsa4j stress} run) by the same rules.
+ * {@code ./hsa4j stress} run) by the same rules: the tests judged are those the file holds (those
+ * the regexp finds, when given), a test the class path does not list fails (its expectations are
+ * unknown), and a selection that is empty fails.
  */
 public final class StressGate {
     /** Default time budget for the jcstress run. */
@@ -62,7 +64,7 @@ public final class StressGate {
 
     private final PrintStream out;
 
-    private StressGate(PrintStream out) {
+    StressGate(PrintStream out) {
         this.out = out;
     }
 
@@ -88,8 +90,7 @@ public final class StressGate {
             }
         }
         if (judge != null) {
-            addDefault(jcstress, "-t", DEFAULT_FILTER);
-            return report(select(valueOf(jcstress, "-t")), read(List.of(judge)), true);
+            return judge(judge, jcstress.contains("-t") ? valueOf(jcstress, "-t") : "");
         }
         addDefault(jcstress, "-m", "quick");
         addDefault(jcstress, "-sc", "false");
@@ -113,9 +114,7 @@ public final class StressGate {
                 + " s; jcstress " + String.join(" ", jcstress));
         out.println("stress gate: working directory " + dir.toAbsolutePath());
         if (selected.isEmpty()) {
-            out.println("FAIL no test matches -t " + filter + ": nothing would run");
-            out.println("0 passed, 1 failed");
-            return 1;
+            return failEmpty("no test matches -t " + filter + ": nothing would run");
         }
 
         long started = System.nanoTime();
@@ -126,6 +125,36 @@ public final class StressGate {
                 + seconds + " s");
 
         return report(selected, readResults(dir), finished);
+    }
+
+    /**
+     * Judges the tests of the result file {@code file} whose names contain a match of {@code filter}
+     * (all of them for ""): the file, not the class path, says which tests ran, and a selection
+     * that is empty (a wrong {@code -t}, an unreadable or empty file) fails.
+     */
+    private int judge(Path file, String filter) {
+        Collection<TestResult> results = Files.isRegularFile(file) ? read(List.of(file)) : List.of();
+        Pattern pattern = Pattern.compile(filter);
+        SortedSet<String> selected = new TreeSet<>();
+        for (TestResult r : results) {
+            if (pattern.matcher(r.getName()).find()) {
+                selected.add(r.getName());
+            }
+        }
+        out.println("stress gate: judging " + file + ": " + results.size() + " results, " + selected.size()
+                + " tests match -t " + (filter.isEmpty() ? "(any)" : filter));
+        if (selected.isEmpty()) {
+            return failEmpty(results.isEmpty() ? file + " holds no result (missing, empty or not a jcstress result file)"
+                    : "no test in " + file + " matches -t " + filter + ": nothing to judge");
+        }
+        return report(selected, results, true);
+    }
+
+    /** Reports an empty selection as one failure; the exit status. */
+    private int failEmpty(String why) {
+        out.println("FAIL " + why);
+        out.println("0 passed, 1 failed");
+        return 1;
     }
 
     /** Prints a verdict per selected test and the final count line; the exit status. */
@@ -254,6 +283,10 @@ public final class StressGate {
             return new Verdict(test, false, finished
                     ? "has no result: jcstress did not run it (more actors than CPUs, or no scheduling class)"
                     : "has no result: the run was stopped at the time budget first");
+        }
+        if (!TestList.tests().contains(test)) {
+            return new Verdict(test, false, "is not a test of this class path, so its outcomes cannot be graded "
+                    + "(judge a run of the examples' tests with --examples)");
         }
         List<String> problems = new ArrayList<>();
         long samples = 0;
