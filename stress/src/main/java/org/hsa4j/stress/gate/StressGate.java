@@ -1,6 +1,7 @@
 package org.hsa4j.stress.gate;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -16,6 +17,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
+import java.util.StringJoiner;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -55,6 +57,10 @@ import org.openjdk.jcstress.infra.runners.TestList;
  * {@code ./hsa4j stress} run) by the same rules: the tests judged are those the file holds (those
  * the regexp finds, when given), a test the class path does not list fails (its expectations are
  * unknown), and a selection that is empty fails.
+ *
+ * <p>The tests judged are those of the first {@code META-INF/TestList} on the class path (jcstress
+ * reads only that one), so {@code ./hsa4j stress --gate --examples} runs this gate over the
+ * examples' jcstress tests by putting their test classes first, and the gate's own classes after.
  */
 public final class StressGate {
     /** Default time budget for the jcstress run. */
@@ -214,7 +220,7 @@ public final class StressGate {
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
         command.add("-cp");
-        command.add(Path.of(System.getProperty("java.class.path")).toAbsolutePath().toString());
+        command.add(absoluteClassPath(System.getProperty("java.class.path")));
         command.add("org.openjdk.jcstress.Main");
         command.addAll(jcstressArgs);
         Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
@@ -237,6 +243,20 @@ public final class StressGate {
         }
         pump.join(TimeUnit.SECONDS.toMillis(10));
         return finished;
+    }
+
+    /**
+     * {@code classPath} with every entry made absolute, since the child JVM runs in another
+     * directory (the examples' gate has several entries, the suite's jar one).
+     */
+    static String absoluteClassPath(String classPath) {
+        StringJoiner absolute = new StringJoiner(File.pathSeparator);
+        for (String entry : classPath.split(Pattern.quote(File.pathSeparator))) {
+            if (!entry.isEmpty()) {
+                absolute.add(Path.of(entry).toAbsolutePath().toString());
+            }
+        }
+        return absolute.toString();
     }
 
     /** Every result in the binary result file jcstress wrote into {@code dir} (none if there is none). */
