@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryUsage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,9 +50,11 @@ import org.hsa4j.signal.WaitState;
  * <p>A packet whose signal does not reach 0 in time is <em>lost</em>; one whose signal fails is
  * <em>failed</em>; a thread that sees either stops, since its signals may still be in use. The
  * kernel and the agent dispatch handler count their runs, which must equal the packets of their
- * kind. Heap (used, after a GC), off-heap (the runtime's reserved bytes, the JDK's direct memory
- * and the process's resident set) and live signals are printed before and after. The exit status is 0 only when nothing was
- * lost or failed, the run counts match and every thread finished.
+ * kind. Heap (used after a GC, and committed), off-heap (the runtime's reserved bytes and the JDK's
+ * direct memory), live signals, the JVM's own non-heap memory and the process's resident set are
+ * printed before and after (the resident set also with each progress line, so a leak shows as
+ * growth that does not level off). The exit status is 0 only when nothing was lost or failed, the
+ * run counts match and every thread finished.
  */
 final class Soak {
     /** Packets per thread and round (one completion signal each). */
@@ -164,7 +167,8 @@ final class Soak {
                     thread.join(Duration.ofMillis(Math.max(1, TimeUnit.NANOSECONDS.toMillis(
                             Math.min(limit, nextReport) - System.nanoTime()))));
                     if (System.nanoTime() - nextReport >= 0) {
-                        out.printf("soak: %5.0f s: %s%n", (System.nanoTime() - started) / 1e9, counts());
+                        out.printf("soak: %5.0f s: %s; process RSS %s%n", (System.nanoTime() - started) / 1e9, counts(),
+                                residentSetSize());
                         nextReport += report;
                     }
                 }
@@ -195,14 +199,16 @@ final class Soak {
     /** Heap used after a GC, the runtime's off-heap reservation, the JDK's direct memory and the live signals. */
     private static String memory(HsaRuntime rt) {
         System.gc();
-        long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+        MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        MemoryUsage nonHeap = ManagementFactory.getMemoryMXBean().getNonHeapMemoryUsage();
         long direct = 0;
         for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
             direct += pool.getMemoryUsed();
         }
-        return String.format("heap %.1f MiB, off-heap %.1f MiB reserved by the runtime, %.1f MiB direct, "
-                + "%d live signals, process RSS %s", heap / 1048576.0, rt.memory().reservedBytes() / 1048576.0,
-                direct / 1048576.0, rt.signals().liveSignals(), residentSetSize());
+        return String.format("heap %.1f MiB (%.1f MiB committed), off-heap %.1f MiB reserved by the runtime, "
+                + "%.1f MiB direct, %d live signals; JVM non-heap (code, metaspace) %.1f MiB, process RSS %s",
+                heap.getUsed() / 1048576.0, heap.getCommitted() / 1048576.0, rt.memory().reservedBytes() / 1048576.0,
+                direct / 1048576.0, rt.signals().liveSignals(), nonHeap.getUsed() / 1048576.0, residentSetSize());
     }
 
     /** The process's resident set size from /proc/self/status, or "unknown" where there is none. */
