@@ -8,7 +8,7 @@ import java.util.Map;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.SystemReport;
 
-/** The command behind {@code ./hsa4j info} and {@code ./hsa4j run NAME|all}. */
+/** The command behind {@code ./hsa4j info}, {@code ./hsa4j run NAME|all} and {@code ./hsa4j soak}. */
 public final class Hsa4jMain {
     /** Every example, in the order {@code run all} runs them. */
     static final List<Example> EXAMPLES = List.of(new HsaDispatch(), new Sync1Way(), new Sync2Way(), new PingPong(),
@@ -45,6 +45,9 @@ public final class Hsa4jMain {
                 }
                 boolean small = args.length > 2 && args[2].equals("--small");
                 return runExamples(args[1], small, out, err);
+            }
+            case "soak" -> {
+                return Soak.run(args, out, err);
             }
             default -> {
                 err.println("unknown command: " + args[0]);
@@ -83,7 +86,7 @@ public final class Hsa4jMain {
     }
 
     private static int usage(PrintStream err) {
-        err.println("usage: hsa4j info | list | run NAME|all [--small]");
+        err.println("usage: hsa4j info | list | run NAME|all [--small] | soak [--minutes M | --seconds S] [--threads N] [--seed S]");
         return 2;
     }
 }

@@ -1,6 +1,7 @@
 package org.hsa4j.stress.gate;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -16,6 +17,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
+import java.util.StringJoiner;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -52,7 +54,13 @@ import org.openjdk.jcstress.infra.runners.TestList;
  * ({@code -sc false}, {@code -strideCount 4} and {@code -jvmArgs} set to this JVM's flags), every test in the jar; any
  * option given replaces the default of the same name. {@code StressGate --judge FILE [-t REGEXP]}
  * runs nothing and judges the result file of an earlier run (such as a full
- * {@code ./hsa4j stress} run) by the same rules.
+ * {@code ./hsa4j stress} run) by the same rules: the tests judged are those the file holds (those
+ * the regexp finds, when given), a test the class path does not list fails (its expectations are
+ * unknown), and a selection that is empty fails.
+ *
+ * <p>The tests judged are those of the first {@code META-INF/TestList} on the class path (jcstress
+ * reads only that one), so {@code ./hsa4j stress --gate --examples} runs this gate over the
+ * examples' jcstress tests by putting their test classes first, and the gate's own classes after.
  */
 public final class StressGate {
     /** Default time budget for the jcstress run. */
@@ -62,7 +70,7 @@ public final class StressGate {
 
     private final PrintStream out;
 
-    private StressGate(PrintStream out) {
+    StressGate(PrintStream out) {
         this.out = out;
     }
 
@@ -88,8 +96,7 @@ public final class StressGate {
             }
         }
         if (judge != null) {
-            addDefault(jcstress, "-t", DEFAULT_FILTER);
-            return report(select(valueOf(jcstress, "-t")), read(List.of(judge)), true);
+            return judge(judge, jcstress.contains("-t") ? valueOf(jcstress, "-t") : "");
         }
         addDefault(jcstress, "-m", "quick");
         addDefault(jcstress, "-sc", "false");
@@ -113,9 +120,7 @@ public final class StressGate {
                 + " s; jcstress " + String.join(" ", jcstress));
         out.println("stress gate: working directory " + dir.toAbsolutePath());
         if (selected.isEmpty()) {
-            out.println("FAIL no test matches -t " + filter + ": nothing would run");
-            out.println("0 passed, 1 failed");
-            return 1;
+            return failEmpty("no test matches -t " + filter + ": nothing would run");
         }
 
         long started = System.nanoTime();
@@ -126,6 +131,36 @@ public final class StressGate {
                 + seconds + " s");
 
         return report(selected, readResults(dir), finished);
+    }
+
+    /**
+     * Judges the tests of the result file {@code file} whose names contain a match of {@code filter}
+     * (all of them for ""): the file, not the class path, says which tests ran, and a selection
+     * that is empty (a wrong {@code -t}, an unreadable or empty file) fails.
+     */
+    private int judge(Path file, String filter) {
+        Collection<TestResult> results = Files.isRegularFile(file) ? read(List.of(file)) : List.of();
+        Pattern pattern = Pattern.compile(filter);
+        SortedSet<String> selected = new TreeSet<>();
+        for (TestResult r : results) {
+            if (pattern.matcher(r.getName()).find()) {
+                selected.add(r.getName());
+            }
+        }
+        out.println("stress gate: judging " + file + ": " + results.size() + " results, " + selected.size()
+                + " tests match -t " + (filter.isEmpty() ? "(any)" : filter));
+        if (selected.isEmpty()) {
+            return failEmpty(results.isEmpty() ? file + " holds no result (missing, empty or not a jcstress result file)"
+                    : "no test in " + file + " matches -t " + filter + ": nothing to judge");
+        }
+        return report(selected, results, true);
+    }
+
+    /** Reports an empty selection as one failure; the exit status. */
+    private int failEmpty(String why) {
+        out.println("FAIL " + why);
+        out.println("0 passed, 1 failed");
+        return 1;
     }
 
     /** Prints a verdict per selected test and the final count line; the exit status. */
@@ -185,7 +220,7 @@ public final class StressGate {
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
         command.add("-cp");
-        command.add(Path.of(System.getProperty("java.class.path")).toAbsolutePath().toString());
+        command.add(absoluteClassPath(System.getProperty("java.class.path")));
         command.add("org.openjdk.jcstress.Main");
         command.addAll(jcstressArgs);
         Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
@@ -208,6 +243,20 @@ public final class StressGate {
         }
         pump.join(TimeUnit.SECONDS.toMillis(10));
         return finished;
+    }
+
+    /**
+     * {@code classPath} with every entry made absolute, since the child JVM runs in another
+     * directory (the examples' gate has several entries, the suite's jar one).
+     */
+    static String absoluteClassPath(String classPath) {
+        StringJoiner absolute = new StringJoiner(File.pathSeparator);
+        for (String entry : classPath.split(Pattern.quote(File.pathSeparator))) {
+            if (!entry.isEmpty()) {
+                absolute.add(Path.of(entry).toAbsolutePath().toString());
+            }
+        }
+        return absolute.toString();
     }
 
     /** Every result in the binary result file jcstress wrote into {@code dir} (none if there is none). */
@@ -254,6 +303,10 @@ public final class StressGate {
             return new Verdict(test, false, finished
                     ? "has no result: jcstress did not run it (more actors than CPUs, or no scheduling class)"
                     : "has no result: the run was stopped at the time budget first");
+        }
+        if (!TestList.tests().contains(test)) {
+            return new Verdict(test, false, "is not a test of this class path, so its outcomes cannot be graded "
+                    + "(judge a run of the examples' tests with --examples)");
         }
         List<String> problems = new ArrayList<>();
         long samples = 0;
