@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.SystemReport;
 
@@ -22,14 +23,35 @@ public final class Hsa4jMain {
         System.exit(run(args, System.out, System.err));
     }
 
+    /**
+     * Runs one launcher command; the exit status. A bad configuration (an environment variable
+     * out of range, say) is one line naming the variable and its status, not a stack trace.
+     */
     static int run(String[] args, PrintStream out, PrintStream err) {
+        try {
+            return command(args, out, err);
+        } catch (HsaException e) {
+            err.println("hsa4j: " + e.getMessage());
+            return 2;
+        }
+    }
+
+    private static int command(String[] args, PrintStream out, PrintStream err) {
         if (args.length == 0) {
             return usage(err);
         }
         switch (args[0]) {
             case "info" -> {
+                boolean json = args.length > 1 && args[1].equals("--json");
+                if (args.length > (json ? 2 : 1)) {
+                    return usage(err);
+                }
                 try (HsaRuntime rt = HsaRuntime.init()) {
-                    SystemReport.write(rt, out);
+                    if (json) {
+                        SystemReport.writeJson(rt, out);
+                    } else {
+                        SystemReport.write(rt, out);
+                    }
                 }
                 return 0;
             }
@@ -86,7 +108,7 @@ public final class Hsa4jMain {
     }
 
     private static int usage(PrintStream err) {
-        err.println("usage: hsa4j info | list | run NAME|all [--small] | soak [--minutes M | --seconds S] [--threads N] [--seed S]");
+        err.println("usage: hsa4j info [--json] | list | run NAME|all [--small] | soak [--minutes M | --seconds S] [--threads N] [--seed S]");
         return 2;
     }
 }

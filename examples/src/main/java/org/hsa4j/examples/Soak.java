@@ -9,11 +9,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+
+import joptsimple.OptionException;
+import joptsimple.OptionParser;
+import joptsimple.OptionSet;
+import joptsimple.OptionSpec;
 
 import org.hsa4j.agent.Agent;
 import org.hsa4j.agent.AgentFeature;
@@ -84,25 +90,33 @@ final class Soak {
 
     /** Runs {@code soak [--minutes M | --seconds S] [--threads N] [--seed S]}; the exit status. */
     static int run(String[] args, PrintStream out, PrintStream err) {
-        double seconds = 60;
-        int threads = 4;
-        long seed = System.nanoTime();
+        OptionParser parser = new OptionParser();
+        OptionSpec<Double> minutes = parser.accepts("minutes", "how long to run, in minutes").withRequiredArg()
+                .ofType(Double.class);
+        OptionSpec<Double> secondsOpt = parser.accepts("seconds", "how long to run, in seconds").withRequiredArg()
+                .ofType(Double.class);
+        OptionSpec<Integer> threadsOpt = parser.accepts("threads", "host threads writing packets").withRequiredArg()
+                .ofType(Integer.class).defaultsTo(4);
+        OptionSpec<Long> seedOpt = parser.accepts("seed", "seed of the packet mix (default: the clock)")
+                .withRequiredArg().ofType(Long.class);
+        double seconds;
+        int threads;
+        long seed;
         try {
-            for (int i = 1; i < args.length; i++) {
-                String value = i + 1 < args.length ? args[i + 1] : null;
-                switch (args[i]) {
-                    case "--minutes" -> seconds = 60 * Double.parseDouble(require(value, args[i]));
-                    case "--seconds" -> seconds = Double.parseDouble(require(value, args[i]));
-                    case "--threads" -> threads = Integer.parseInt(require(value, args[i]));
-                    case "--seed" -> seed = Long.parseLong(require(value, args[i]));
-                    default -> throw new IllegalArgumentException("unknown option " + args[i]);
-                }
-                i++;
+            OptionSet o = parser.parse(Arrays.copyOfRange(args, 1, args.length));
+            if (o.has(minutes) && o.has(secondsOpt)) {
+                throw new IllegalArgumentException("give --minutes or --seconds, not both");
             }
+            if (!o.nonOptionArguments().isEmpty()) {
+                throw new IllegalArgumentException("unexpected argument " + o.nonOptionArguments().get(0));
+            }
+            seconds = o.has(minutes) ? 60 * o.valueOf(minutes) : o.has(secondsOpt) ? o.valueOf(secondsOpt) : 60;
+            threads = o.valueOf(threadsOpt);
+            seed = o.has(seedOpt) ? o.valueOf(seedOpt) : System.nanoTime();
             if (!(seconds > 0) || threads < 1) {
                 throw new IllegalArgumentException("the duration and --threads must be positive");
             }
-        } catch (IllegalArgumentException e) {
+        } catch (OptionException | IllegalArgumentException e) {
             err.println("soak: " + e.getMessage());
             err.println("usage: hsa4j soak [--minutes M | --seconds S] [--threads N] [--seed S]");
             return 2;
@@ -114,13 +128,6 @@ final class Soak {
             err.println("soak: interrupted");
             return 1;
         }
-    }
-
-    private static String require(String value, String option) {
-        if (value == null) {
-            throw new IllegalArgumentException(option + " needs a value");
-        }
-        return value;
     }
 
     private int soak(Duration duration, int threadCount, long seed) throws InterruptedException {

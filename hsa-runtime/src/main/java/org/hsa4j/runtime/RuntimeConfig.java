@@ -2,6 +2,7 @@ package org.hsa4j.runtime;
 
 import java.lang.management.ManagementFactory;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.IntConsumer;
@@ -23,6 +24,7 @@ import org.hsa4j.memory.FpAtomics;
  * <tr><td>HSA4J_WORKGROUP_MAX_SIZE</td><td>work-items per workgroup (default 1024)</td></tr>
  * <tr><td>HSA4J_GROUP_SEGMENT_MAX</td><td>group segment bytes per workgroup (default 65536)</td></tr>
  * <tr><td>HSA4J_DEVICE_MEMORY</td><td>bytes of each GPU's coarse-grained pool (default 8 GiB)</td></tr>
+ * <tr><td>ROCR_VISIBLE_DEVICES</td><td>comma-separated GPU agent indices to expose, as ROCR reads them (default: all)</td></tr>
  * <tr><td>HSA_XNACK or HSA4J_XNACK</td><td>1 lets GPUs touch plain system memory (default 0)</td></tr>
  * <tr><td>HSA4J_FP_ATOMICS</td><td>cas, unsafe or diagnose: how FP atomic adds behave (default cas)</td></tr>
  * <tr><td>HSA4J_FIDELITY</td><td>1 turns on the memory-model fidelity (checking) mode (default 0)</td></tr>
@@ -118,6 +120,10 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
     public static RuntimeConfig fromEnvironment(Map<String, String> env) {
         Builder b = builder();
         intVar(env, "HSA4J_GPU_AGENTS", 0, MAX_GPU_AGENTS, false, b::gpuAgents);
+        String visible = env.get("ROCR_VISIBLE_DEVICES");
+        if (visible != null) {
+            b.gpuAgents(visibleGpuAgents(visible, b.gpuAgents));
+        }
         intVar(env, "HSA4J_COMPUTE_UNITS", 1, MAX_COMPUTE_UNITS, false, b::computeUnits);
         intVar(env, "HSA4J_CPU_COMPUTE_UNITS", 1, MAX_COMPUTE_UNITS, false, b::cpuComputeUnits);
         intVar(env, "HSA4J_WAVEFRONT_SIZE", 1, MAX_WAVEFRONT_SIZE, true, b::wavefrontSize);
@@ -152,6 +158,32 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
         } catch (HsaException e) {
             throw new HsaException(e.status(), "environment: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * How many of {@code configured} GPU agents {@code ROCR_VISIBLE_DEVICES} leaves visible: its
+     * comma-separated indices, read as ROCR reads them, up to the first that is not a distinct index
+     * below {@code configured} (ROCR ignores the rest of the list from there). The worker-pool GPUs
+     * are alike, so the count is all that changes; the visible ones are numbered from 0 again.
+     */
+    static int visibleGpuAgents(String list, int configured) {
+        if (list.isBlank()) {
+            return 0;
+        }
+        BitSet seen = new BitSet();
+        for (String entry : list.split(",", -1)) {
+            int index;
+            try {
+                index = Integer.parseInt(entry.trim());
+            } catch (NumberFormatException e) {
+                break;
+            }
+            if (index < 0 || index >= configured || seen.get(index)) {
+                break;
+            }
+            seen.set(index);
+        }
+        return seen.cardinality();
     }
 
     private static FpAtomics parseFpAtomics(String v) {

@@ -1,7 +1,9 @@
 package org.hsa4j.runtime;
 
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.stream.Collectors;
 
 import org.hsa4j.agent.Agent;
@@ -11,115 +13,212 @@ import org.hsa4j.memory.MemoryPool;
 import org.hsa4j.memory.MigrationStats;
 import org.hsa4j.memory.PageDescriptor;
 
-/** Prints a runtime's system the way rocminfo does: system attributes, then each agent and its pools. */
+/**
+ * Describes a runtime's system the way rocminfo does: system attributes, then each agent with its
+ * caches, ISA and pools, then page migration and footprint. The description is built once as a
+ * tree of named {@link Node}s and rendered either as rocminfo-style text ({@link #write}) or as
+ * JSON ({@link #writeJson}), so both forms always hold the same facts.
+ */
 public final class SystemReport {
+    private static final char[] AXIS = {'x', 'y', 'z'};
+
+    /** A named fact: a value, or child facts. */
+    private record Node(String key, String value, List<Node> children) {
+        static Node leaf(String key, String value) {
+            return new Node(key, value, List.of());
+        }
+
+        static Node group(String key, List<Node> children) {
+            return new Node(key, null, children);
+        }
+    }
+
     private SystemReport() {
     }
 
-    /** Writes the report for {@code rt} to {@code out}. */
+    /** Writes the rocminfo-style text report for {@code rt} to {@code out}. */
     public static void write(HsaRuntime rt, PrintStream out) {
-        SystemInfo info = rt.systemInfo();
-        RuntimeConfig c = rt.config();
-        out.println("=====================");
-        out.println("HSA System Attributes");
-        out.println("=====================");
-        row(out, 0, "Runtime Version", info.versionMajor() + "." + info.versionMinor());
-        row(out, 0, "System Timestamp Freq.", info.timestampFrequency() / 1_000_000.0 + "MHz");
-        row(out, 0, "Sig. Max Wait Duration", info.signalMaxWait() + " (0x" + Long.toHexString(info.signalMaxWait()) + ") (timestamp count)");
-        row(out, 0, "Machine Model", info.machineModel());
-        row(out, 0, "System Endianness", info.endianness());
-        row(out, 0, "XNACK enabled", c.xnack() ? "YES" : "NO");
-        row(out, 0, "Memory model", c.fidelity() ? "FIDELITY" : "NORMAL");
-        row(out, 0, "FP atomics", c.fpAtomics().name());
-        if (c.fpAtomics() == FpAtomics.UNSAFE_DIAGNOSE) {
-            row(out, 0, "Unsafe FP atomics reported", Long.toString(rt.fpAtomicDiagnostics().count()));
-        }
-        row(out, 0, "Workgroup barriers", WorkgroupExecutor.barriersAvailable() ? "continuations"
-                : "UNAVAILABLE: " + WorkgroupExecutor.barriersUnavailableReason());
-        row(out, 0, "JVM", System.getProperty("java.vm.name") + " " + Runtime.version());
-        out.println();
-        out.println("==========");
-        out.println("HSA Agents");
-        out.println("==========");
-        for (Agent a : rt.agents()) {
-            out.println("*******");
-            out.println("Agent " + (a.index() + 1));
-            out.println("*******");
-            row(out, 1, "Name", a.name());
-            row(out, 1, "Vendor Name", a.vendor());
-            row(out, 1, "Feature", a.features().stream().map(Enum::name).collect(Collectors.joining(", ")));
-            row(out, 1, "Profile", a.profile() + "_PROFILE");
-            row(out, 1, "Device Type", a.deviceType().name());
-            row(out, 1, "Node", Integer.toString(a.index()));
-            row(out, 1, "Compute Unit", Integer.toString(a.computeUnits()));
-            row(out, 1, "Wavefront Size", a.wavefrontSize() + "(0x" + Integer.toHexString(a.wavefrontSize()) + ")");
-            row(out, 1, "Queue Min Size", Integer.toString(a.queueMinSize()));
-            row(out, 1, "Queue Max Size", Integer.toString(a.queueMaxSize()));
-            row(out, 1, "Queue Type", "MULTI, SINGLE");
-            row(out, 1, "Queues Max", Integer.toString(a.queuesMax()));
-            row(out, 1, "Workgroup Max Size", a.workgroupMaxSize() + "(0x" + Integer.toHexString(a.workgroupMaxSize()) + ")");
-            row(out, 1, "Workgroup Max Size per Dimension", "");
-            int[] wg = a.workgroupMaxDim();
-            char[] axis = {'x', 'y', 'z'};
-            for (int d = 0; d < 3; d++) {
-                row(out, 2, String.valueOf(axis[d]), Integer.toString(wg[d]));
+        for (Node section : describe(rt)) {
+            String rule = "=".repeat(section.key().length());
+            out.println(rule);
+            out.println(section.key());
+            out.println(rule);
+            for (Node n : section.children()) {
+                if (n.key().startsWith("Agent ")) {
+                    out.println("*******");
+                    out.println(n.key());
+                    out.println("*******");
+                    rows(out, 1, n.children());
+                } else {
+                    rows(out, 0, List.of(n));
+                }
             }
-            row(out, 1, "Grid Max Size", Long.toString(a.gridMaxSize()));
-            row(out, 1, "Grid Max Size per Dimension", "");
-            long[] grid = a.gridMaxDim();
-            for (int d = 0; d < 3; d++) {
-                row(out, 2, String.valueOf(axis[d]), Long.toString(grid[d]));
-            }
-            row(out, 1, "Max fbarriers/Workgrp", "0");
-            row(out, 1, "Pool Info", "");
-            int n = 1;
-            for (MemoryPool p : a.memoryPools()) {
-                row(out, 2, "Pool " + n++, "");
-                row(out, 3, "Segment", p.segment() + (p.flags().isEmpty() ? "" : "; FLAGS: "
-                        + p.flags().stream().map(Enum::name).collect(Collectors.joining(", "))));
-                row(out, 3, "Name", p.name());
-                row(out, 3, "Size", kib(p.size()));
-                row(out, 3, "Allocatable", p.runtimeAllocAllowed() ? "TRUE" : "FALSE");
-                row(out, 3, "Alloc Granule", kib(p.granule()));
-                row(out, 3, "Alloc Alignment", kib(p.alignment()));
-                row(out, 3, "Alloc Max", kib(p.allocMax()));
-                row(out, 3, "Accessible by all", p.accessibleByAll() ? "TRUE" : "FALSE");
-                row(out, 3, "In use", kib(p.used()));
-            }
+            out.println();
         }
-        out.println();
-        out.println("==============");
-        out.println("Page Migration");
-        out.println("==============");
-        row(out, 0, "Page size", kib(PageDescriptor.PAGE_SIZE));
-        migration(out, 0, "All agents", rt.migrationStats());
-        for (Agent a : rt.agents()) {
-            migration(out, 1, a.name(), rt.migrationStats(a));
-        }
-        out.println();
-        out.println("=========");
-        out.println("Footprint");
-        out.println("=========");
-        row(out, 0, "Off-heap reserved", kib(rt.memory().reservedBytes()));
-        row(out, 0, "Live allocations", Integer.toString(rt.memory().addressSpace().liveAllocations()));
-        row(out, 0, "Live signals", Integer.toString(rt.signals().liveSignals()));
-        row(out, 0, "Runtime threads", Long.toString(rt.agents().stream()
-                .mapToLong(a -> Arrays.stream(a.computeUnitThreads()).count()).sum()));
         out.println("*** Done ***");
     }
 
-    private static void migration(PrintStream out, int indent, String who, MigrationStats m) {
-        row(out, indent, who, String.format("fault migrations %d, prefetch migrations %d, remote accesses %d, "
+    /** Writes the same report as one JSON object ({@code ./hsa4j info --json}). */
+    public static void writeJson(HsaRuntime rt, PrintStream out) {
+        StringBuilder json = new StringBuilder();
+        object(json, describe(rt), 0);
+        out.println(json);
+    }
+
+    private static List<Node> describe(HsaRuntime rt) {
+        SystemInfo info = rt.systemInfo();
+        RuntimeConfig c = rt.config();
+        List<Node> system = new ArrayList<>();
+        system.add(Node.leaf("Runtime Version", info.versionMajor() + "." + info.versionMinor()));
+        system.add(Node.leaf("System Timestamp Freq.", info.timestampFrequency() / 1_000_000.0 + "MHz"));
+        system.add(Node.leaf("Sig. Max Wait Duration", info.signalMaxWait() + " (0x" + Long.toHexString(info.signalMaxWait())
+                + ") (timestamp count)"));
+        system.add(Node.leaf("Machine Model", info.machineModel()));
+        system.add(Node.leaf("System Endianness", info.endianness()));
+        system.add(Node.leaf("XNACK enabled", c.xnack() ? "YES" : "NO"));
+        system.add(Node.leaf("Memory model", c.fidelity() ? "FIDELITY" : "NORMAL"));
+        system.add(Node.leaf("FP atomics", c.fpAtomics().name()));
+        if (c.fpAtomics() == FpAtomics.UNSAFE_DIAGNOSE) {
+            system.add(Node.leaf("Unsafe FP atomics reported", Long.toString(rt.fpAtomicDiagnostics().count())));
+        }
+        system.add(Node.leaf("Workgroup barriers", WorkgroupExecutor.barriersAvailable() ? "continuations"
+                : "UNAVAILABLE: " + WorkgroupExecutor.barriersUnavailableReason()));
+        system.add(Node.leaf("JVM", System.getProperty("java.vm.name") + " " + Runtime.version()));
+
+        List<Node> agents = new ArrayList<>();
+        for (Agent a : rt.agents()) {
+            agents.add(Node.group("Agent " + (a.index() + 1), agent(a, c)));
+        }
+
+        List<Node> migration = new ArrayList<>();
+        migration.add(Node.leaf("Page size", kib(PageDescriptor.PAGE_SIZE)));
+        migration.add(migration("All agents", rt.migrationStats()));
+        for (Agent a : rt.agents()) {
+            migration.add(migration(a.name(), rt.migrationStats(a)));
+        }
+
+        List<Node> footprint = List.of(
+                Node.leaf("Off-heap reserved", kib(rt.memory().reservedBytes())),
+                Node.leaf("Live allocations", Integer.toString(rt.memory().addressSpace().liveAllocations())),
+                Node.leaf("Live signals", Integer.toString(rt.signals().liveSignals())),
+                Node.leaf("Runtime threads", Long.toString(rt.agents().stream()
+                        .mapToLong(a -> Arrays.stream(a.computeUnitThreads()).count()).sum())));
+        return List.of(Node.group("HSA System Attributes", system), Node.group("HSA Agents", agents),
+                Node.group("Page Migration", migration), Node.group("Footprint", footprint));
+    }
+
+    private static List<Node> agent(Agent a, RuntimeConfig c) {
+        List<Node> n = new ArrayList<>();
+        n.add(Node.leaf("Name", a.name()));
+        n.add(Node.leaf("Uuid", AgentFacts.uuid(a)));
+        n.add(Node.leaf("Marketing Name", AgentFacts.marketingName(a)));
+        n.add(Node.leaf("Vendor Name", a.vendor()));
+        n.add(Node.leaf("Feature", a.features().stream().map(Enum::name).collect(Collectors.joining(", "))));
+        n.add(Node.leaf("Profile", a.profile() + "_PROFILE"));
+        n.add(Node.leaf("Device Type", a.deviceType().name()));
+        n.add(Node.leaf("Node", Integer.toString(a.index())));
+        n.add(Node.leaf("Cacheline Size", AgentFacts.cachelineSize() + "(0x" + Integer.toHexString(AgentFacts.cachelineSize()) + ")"));
+        List<Node> caches = new ArrayList<>();
+        for (AgentFacts.Cache cache : AgentFacts.caches(a, c.fidelity())) {
+            caches.add(Node.leaf("L" + cache.level() + " " + cache.type(), kib(cache.bytes())));
+        }
+        n.add(Node.group("Cache Info", caches));
+        n.add(Node.leaf("Compute Unit", Integer.toString(a.computeUnits())));
+        n.add(Node.leaf("Wavefront Size", a.wavefrontSize() + "(0x" + Integer.toHexString(a.wavefrontSize()) + ")"));
+        n.add(Node.leaf("Queue Min Size", Integer.toString(a.queueMinSize())));
+        n.add(Node.leaf("Queue Max Size", Integer.toString(a.queueMaxSize())));
+        n.add(Node.leaf("Queue Type", "MULTI, SINGLE"));
+        n.add(Node.leaf("Queues Max", Integer.toString(a.queuesMax())));
+        n.add(Node.leaf("Workgroup Max Size", a.workgroupMaxSize() + "(0x" + Integer.toHexString(a.workgroupMaxSize()) + ")"));
+        int[] wg = a.workgroupMaxDim();
+        long[] grid = a.gridMaxDim();
+        List<Node> wgDims = new ArrayList<>();
+        List<Node> gridDims = new ArrayList<>();
+        for (int d = 0; d < 3; d++) {
+            wgDims.add(Node.leaf(String.valueOf(AXIS[d]), Integer.toString(wg[d])));
+            gridDims.add(Node.leaf(String.valueOf(AXIS[d]), Long.toString(grid[d])));
+        }
+        n.add(Node.group("Workgroup Max Size per Dimension", wgDims));
+        n.add(Node.leaf("Grid Max Size", Long.toString(a.gridMaxSize())));
+        n.add(Node.group("Grid Max Size per Dimension", gridDims));
+        n.add(Node.leaf("Max fbarriers/Workgrp", "0"));
+        List<Node> pools = new ArrayList<>();
+        int i = 1;
+        for (MemoryPool p : a.memoryPools()) {
+            pools.add(Node.group("Pool " + i++, List.of(
+                    Node.leaf("Segment", p.segment() + (p.flags().isEmpty() ? "" : "; FLAGS: "
+                            + p.flags().stream().map(Enum::name).collect(Collectors.joining(", ")))),
+                    Node.leaf("Name", p.name()),
+                    Node.leaf("Size", kib(p.size())),
+                    Node.leaf("Allocatable", p.runtimeAllocAllowed() ? "TRUE" : "FALSE"),
+                    Node.leaf("Alloc Granule", kib(p.granule())),
+                    Node.leaf("Alloc Alignment", kib(p.alignment())),
+                    Node.leaf("Alloc Max", kib(p.allocMax())),
+                    Node.leaf("Accessible by all", p.accessibleByAll() ? "TRUE" : "FALSE"),
+                    Node.leaf("In use", kib(p.used())))));
+        }
+        n.add(Node.group("Pool Info", pools));
+        n.add(Node.group("ISA Info", List.of(Node.group("ISA 1", List.of(
+                Node.leaf("Name", AgentFacts.isaName(a, c.xnack())),
+                Node.leaf("Machine Models", "HSA_MACHINE_MODEL_LARGE"),
+                Node.leaf("Profiles", a.profile() + "_PROFILE"),
+                Node.leaf("Workgroup Max Size", Integer.toString(a.workgroupMaxSize())),
+                Node.leaf("Grid Max Size", Long.toString(a.gridMaxSize())))))));
+        return n;
+    }
+
+    private static Node migration(String who, MigrationStats m) {
+        return Node.leaf(who, String.format("fault migrations %d, prefetch migrations %d, remote accesses %d, "
                 + "read-mostly copies %d, faults %d", m.faultMigrations(), m.prefetchMigrations(), m.remoteAccesses(),
                 m.readMostlyDuplications(), m.faults()));
     }
 
-    private static String kib(long bytes) {
-        return bytes < 1024 || bytes % 1024 != 0 && bytes < 1 << 20 ? bytes + "B" : (bytes / 1024) + "KB";
+    private static void rows(PrintStream out, int indent, List<Node> nodes) {
+        for (Node n : nodes) {
+            out.printf("%s%-32s%s%n", "  ".repeat(indent + 1), n.key() + ":", n.value() == null ? "" : n.value());
+            rows(out, indent + 1, n.children());
+        }
     }
 
-    private static void row(PrintStream out, int indent, String key, String value) {
-        String pad = "  ".repeat(indent + 1);
-        out.printf("%s%-32s%s%n", pad, key + ":", value);
+    private static void object(StringBuilder json, List<Node> nodes, int depth) {
+        json.append('{');
+        String pad = "\n" + "  ".repeat(depth + 1);
+        for (int i = 0; i < nodes.size(); i++) {
+            Node n = nodes.get(i);
+            json.append(i == 0 ? "" : ",").append(pad);
+            string(json, n.key());
+            json.append(": ");
+            if (n.value() != null) {
+                string(json, n.value());
+            } else {
+                object(json, n.children(), depth + 1);
+            }
+        }
+        json.append(nodes.isEmpty() ? "" : "\n" + "  ".repeat(depth)).append('}');
+    }
+
+    private static void string(StringBuilder json, String s) {
+        json.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char ch = s.charAt(i);
+            switch (ch) {
+                case '"' -> json.append("\\\"");
+                case '\\' -> json.append("\\\\");
+                case '\n' -> json.append("\\n");
+                case '\t' -> json.append("\\t");
+                default -> {
+                    if (ch < 0x20) {
+                        json.append(String.format("\\u%04x", (int) ch));
+                    } else {
+                        json.append(ch);
+                    }
+                }
+            }
+        }
+        json.append('"');
+    }
+
+    private static String kib(long bytes) {
+        return bytes < 1024 || bytes % 1024 != 0 && bytes < 1 << 20 ? bytes + "B" : (bytes / 1024) + "KB";
     }
 }
