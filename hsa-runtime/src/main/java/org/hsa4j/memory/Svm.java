@@ -303,8 +303,9 @@ public final class Svm {
     }
 
     private Allocation alignedRange(long address, long count, int elementSize) {
-        if (count < 0) {
-            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "negative element count " + count);
+        if (count < 0 || count > Long.MAX_VALUE / elementSize) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "element count " + count + " of " + elementSize
+                    + "-byte elements is negative or overflows a byte count");
         }
         checkAligned(address, elementSize);
         return range(address, count * elementSize, false);
