@@ -241,10 +241,10 @@ public final class MemoryManager implements AutoCloseable {
         }
     }
 
-    /** The live allocation containing {@code address}, or null. */
+    /** The live allocation containing the byte at {@code address}, or null (one past the end is outside). */
     public Allocation find(long address) {
         Allocation a = space.lookup(address);
-        return a != null && a.contains(address, 0) ? a : null;
+        return a != null && a.contains(address, 1) ? a : null;
     }
 
     /** Off-heap bytes the runtime holds (chunks and dedicated arenas). */
