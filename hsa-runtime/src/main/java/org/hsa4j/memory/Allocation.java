@@ -14,6 +14,7 @@ public final class Allocation {
     final MemorySegment segment;
     final MemoryPool pool;
     final MemoryKind kind;
+    /** Entry of the address space's table: {@link SvmAddress#tableIndex} of {@link #base}. */
     final int slot;
     final Object attachment;
     final int sizeClass;

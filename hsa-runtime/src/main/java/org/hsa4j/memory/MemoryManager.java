@@ -134,7 +134,7 @@ public final class MemoryManager implements AutoCloseable {
         long base = 0;
         Arena dedicated = null;
         try {
-            base = space.reserve();
+            base = space.reserve(sizeClass < 0);
             MemorySegment segment;
             MemorySegment block = null;
             if (sizeClass >= 0) {
@@ -145,7 +145,7 @@ public final class MemoryManager implements AutoCloseable {
                 segment = dedicated.allocate(bytes, Math.max(alignment, MemoryPool.ALIGNMENT));
                 heap.addDedicated(reserved);
             }
-            Allocation allocation = new Allocation(base, bytes, segment, pool, kind, SvmAddress.slot(base),
+            Allocation allocation = new Allocation(base, bytes, segment, pool, kind, SvmAddress.tableIndex(base),
                     attachment, sizeClass, block, dedicated, reserved, accessMask, ownerAgent, pageAccounting);
             if (dedicated != null) {
                 this.dedicated.add(allocation);
