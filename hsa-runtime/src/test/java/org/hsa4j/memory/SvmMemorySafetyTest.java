@@ -6,10 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
@@ -102,5 +106,113 @@ class SvmMemorySafetyTest {
         assertTrue(SvmAddress.large(large));
         assertNull(rt.pointerInfo(small + SvmAddress.MAX_SMALL_SIZE));
         assertNull(rt.pointerInfo(large + SvmAddress.MAX_SMALL_SIZE + 1));
+    }
+
+    // ---- item 1: a view kept after free faults ---------------------------------------------------
+
+    private static void assertFault(long address, Runnable access) {
+        MemoryFaultException e = assertThrows(MemoryFaultException.class, access::run);
+        assertEquals(HsaStatus.MEMORY_FAULT, e.status());
+        assertEquals(address, e.address());
+    }
+
+    @Test
+    void shouldFaultThroughAnIntViewOfAFreedAllocationAndLeaveTheNextOneAlone() {
+        long a = rt.hostMalloc(64);
+        IntView view = svm.ints(a, 16);
+        view.set(3, 1);
+        rt.free(a);
+        long next = rt.hostMalloc(64);
+        svm.fill(next, 64, (byte) 0);
+        assertFault(a + 12, () -> view.set(3, 99));
+        assertFault(a + 12, () -> view.get(3));
+        assertFault(a + 12, () -> view.fetchAdd(3, 1));
+        assertEquals(0, svm.getInt(next + 12));
+    }
+
+    @Test
+    void shouldFaultThroughEveryKindOfViewOfAFreedAllocation() {
+        long a = rt.hostMalloc(64);
+        LongView longs = svm.longs(a, 8);
+        FloatView floats = svm.floats(a, 16);
+        DoubleView doubles = svm.doubles(a, 8);
+        rt.free(a);
+        long next = rt.hostMalloc(64);
+        svm.fill(next, 64, (byte) 0);
+        assertFault(a + 8, () -> longs.set(1, -1));
+        assertFault(a + 8, () -> floats.set(2, -1f));
+        assertFault(a + 8, () -> doubles.set(1, -1d));
+        assertEquals(0, svm.getLong(next + 8));
+    }
+
+    @Test
+    void shouldRefuseAccessThroughARawSegmentOfAFreedAllocation() {
+        long a = rt.hostMalloc(64);
+        MemorySegment raw = svm.segment(a, 64);
+        rt.free(a);
+        long next = rt.hostMalloc(64);
+        svm.fill(next, 64, (byte) 0);
+        assertThrows(IllegalStateException.class, () -> raw.set(ValueLayout.JAVA_LONG, 8, -1L));
+        assertEquals(0, svm.getLong(next + 8));
+    }
+
+    @Test
+    void shouldFaultThroughAViewOfAFreedLargeAllocation() {
+        long a = rt.hostMalloc(2L << 20);
+        IntView view = svm.ints(a, 16);
+        rt.free(a);
+        assertFault(a + 4, () -> view.set(1, 7));
+    }
+
+    // ---- item 3: a write that passed its check never lands in the next allocation -----------------
+
+    @Test
+    void shouldNeverLetACheckedWriteRacingAFreeLandInTheNextAllocation() throws InterruptedException {
+        int rounds = 10_000;
+        byte mark = (byte) 0x5A;
+        AtomicLong target = new AtomicLong();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong writes = new AtomicLong();
+        Thread writer = new Thread(() -> {
+            while (!stop.get()) {
+                long p = target.get();
+                try {
+                    svm.fill(p, 64, mark);
+                    writes.incrementAndGet();
+                } catch (MemoryFaultException expected) {
+                    // the allocation was freed: the check or the closed arena stopped the write
+                }
+            }
+        }, "stale-writer");
+        writer.start();
+        int spoiled = 0;
+        try {
+            for (int round = 0; round < rounds && spoiled == 0; round++) {
+                long a = rt.hostMalloc(64);
+                target.set(a);
+                long seen = writes.get();
+                for (int spin = 0; spin < 10_000 && writes.get() == seen; spin++) {
+                    Thread.onSpinWait();
+                }
+                rt.free(a);
+                long next = rt.hostMalloc(64);
+                MemorySegment bytes = svm.segment(next, 64);
+                bytes.fill((byte) 0);
+                for (int look = 0; look < 200; look++) {
+                    Thread.onSpinWait();
+                }
+                for (long i = 0; i < 64; i++) {
+                    if (bytes.get(ValueLayout.JAVA_BYTE, i) != 0) {
+                        spoiled = round + 1;
+                    }
+                }
+                rt.free(next);
+            }
+        } finally {
+            stop.set(true);
+            writer.join(TimeUnit.SECONDS.toMillis(30));
+        }
+        assertEquals(0, spoiled, "a write through a freed allocation's address landed in the next allocation in round " + spoiled);
+        assertTrue(writes.get() > 0, "the writer never wrote");
     }
 }
