@@ -37,8 +37,14 @@ public final class IntView {
         this.length = segment.byteSize() / Integer.BYTES;
     }
 
-    /** The SVM address of element {@code i}, after a bounds check (fidelity mode). */
+    /**
+     * The SVM address of element {@code i}, after a bounds check and a check that the allocation
+     * is live (fidelity mode: a cached sector may serve the access without touching the closed arena).
+     */
     private long checked(long i) {
+        if (allocation.freed) {
+            throw new IllegalStateException("the allocation was freed");
+        }
         return address + Objects.checkIndex(i, length) * Integer.BYTES;
     }
 

@@ -14,11 +14,15 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
+import org.hsa4j.queue.Queue;
+import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.runtime.RuntimeConfig;
+import org.hsa4j.signal.Signal;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -162,6 +166,25 @@ class SvmMemorySafetyTest {
         IntView view = svm.ints(a, 16);
         rt.free(a);
         assertFault(a + 4, () -> view.set(1, 7));
+    }
+
+    @Test
+    void shouldFaultThroughAViewOfAFreedAllocationInAFidelityModeKernel() {
+        rt.close();
+        rt = HsaRuntime.init(RuntimeConfig.builder().computeUnits(1).fidelity(true).build());
+        long a = rt.hostMalloc(64);
+        AtomicReference<IntView> kept = new AtomicReference<>();
+        Queue first = rt.gpuAgent().createQueue(64, QueueType.SINGLE, null);
+        KernelLauncher.await(KernelLauncher.launch(rt, first, wi -> {
+            IntView view = wi.svm().ints(KernelLauncher.arg(wi, 0), 16);
+            view.set(3, 1);
+            kept.set(view);
+        }, 1, 1, a));
+        rt.free(a);
+        Queue second = rt.gpuAgent().createQueue(64, QueueType.SINGLE, (error, queue) -> { });
+        Signal done = KernelLauncher.launch(rt, second, wi -> kept.get().set(3, 99), 1, 1);
+        HsaException e = assertThrows(HsaException.class, () -> KernelLauncher.await(done));
+        assertEquals(HsaStatus.MEMORY_FAULT, e.status(), e.getMessage());
     }
 
     // ---- item 3: a write that passed its check never lands in the next allocation -----------------
