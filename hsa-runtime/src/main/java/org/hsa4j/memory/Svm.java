@@ -13,7 +13,9 @@ import org.hsa4j.runtime.HsaStatus;
  * <p>The host holds the CPU agent's view; a kernel gets its agent's view from its work-item. Every
  * access translates the address through the {@link AddressSpace} (two array loads), checks that the
  * bytes lie inside a live allocation and that this agent may touch it, and then reads or writes the
- * allocation's off-heap segment. A bad address raises {@link MemoryFaultException}, never a crash.
+ * allocation's off-heap segment. A bad address raises {@link MemoryFaultException}, never a crash;
+ * so does an access whose allocation is freed while it runs: the free closes the allocation's arena
+ * (see {@link Allocation}), so the access either completed before the free or touches nothing.
  * For hot loops take a typed view ({@link #floats}, {@link #ints}, ...) once and index it: the view is
  * checked when made and then costs one segment bounds check per element.
  *
