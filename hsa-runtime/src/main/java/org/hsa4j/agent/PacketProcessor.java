@@ -224,10 +224,14 @@ final class PacketProcessor {
      */
     boolean hasPublishedWork() {
         for (QueueSlot q : queues) {
-            long index = q.queue.loadReadIndexScacquire();
-            int word = AqlPacket.loadHeaderWordAcquire(q.ring, (index & q.mask) * AqlPacket.SIZE);
-            if (PacketHeader.typeCode(word) != PacketType.INVALID.code() && index != q.blockedIndex) {
-                return true;
+            try {
+                long index = q.queue.loadReadIndexScacquire();
+                int word = AqlPacket.loadHeaderWordAcquire(q.ring, (index & q.mask) * AqlPacket.SIZE);
+                if (PacketHeader.typeCode(word) != PacketType.INVALID.code() && index != q.blockedIndex) {
+                    return true;
+                }
+            } catch (IllegalStateException destroyedMeanwhile) {
+                // the queue was destroyed after this snapshot of the queues: its memory is gone, it has no work
             }
         }
         return false;

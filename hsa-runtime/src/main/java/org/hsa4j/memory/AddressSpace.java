@@ -8,45 +8,110 @@ import org.hsa4j.runtime.HsaStatus;
 /**
  * The table behind the flat SVM address space: slot number to live {@link Allocation}.
  *
- * <p>The table is a two-level directory (4096 pages of 4096 slots, pages made on first use), so a
- * lookup is two plain array loads. Plain loads are enough: an address reaches another thread only
- * through some synchronizing operation (a kernarg write followed by a packet's release, a signal,
- * a queue), which orders the table write before it; a fabricated address sees null and faults.
- * Allocation's fields are final, so even a racy reader sees a whole object.
+ * <p>The table is a two-level directory (pages of 4096 slots, made on first use; the small slots
+ * first, then the large ones), so a lookup is two plain array loads. Plain loads are enough: an
+ * address reaches another thread only through some synchronizing operation (a kernarg write
+ * followed by a packet's release, a signal, a queue), which orders the table write before it; a
+ * fabricated address sees null and faults. Allocation's identity fields are final, so even a racy
+ * reader sees a whole object.
  *
- * <p>Slots are recycled first-in first-out, and only once more than {@link #REUSE_DISTANCE} slots
- * are free, and each reuse bumps the slot's 6-bit generation: a stale pointer faults instead of
- * silently reaching whatever was allocated next in the same slot.
+ * <p>Each size class ({@link SvmAddress}) has its own slots. Slots are recycled first-in first-out,
+ * and only once more than {@link #REUSE_DISTANCE} slots of the class are free (or no fresh one is
+ * left), and each reuse bumps the slot's generation. A slot whose generation is at its class's
+ * maximum is retired instead of wrapping: it is never handed out again, so an address, once its
+ * allocation is freed, can never resolve to any allocation again. When every slot of a class is
+ * live or retired, allocation fails with OUT_OF_RESOURCES.
  */
 public final class AddressSpace {
     private static final int PAGE_BITS = 12;
     private static final int PAGE_SIZE = 1 << PAGE_BITS;
     private static final int PAGE_MASK = PAGE_SIZE - 1;
-    private static final int DIRECTORY_SIZE = 1 << (SvmAddress.SLOT_BITS - PAGE_BITS);
+    private static final int DIRECTORY_SIZE = (SvmAddress.TABLE_SIZE + PAGE_SIZE - 1) >>> PAGE_BITS;
     /** Free slots kept back before one is reused, so stale pointers stay detectable for long. */
     static final int REUSE_DISTANCE = 1 << 16;
 
     private final Allocation[][] directory = new Allocation[DIRECTORY_SIZE][];
-    private final byte[][] generations = new byte[DIRECTORY_SIZE][];
+    private final int[][] generations = new int[DIRECTORY_SIZE][];
     private final Object lock = new Object();
-    private int nextFreshSlot = 1;
-    private int[] freeSlots = new int[1024];
-    private int freeHead;
-    private int freeCount;
+    private final Slots small;
+    private final Slots large;
     private int liveCount;
+
+    /** The free and fresh slots of one size class, and the generation at which they retire. */
+    private static final class Slots {
+        final boolean large;
+        final int tableBase;
+        final int lastSlot;
+        final int lastGeneration;
+        final int reuseDistance;
+        int nextFresh = 1;
+        int[] free = new int[1024];
+        int freeHead;
+        int freeCount;
+        long retired;
+
+        Slots(boolean large, int tableBase, int lastSlot, int lastGeneration, int reuseDistance) {
+            this.large = large;
+            this.tableBase = tableBase;
+            this.lastSlot = lastSlot;
+            this.lastGeneration = lastGeneration;
+            this.reuseDistance = reuseDistance;
+        }
+
+        /** The next slot to hand out, or -1 when every slot is live or retired. */
+        int take() {
+            if (freeCount > reuseDistance || (nextFresh > lastSlot && freeCount > 0)) {
+                int slot = free[freeHead];
+                freeHead = (freeHead + 1) % free.length;
+                freeCount--;
+                return slot;
+            }
+            return nextFresh <= lastSlot ? nextFresh++ : -1;
+        }
+
+        void put(int slot) {
+            if (freeCount == free.length) {
+                int[] bigger = new int[free.length * 2];
+                for (int i = 0; i < freeCount; i++) {
+                    bigger[i] = free[(freeHead + i) % free.length];
+                }
+                free = bigger;
+                freeHead = 0;
+            }
+            free[(freeHead + freeCount) % free.length] = slot;
+            freeCount++;
+        }
+
+        long encode(int slot, int generation) {
+            return large ? SvmAddress.encodeLarge(slot, generation, 0) : SvmAddress.encode(slot, generation, 0);
+        }
+    }
+
+    /** The address space of a runtime: every slot of both classes, reused after {@link #REUSE_DISTANCE} others. */
+    public AddressSpace() {
+        this(REUSE_DISTANCE, SvmAddress.MAX_ALLOCATIONS, SvmAddress.MAX_LARGE_ALLOCATIONS);
+    }
+
+    /** For tests: {@code smallSlots} and {@code largeSlots} slots per class, reused after {@code reuseDistance} others. */
+    AddressSpace(int reuseDistance, int smallSlots, int largeSlots) {
+        small = new Slots(false, 0, Math.min(smallSlots, SvmAddress.MAX_ALLOCATIONS), SvmAddress.GENERATION_MASK,
+                reuseDistance);
+        large = new Slots(true, 1 << SvmAddress.SLOT_BITS, Math.min(largeSlots, SvmAddress.MAX_LARGE_ALLOCATIONS),
+                SvmAddress.LARGE_GENERATION_MASK, reuseDistance);
+    }
 
     /** The allocation whose slot and generation {@code address} names, or null; no bounds check. */
     public Allocation lookup(long address) {
-        if (address <= 0) {
+        if (!SvmAddress.tagged(address)) {
             return null;
         }
-        int slot = SvmAddress.slot(address);
-        Allocation[] page = directory[slot >>> PAGE_BITS];
+        int index = SvmAddress.tableIndex(address);
+        Allocation[] page = directory[index >>> PAGE_BITS];
         if (page == null) {
             return null;
         }
-        Allocation a = page[slot & PAGE_MASK];
-        if (a == null || SvmAddress.generation(a.base) != SvmAddress.generation(address)) {
+        Allocation a = page[index & PAGE_MASK];
+        if (a == null || !SvmAddress.sameAllocation(a.base, address)) {
             return null;
         }
         return a;
@@ -59,27 +124,38 @@ public final class AddressSpace {
         }
     }
 
-    /** Reserves a slot and returns the base address (offset 0) it will have. */
-    long reserve() {
+    /** Slots retired because their generation ran out, both classes together. */
+    long retiredSlots() {
         synchronized (lock) {
-            int slot;
-            if (freeCount > REUSE_DISTANCE || (nextFreshSlot > SvmAddress.MAX_ALLOCATIONS && freeCount > 0)) {
-                slot = freeSlots[freeHead];
-                freeHead = (freeHead + 1) % freeSlots.length;
-                freeCount--;
-            } else if (nextFreshSlot <= SvmAddress.MAX_ALLOCATIONS) {
-                slot = nextFreshSlot++;
-            } else {
-                throw new HsaException(HsaStatus.OUT_OF_RESOURCES,
-                        "the SVM address space has " + SvmAddress.MAX_ALLOCATIONS + " live allocations");
+            return small.retired + large.retired;
+        }
+    }
+
+    /** Reserves a small slot and returns the base address (offset 0) it will have. */
+    long reserve() {
+        return reserve(false);
+    }
+
+    /**
+     * Reserves a slot of the large or the small class and returns the base address (offset 0) it will have.
+     *
+     * @throws HsaException OUT_OF_RESOURCES when every slot of the class is live or retired
+     */
+    long reserve(boolean largeClass) {
+        Slots slots = largeClass ? large : small;
+        synchronized (lock) {
+            int slot = slots.take();
+            if (slot < 0) {
+                throw new HsaException(HsaStatus.OUT_OF_RESOURCES, String.format("the SVM address space has no "
+                        + "%s slot left: %d live or retired", largeClass ? "large" : "small", slots.lastSlot));
             }
-            int page = slot >>> PAGE_BITS;
+            int index = slots.tableBase + slot;
+            int page = index >>> PAGE_BITS;
             if (directory[page] == null) {
-                generations[page] = new byte[PAGE_SIZE];
+                generations[page] = new int[PAGE_SIZE];
                 directory[page] = new Allocation[PAGE_SIZE];
             }
-            int generation = generations[page][slot & PAGE_MASK] & SvmAddress.GENERATION_MASK;
-            return SvmAddress.encode(slot, generation, 0);
+            return slots.encode(slot, generations[page][index & PAGE_MASK]);
         }
     }
 
@@ -94,7 +170,7 @@ public final class AddressSpace {
     /** Gives back a reserved slot that was never published. */
     void cancel(long base) {
         synchronized (lock) {
-            release(SvmAddress.slot(base));
+            release(base);
         }
     }
 
@@ -106,7 +182,7 @@ public final class AddressSpace {
                 page[allocation.slot & PAGE_MASK] = null;
                 liveCount--;
             }
-            release(allocation.slot);
+            release(allocation.base);
         }
     }
 
@@ -122,18 +198,17 @@ public final class AddressSpace {
         }
     }
 
-    private void release(int slot) {
-        byte[] gens = generations[slot >>> PAGE_BITS];
-        gens[slot & PAGE_MASK] = (byte) ((gens[slot & PAGE_MASK] + 1) & SvmAddress.GENERATION_MASK);
-        if (freeCount == freeSlots.length) {
-            int[] bigger = new int[freeSlots.length * 2];
-            for (int i = 0; i < freeCount; i++) {
-                bigger[i] = freeSlots[(freeHead + i) % freeSlots.length];
-            }
-            freeSlots = bigger;
-            freeHead = 0;
+    /** Bumps the generation of the slot of {@code base} and frees the slot, or retires it at its last generation. */
+    private void release(long base) {
+        Slots slots = SvmAddress.large(base) ? large : small;
+        int index = SvmAddress.tableIndex(base);
+        int[] gens = generations[index >>> PAGE_BITS];
+        int generation = gens[index & PAGE_MASK];
+        if (generation == slots.lastGeneration) {
+            slots.retired++;
+            return;
         }
-        freeSlots[(freeHead + freeCount) % freeSlots.length] = slot;
-        freeCount++;
+        gens[index & PAGE_MASK] = generation + 1;
+        slots.put(SvmAddress.slot(base));
     }
 }

@@ -205,7 +205,7 @@ final class AgentCache {
             return;
         }
         try {
-            MemorySegment.copy(data, (long) (i + DATA) * Long.BYTES, a.segment, block - a.base, CacheGeometry.SECTOR_SIZE);
+            MemorySegment.copy(data, (long) (i + DATA) * Long.BYTES, a.segment(), block - a.base, CacheGeometry.SECTOR_SIZE);
         } catch (IllegalStateException freedMeanwhile) {
             // the allocation's arena closed after the check: its bytes are gone, nothing to keep
         }
@@ -225,7 +225,7 @@ final class AgentCache {
         long home = block - a.base;
         int j = i + DATA;
         for (int w = 0; w < SECTOR_WORDS; w++) {
-            long v = a.segment.get(CacheLines.LONG_U, home + (long) w * Long.BYTES);
+            long v = a.segment().get(CacheLines.LONG_U, home + (long) w * Long.BYTES);
             sets[j + w] = v;
             dst.setWord(w, v);
         }

@@ -7,13 +7,28 @@ import java.lang.foreign.MemorySegment;
  * One live region of the SVM address space: its base address, its backing off-heap segment
  * (exactly {@code size} bytes, so every access is bounds-checked by the segment itself), the pool
  * it came from and the set of agents that may touch it.
+ *
+ * <p>Every byte of an allocation is reached through {@link #segment()}, which is scoped to an arena
+ * of this allocation alone: a large allocation's dedicated arena, or, for a small one (a recycled
+ * BlockHeap block), a shared arena made on first use. Freeing closes that arena before the block
+ * goes back to the heap, and closing a shared arena is the JDK's proof that no access is in flight:
+ * every access through any segment of it either finished before the close returned or fails with
+ * IllegalStateException. So a view, a slice or a checked access that raced the free can never
+ * touch the block once it belongs to the next allocation. A small allocation nobody ever accessed
+ * has no arena, and its free costs no handshake.
  */
 public final class Allocation {
     final long base;
     final long size;
-    final MemorySegment segment;
+    /** The bytes, unscoped for a small allocation (a slice of the heap's arena): only {@link #segment()} hands them out. */
+    private final MemorySegment raw;
+    /** The bytes scoped to this allocation's arena: null until first use for a small allocation. */
+    private MemorySegment segment;
+    /** A small allocation's own arena, made with {@link #segment}; guarded by this. */
+    private Arena arena;
     final MemoryPool pool;
     final MemoryKind kind;
+    /** Entry of the address space's table: {@link SvmAddress#tableIndex} of {@link #base}. */
     final int slot;
     final Object attachment;
     final int sizeClass;
@@ -33,7 +48,8 @@ public final class Allocation {
                long accessMask, int ownerAgent, PageAccounting accounting) {
         this.base = base;
         this.size = size;
-        this.segment = segment;
+        this.raw = segment;
+        this.segment = dedicatedArena != null ? segment : null;
         this.pool = pool;
         this.kind = kind;
         this.slot = slot;
@@ -59,9 +75,41 @@ public final class Allocation {
         return size;
     }
 
-    /** The backing segment: offset 0 is {@link #base()}. */
+    /**
+     * The backing segment, offset 0 at {@link #base()}, scoped to this allocation: once the
+     * allocation is freed every access through it (or a slice of it) throws IllegalStateException.
+     *
+     * @throws IllegalStateException when the allocation was freed before its segment was first asked for
+     */
     public MemorySegment segment() {
+        MemorySegment s = segment;
+        return s != null ? s : scope();
+    }
+
+    /**
+     * Makes a small allocation's own arena and scoped segment, once (plain reads of {@link #segment}
+     * then see it); a racy reader of a large allocation that saw no segment yet gets the dedicated one.
+     */
+    private synchronized MemorySegment scope() {
+        if (dedicatedArena != null) {
+            return raw;
+        }
+        if (segment == null) {
+            if (freed) {
+                throw new IllegalStateException(String.format("allocation 0x%016x was freed", base));
+            }
+            Arena own = Arena.ofShared();
+            MemorySegment s = raw.reinterpret(own, null);
+            arena = own;
+            pool.manager().track(this);
+            segment = s;
+        }
         return segment;
+    }
+
+    /** The arena this allocation's memory is scoped to, or null for a small one never accessed; call under this lock or after it. */
+    Arena arena() {
+        return dedicatedArena != null ? dedicatedArena : arena;
     }
 
     /** The pool this allocation came from. */

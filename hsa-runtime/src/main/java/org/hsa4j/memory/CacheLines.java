@@ -153,20 +153,20 @@ final class CacheLines {
      */
     static void readHome(long mask, Allocation a, long line, long[] words, MemorySegment data, int j) {
         long home = line - a.base;
-        if (home + LINE > a.segment.byteSize()) {
-            copyRuns(mask, a.segment, home, data, (long) j * Long.BYTES);
+        if (home + LINE > a.segment().byteSize()) {
+            copyRuns(mask, a.segment(), home, data, (long) j * Long.BYTES);
             return;
         }
         if (mask == -1L) {
             for (int w = 0; w < WORDS; w++) {
-                words[j + w] = a.segment.get(LONG_U, home + ((long) w << 3));
+                words[j + w] = a.segment().get(LONG_U, home + ((long) w << 3));
             }
             return;
         }
         for (int w = 0; w < WORDS && mask != 0; w++, mask >>>= 8) {
             int m = (int) mask & 0xFF;
             if (m != 0) {
-                long v = a.segment.get(LONG_U, home + ((long) w << 3));
+                long v = a.segment().get(LONG_U, home + ((long) w << 3));
                 long bits = SPREAD[m];
                 words[j + w] = (words[j + w] & ~bits) | (v & bits);
             }
@@ -186,16 +186,16 @@ final class CacheLines {
             long home = line - a.base;
             if (mask == -1L) {
                 for (int w = 0; w < WORDS; w++) {
-                    a.segment.set(LONG_U, home + ((long) w << 3), words[j + w]);
+                    a.segment().set(LONG_U, home + ((long) w << 3), words[j + w]);
                 }
                 return;
             }
             for (int w = 0; w < WORDS && mask != 0; w++, mask >>>= 8) {
                 int m = (int) mask & 0xFF;
                 if (m == 0xFF) {
-                    a.segment.set(LONG_U, home + ((long) w << 3), words[j + w]);
+                    a.segment().set(LONG_U, home + ((long) w << 3), words[j + w]);
                 } else if (m != 0) {
-                    copyRuns((long) m << (w << 3), data, (long) j * Long.BYTES, a.segment, home);
+                    copyRuns((long) m << (w << 3), data, (long) j * Long.BYTES, a.segment(), home);
                 }
             }
         } catch (IllegalStateException freedMeanwhile) {

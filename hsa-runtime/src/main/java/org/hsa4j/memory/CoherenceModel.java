@@ -110,7 +110,7 @@ public final class CoherenceModel {
     public long load(Allocation a, long address, int size) {
         UnitCache c;
         if (a.uncached || (c = current()) == null) {
-            return CacheLines.get(a.segment, address - a.base, size);
+            return CacheLines.get(a.segment(), address - a.base, size);
         }
         return c.load(a, address, size);
     }
@@ -119,7 +119,7 @@ public final class CoherenceModel {
     public void store(Allocation a, long address, int size, long bits) {
         UnitCache c;
         if (a.uncached || (c = current()) == null) {
-            CacheLines.put(a.segment, address - a.base, size, bits);
+            CacheLines.put(a.segment(), address - a.base, size, bits);
             return;
         }
         c.store(a, address, size, bits);
@@ -173,7 +173,7 @@ public final class CoherenceModel {
                 MemoryScope scope) {
         UnitCache c;
         if (a.uncached || (c = current()) == null) {
-            return op.apply(a.segment, address - a.base, size, x, y, order);
+            return op.apply(a.segment(), address - a.base, size, x, y, order);
         }
         if (op.writes() && releases(order)) {
             release(c, scope);
@@ -184,7 +184,7 @@ public final class CoherenceModel {
         long result;
         if (!a.coarseGrainedAt(address)) {
             c.l2.evictBytes(a, line, mask);
-            result = op.apply(a.segment, address - a.base, size, x, y, order);
+            result = op.apply(a.segment(), address - a.base, size, x, y, order);
         } else {
             result = c.l2.atomic(a, address, size, op, x, y, order);
         }

@@ -5,10 +5,14 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
 
+import org.hsa4j.runtime.HsaStatus;
+
 /**
  * A checked view of consecutive floats in SVM, for hot loops: checked once when made, then one
  * segment bounds check per element. In fidelity mode the element accesses go through
  * {@link CoherenceModel} (with an index check each); {@link #segment()} stays raw and bypasses it.
+ * Once the allocation is freed every element access faults with MEMORY_FAULT (and the raw
+ * {@link #segment()} throws IllegalStateException): the view never reaches the block's next owner.
  * Atomic element operations work on the bits, as {@link Svm}'s
  * do: acquire/release are volatile accesses and the add is a compare-and-swap loop.
  */
@@ -36,14 +40,28 @@ public final class FloatView {
         this.fp = fp;
     }
 
-    /** The SVM address of element {@code i}, after a bounds check (fidelity mode). */
+    /**
+     * The SVM address of element {@code i}, after a bounds check and a check that the allocation
+     * is live (fidelity mode: a cached sector may serve the access without touching the closed arena).
+     */
     private long checked(long i) {
+        if (allocation.freed) {
+            throw new IllegalStateException("the allocation was freed");
+        }
         return address + Objects.checkIndex(i, length) * Float.BYTES;
     }
 
     /** Fidelity mode: atomic {@code op} on element {@code i} at system scope, at the allocation's coherence point. */
     private long atomic(long i, AtomicOp op, long x, long y, MemoryOrder order) {
         return model.atomic(allocation, checked(i), 4, op, x, y, order, MemoryScope.SYSTEM);
+    }
+
+    /** The fault of an access to element {@code i} after the allocation was freed: its arena is closed, nothing was touched. */
+    private MemoryFaultException freed(long i, IllegalStateException cause) {
+        MemoryFaultException e = new MemoryFaultException(HsaStatus.MEMORY_FAULT, address(i),
+                "access through a view of a freed allocation");
+        e.initCause(cause);
+        return e;
     }
 
     /** Number of elements. */
@@ -63,36 +81,52 @@ public final class FloatView {
 
     /** Plain read of element {@code i}. */
     public float get(long i) {
-        if (cursor != null) {
-            return Float.intBitsToFloat((int) cursor.load(checked(i), 4));
+        try {
+            if (cursor != null) {
+                return Float.intBitsToFloat((int) cursor.load(checked(i), 4));
+            }
+            return segment.getAtIndex(ValueLayout.JAVA_FLOAT, i);
+        } catch (IllegalStateException freed) {
+            throw freed(i, freed);
         }
-        return segment.getAtIndex(ValueLayout.JAVA_FLOAT, i);
     }
 
     /** Plain write of element {@code i}. */
     public void set(long i, float value) {
-        if (cursor != null) {
-            cursor.store(checked(i), 4, Float.floatToRawIntBits(value));
-            return;
+        try {
+            if (cursor != null) {
+                cursor.store(checked(i), 4, Float.floatToRawIntBits(value));
+                return;
+            }
+            segment.setAtIndex(ValueLayout.JAVA_FLOAT, i, value);
+        } catch (IllegalStateException freed) {
+            throw freed(i, freed);
         }
-        segment.setAtIndex(ValueLayout.JAVA_FLOAT, i, value);
     }
 
     /** HSA scacquire load of element {@code i} (volatile). */
     public float loadAcquire(long i) {
-        if (model != null) {
-            return Float.intBitsToFloat((int) atomic(i, AtomicOp.LOAD, 0, 0, MemoryOrder.ACQUIRE));
+        try {
+            if (model != null) {
+                return Float.intBitsToFloat((int) atomic(i, AtomicOp.LOAD, 0, 0, MemoryOrder.ACQUIRE));
+            }
+            return Float.intBitsToFloat((int) BITS.getVolatile(segment, 0L, i));
+        } catch (IllegalStateException freed) {
+            throw freed(i, freed);
         }
-        return Float.intBitsToFloat((int) BITS.getVolatile(segment, 0L, i));
     }
 
     /** HSA screlease store of element {@code i} (volatile). */
     public void storeRelease(long i, float value) {
-        if (model != null) {
-            atomic(i, AtomicOp.STORE, Float.floatToRawIntBits(value), 0, MemoryOrder.RELEASE);
-            return;
+        try {
+            if (model != null) {
+                atomic(i, AtomicOp.STORE, Float.floatToRawIntBits(value), 0, MemoryOrder.RELEASE);
+                return;
+            }
+            BITS.setVolatile(segment, 0L, i, Float.floatToRawIntBits(value));
+        } catch (IllegalStateException freed) {
+            throw freed(i, freed);
         }
-        BITS.setVolatile(segment, 0L, i, Float.floatToRawIntBits(value));
     }
 
     /**
@@ -100,20 +134,24 @@ public final class FloatView {
      * value. The runtime's {@link FpAtomics} setting applies as in {@link Svm}'s atomic adds.
      */
     public float fetchAdd(long i, float delta) {
-        if (fp != null && fp.loses(address(i))) {
-            return Float.intBitsToFloat((int) BITS.getVolatile(segment, 0L, i));
-        }
-        if (model != null) {
-            return Float.intBitsToFloat((int) atomic(i, AtomicOp.FLOAT_ADD, Float.floatToRawIntBits(delta), 0, MemoryOrder.SEQ_CST));
-        }
-        int seen = (int) BITS.getVolatile(segment, 0L, i);
-        while (true) {
-            int next = Float.floatToRawIntBits(Float.intBitsToFloat(seen) + delta);
-            int witness = (int) BITS.compareAndExchange(segment, 0L, i, seen, next);
-            if (witness == seen) {
-                return Float.intBitsToFloat(seen);
+        try {
+            if (fp != null && fp.loses(address(i))) {
+                return Float.intBitsToFloat((int) BITS.getVolatile(segment, 0L, i));
             }
-            seen = witness;
+            if (model != null) {
+                return Float.intBitsToFloat((int) atomic(i, AtomicOp.FLOAT_ADD, Float.floatToRawIntBits(delta), 0, MemoryOrder.SEQ_CST));
+            }
+            int seen = (int) BITS.getVolatile(segment, 0L, i);
+            while (true) {
+                int next = Float.floatToRawIntBits(Float.intBitsToFloat(seen) + delta);
+                int witness = (int) BITS.compareAndExchange(segment, 0L, i, seen, next);
+                if (witness == seen) {
+                    return Float.intBitsToFloat(seen);
+                }
+                seen = witness;
+            }
+        } catch (IllegalStateException freed) {
+            throw freed(i, freed);
         }
     }
 }

@@ -5,10 +5,14 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
 
+import org.hsa4j.runtime.HsaStatus;
+
 /**
  * A checked view of consecutive longs in SVM, for hot loops: checked once when made, then one
  * segment bounds check per element. In fidelity mode the element accesses go through
  * {@link CoherenceModel} (with an index check each); {@link #segment()} stays raw and bypasses it.
+ * Once the allocation is freed every element access faults with MEMORY_FAULT (and the raw
+ * {@link #segment()} throws IllegalStateException): the view never reaches the block's next owner.
  * Atomic element operations follow {@link MemoryOrder}'s mapping.
  */
 public final class LongView {
@@ -33,14 +37,28 @@ public final class LongView {
         this.length = segment.byteSize() / Long.BYTES;
     }
 
-    /** The SVM address of element {@code i}, after a bounds check (fidelity mode). */
+    /**
+     * The SVM address of element {@code i}, after a bounds check and a check that the allocation
+     * is live (fidelity mode: a cached sector may serve the access without touching the closed arena).
+     */
     private long checked(long i) {
+        if (allocation.freed) {
+            throw new IllegalStateException("the allocation was freed");
+        }
         return address + Objects.checkIndex(i, length) * Long.BYTES;
     }
 
     /** Fidelity mode: atomic {@code op} on element {@code i} at system scope, at the allocation's coherence point. */
     private long atomic(long i, AtomicOp op, long x, long y, MemoryOrder order) {
         return model.atomic(allocation, checked(i), 8, op, x, y, order, MemoryScope.SYSTEM);
+    }
+
+    /** The fault of an access to element {@code i} after the allocation was freed: its arena is closed, nothing was touched. */
+    private MemoryFaultException freed(long i, IllegalStateException cause) {
+        MemoryFaultException e = new MemoryFaultException(HsaStatus.MEMORY_FAULT, address(i),
+                "access through a view of a freed allocation");
+        e.initCause(cause);
+        return e;
     }
 
     /** Number of elements. */
@@ -60,76 +78,112 @@ public final class LongView {
 
     /** Plain read of element {@code i}. */
     public long get(long i) {
-        if (cursor != null) {
-            return cursor.load(checked(i), 8);
+        try {
+            if (cursor != null) {
+                return cursor.load(checked(i), 8);
+            }
+            return segment.getAtIndex(ValueLayout.JAVA_LONG, i);
+        } catch (IllegalStateException freed) {
+            throw freed(i, freed);
         }
-        return segment.getAtIndex(ValueLayout.JAVA_LONG, i);
     }
 
     /** Plain write of element {@code i}. */
     public void set(long i, long value) {
-        if (cursor != null) {
-            cursor.store(checked(i), 8, value);
-            return;
+        try {
+            if (cursor != null) {
+                cursor.store(checked(i), 8, value);
+                return;
+            }
+            segment.setAtIndex(ValueLayout.JAVA_LONG, i, value);
+        } catch (IllegalStateException freed) {
+            throw freed(i, freed);
         }
-        segment.setAtIndex(ValueLayout.JAVA_LONG, i, value);
     }
 
     /** HSA scacquire load of element {@code i} (volatile). */
     public long loadAcquire(long i) {
-        if (model != null) {
-            return atomic(i, AtomicOp.LOAD, 0, 0, MemoryOrder.ACQUIRE);
+        try {
+            if (model != null) {
+                return atomic(i, AtomicOp.LOAD, 0, 0, MemoryOrder.ACQUIRE);
+            }
+            return (long) ELEMENT.getVolatile(segment, 0L, i);
+        } catch (IllegalStateException freed) {
+            throw freed(i, freed);
         }
-        return (long) ELEMENT.getVolatile(segment, 0L, i);
     }
 
     /** Relaxed load of element {@code i} (opaque). */
     public long loadRelaxed(long i) {
-        if (model != null) {
-            return atomic(i, AtomicOp.LOAD, 0, 0, MemoryOrder.RELAXED);
+        try {
+            if (model != null) {
+                return atomic(i, AtomicOp.LOAD, 0, 0, MemoryOrder.RELAXED);
+            }
+            return (long) ELEMENT.getOpaque(segment, 0L, i);
+        } catch (IllegalStateException freed) {
+            throw freed(i, freed);
         }
-        return (long) ELEMENT.getOpaque(segment, 0L, i);
     }
 
     /** HSA screlease store of element {@code i} (volatile). */
     public void storeRelease(long i, long value) {
-        if (model != null) {
-            atomic(i, AtomicOp.STORE, value, 0, MemoryOrder.RELEASE);
-            return;
+        try {
+            if (model != null) {
+                atomic(i, AtomicOp.STORE, value, 0, MemoryOrder.RELEASE);
+                return;
+            }
+            ELEMENT.setVolatile(segment, 0L, i, value);
+        } catch (IllegalStateException freed) {
+            throw freed(i, freed);
         }
-        ELEMENT.setVolatile(segment, 0L, i, value);
     }
 
     /** Relaxed store of element {@code i} (opaque). */
     public void storeRelaxed(long i, long value) {
-        if (model != null) {
-            atomic(i, AtomicOp.STORE, value, 0, MemoryOrder.RELAXED);
-            return;
+        try {
+            if (model != null) {
+                atomic(i, AtomicOp.STORE, value, 0, MemoryOrder.RELAXED);
+                return;
+            }
+            ELEMENT.setOpaque(segment, 0L, i, value);
+        } catch (IllegalStateException freed) {
+            throw freed(i, freed);
         }
-        ELEMENT.setOpaque(segment, 0L, i, value);
     }
 
     /** Atomic fetch-and-add on element {@code i} (sequentially consistent); returns the previous value. */
     public long fetchAdd(long i, long delta) {
-        if (model != null) {
-            return atomic(i, AtomicOp.ADD, delta, 0, MemoryOrder.SEQ_CST);
+        try {
+            if (model != null) {
+                return atomic(i, AtomicOp.ADD, delta, 0, MemoryOrder.SEQ_CST);
+            }
+            return (long) ELEMENT.getAndAdd(segment, 0L, i, delta);
+        } catch (IllegalStateException freed) {
+            throw freed(i, freed);
         }
-        return (long) ELEMENT.getAndAdd(segment, 0L, i, delta);
     }
 
     /** Atomic compare-and-swap on element {@code i}; returns the value found. */
     public long compareExchange(long i, long expected, long desired) {
-        if (model != null) {
-            return atomic(i, AtomicOp.COMPARE_EXCHANGE, expected, desired, MemoryOrder.SEQ_CST);
+        try {
+            if (model != null) {
+                return atomic(i, AtomicOp.COMPARE_EXCHANGE, expected, desired, MemoryOrder.SEQ_CST);
+            }
+            return (long) ELEMENT.compareAndExchange(segment, 0L, i, expected, desired);
+        } catch (IllegalStateException freed) {
+            throw freed(i, freed);
         }
-        return (long) ELEMENT.compareAndExchange(segment, 0L, i, expected, desired);
     }
 
     /** Atomic exchange on element {@code i}; returns the previous value. */
     public long exchange(long i, long value) {
-        if (model != null) {
-            return atomic(i, AtomicOp.EXCHANGE, value, 0, MemoryOrder.SEQ_CST);
+        try {
+            if (model != null) {
+                return atomic(i, AtomicOp.EXCHANGE, value, 0, MemoryOrder.SEQ_CST);
+            }
+            return (long) ELEMENT.getAndSet(segment, 0L, i, value);
+        } catch (IllegalStateException freed) {
+            throw freed(i, freed);
         }
-        return (long) ELEMENT.getAndSet(segment, 0L, i, value);
     }
 }

@@ -17,15 +17,18 @@ import org.hsa4j.runtime.HsaStatus;
  * (runtime-internal memory), so the checks on double free, foreign addresses, runtime-owned memory
  * and exhausted pools live in one place.
  *
- * <p>Large allocations own a dedicated arena; the manager keeps the live ones in a set so that
- * {@link #close()} gives their memory back even when the application never freed them. Exactly one
- * of {@link #release} and {@link #close} closes each such arena (whoever removes it from the set).
+ * <p>Every allocation that owns an arena (a large one's dedicated arena, a small one's arena made on
+ * first access: see {@link Allocation}) is kept in a set, so that {@link #close()} closes them all,
+ * before the heap's own arena, even when the application never freed them. Exactly one of
+ * {@link #release} and {@link #close} closes each such arena (whoever removes it from the set).
+ * {@link #release} closes it before the block goes back to the heap: that close waits out every
+ * access in flight, so the next owner of the block never sees a write meant for the freed one.
  */
 public final class MemoryManager implements AutoCloseable {
     private final AddressSpace space = new AddressSpace();
     private final BlockHeap heap = new BlockHeap();
     private final List<MemoryPool> pools = new CopyOnWriteArrayList<>();
-    private final Set<Allocation> dedicated = ConcurrentHashMap.newKeySet();
+    private final Set<Allocation> arenas = ConcurrentHashMap.newKeySet();
     private final FpAtomicDiagnostics fpAtomicDiagnostics = new FpAtomicDiagnostics(FpAtomicDiagnostics.DEFAULT_CAPACITY);
     private final FpAtomicPolicy fpAtomicPolicy;
     private final PageAccounting pageAccounting;
@@ -134,7 +137,7 @@ public final class MemoryManager implements AutoCloseable {
         long base = 0;
         Arena dedicated = null;
         try {
-            base = space.reserve();
+            base = space.reserve(sizeClass < 0);
             MemorySegment segment;
             MemorySegment block = null;
             if (sizeClass >= 0) {
@@ -145,11 +148,11 @@ public final class MemoryManager implements AutoCloseable {
                 segment = dedicated.allocate(bytes, Math.max(alignment, MemoryPool.ALIGNMENT));
                 heap.addDedicated(reserved);
             }
-            Allocation allocation = new Allocation(base, bytes, segment, pool, kind, SvmAddress.slot(base),
+            Allocation allocation = new Allocation(base, bytes, segment, pool, kind, SvmAddress.tableIndex(base),
                     attachment, sizeClass, block, dedicated, reserved, accessMask, ownerAgent, pageAccounting);
             if (dedicated != null) {
-                this.dedicated.add(allocation);
-                if (closed && this.dedicated.remove(allocation)) {
+                arenas.add(allocation);
+                if (closed && arenas.remove(allocation)) {
                     throw new HsaException(HsaStatus.NOT_INITIALIZED, "the runtime has been shut down");
                 }
             }
@@ -198,24 +201,42 @@ public final class MemoryManager implements AutoCloseable {
         release(a);
     }
 
-    /** Frees an allocation without the checks of {@link #free}: for the runtime's own structures. */
+    /**
+     * Frees an allocation without the checks of {@link #free}: for the runtime's own structures.
+     * When the allocation was ever accessed this closes its arena, one handshake with every thread
+     * (tens of microseconds), before its block can serve another allocation.
+     */
     public void release(Allocation a) {
+        Arena arena;
         synchronized (a) {
             if (a.freed) {
                 throw new HsaException(HsaStatus.INVALID_ALLOCATION,
                         String.format("free of 0x%016x: already freed", a.base));
             }
             a.freed = true;
+            arena = a.arena();
         }
         space.unpublish(a);
         a.pool.unreserve(a.reservedBytes);
+        if (arena != null && arenas.remove(a)) {
+            arena.close();
+        }
         if (a.dedicatedArena != null) {
             heap.removeDedicated(a.reservedBytes);
-            if (dedicated.remove(a)) {
-                a.dedicatedArena.close();
-            }
         } else {
             heap.releaseBlock(a.sizeClass, a.block);
+        }
+    }
+
+    /**
+     * Keeps {@code a}, which has just made its own arena, until it is released or the manager
+     * closes; when the manager has closed meanwhile, closes that arena and throws IllegalStateException.
+     */
+    void track(Allocation a) {
+        arenas.add(a);
+        if (closed && arenas.remove(a)) {
+            a.arena().close();
+            throw new IllegalStateException("the runtime has been shut down");
         }
     }
 
@@ -241,10 +262,10 @@ public final class MemoryManager implements AutoCloseable {
         }
     }
 
-    /** The live allocation containing {@code address}, or null. */
+    /** The live allocation containing the byte at {@code address}, or null (one past the end is outside). */
     public Allocation find(long address) {
         Allocation a = space.lookup(address);
-        return a != null && a.contains(address, 0) ? a : null;
+        return a != null && a.contains(address, 1) ? a : null;
     }
 
     /** Off-heap bytes the runtime holds (chunks and dedicated arenas). */
@@ -266,9 +287,9 @@ public final class MemoryManager implements AutoCloseable {
     public void close() {
         closed = true;
         space.clear();
-        for (Allocation a : dedicated) {
-            if (dedicated.remove(a)) {
-                a.dedicatedArena.close();
+        for (Allocation a : arenas) {
+            if (arenas.remove(a)) {
+                a.arena().close();
             }
         }
         heap.close();

@@ -27,6 +27,11 @@ public final class MemoryPool {
     private final boolean runtimeAllocAllowed;
     private final AtomicLong used = new AtomicLong();
 
+    /** The manager this pool allocates through. */
+    MemoryManager manager() {
+        return manager;
+    }
+
     MemoryPool(MemoryManager manager, String name, SegmentKind segment, Set<GlobalFlag> flags, int ownerAgent,
                long size, long allocMax, boolean accessibleByAll, boolean runtimeAllocAllowed) {
         this.manager = manager;

@@ -13,7 +13,9 @@ import org.hsa4j.runtime.HsaStatus;
  * <p>The host holds the CPU agent's view; a kernel gets its agent's view from its work-item. Every
  * access translates the address through the {@link AddressSpace} (two array loads), checks that the
  * bytes lie inside a live allocation and that this agent may touch it, and then reads or writes the
- * allocation's off-heap segment. A bad address raises {@link MemoryFaultException}, never a crash.
+ * allocation's off-heap segment. A bad address raises {@link MemoryFaultException}, never a crash;
+ * so does an access whose allocation is freed while it runs: the free closes the allocation's arena
+ * (see {@link Allocation}), so the access either completed before the free or touches nothing.
  * For hot loops take a typed view ({@link #floats}, {@link #ints}, ...) once and index it: the view is
  * checked when made and then costs one segment bounds check per element.
  *
@@ -109,12 +111,27 @@ public final class Svm {
     }
 
     /**
+     * The fault of an access whose allocation was freed between its check and its access: the
+     * allocation's arena closed under it, so the access touched nothing.
+     */
+    private MemoryFaultException freedMeanwhile(long address, IllegalStateException cause) {
+        MemoryFaultException e = new MemoryFaultException(HsaStatus.MEMORY_FAULT, address,
+                agentName + " accessed an allocation freed during the access");
+        e.initCause(cause);
+        return e;
+    }
+
+    /**
      * A checked slice of {@code bytes} bytes at {@code address}, for bulk access.
      *
      * @throws HsaException INVALID_ARGUMENT when {@code bytes} is negative
      */
     public MemorySegment segment(long address, long bytes) {
-        return slice(range(address, bytes, false), address, bytes);
+        try {
+            return slice(range(address, bytes, false), address, bytes);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
+        }
     }
 
     /** Resolves a bulk range of {@code bytes} bytes (refusing a negative count) once, for a caller that also slices it. */
@@ -126,85 +143,117 @@ public final class Svm {
     }
 
     private static MemorySegment slice(Allocation a, long address, long bytes) {
-        return a.segment.asSlice(address - a.base, bytes);
+        return a.segment().asSlice(address - a.base, bytes);
     }
 
     // ---- plain typed access -------------------------------------------------------------------
 
     /** Reads a byte. */
     public byte getByte(long address) {
-        Allocation a = resolve(address, 1);
-        if (model != null) {
-            return (byte) model.load(a, address, 1);
+        try {
+            Allocation a = resolve(address, 1);
+            if (model != null) {
+                return (byte) model.load(a, address, 1);
+            }
+            return a.segment().get(ValueLayout.JAVA_BYTE, address - a.base);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return a.segment.get(ValueLayout.JAVA_BYTE, address - a.base);
     }
 
     /** Writes a byte. */
     public void setByte(long address, byte value) {
-        Allocation a = resolveForWrite(address, 1);
-        if (model != null) {
-            model.store(a, address, 1, value);
-            return;
+        try {
+            Allocation a = resolveForWrite(address, 1);
+            if (model != null) {
+                model.store(a, address, 1, value);
+                return;
+            }
+            a.segment().set(ValueLayout.JAVA_BYTE, address - a.base, value);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        a.segment.set(ValueLayout.JAVA_BYTE, address - a.base, value);
     }
 
     /** Reads a 16-bit value. */
     public short getShort(long address) {
-        Allocation a = resolve(address, 2);
-        if (model != null) {
-            return (short) model.load(a, address, 2);
+        try {
+            Allocation a = resolve(address, 2);
+            if (model != null) {
+                return (short) model.load(a, address, 2);
+            }
+            return a.segment().get(SHORT_U, address - a.base);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return a.segment.get(SHORT_U, address - a.base);
     }
 
     /** Writes a 16-bit value. */
     public void setShort(long address, short value) {
-        Allocation a = resolveForWrite(address, 2);
-        if (model != null) {
-            model.store(a, address, 2, value);
-            return;
+        try {
+            Allocation a = resolveForWrite(address, 2);
+            if (model != null) {
+                model.store(a, address, 2, value);
+                return;
+            }
+            a.segment().set(SHORT_U, address - a.base, value);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        a.segment.set(SHORT_U, address - a.base, value);
     }
 
     /** Reads an int. */
     public int getInt(long address) {
-        Allocation a = resolve(address, 4);
-        if (model != null) {
-            return (int) model.load(a, address, 4);
+        try {
+            Allocation a = resolve(address, 4);
+            if (model != null) {
+                return (int) model.load(a, address, 4);
+            }
+            return a.segment().get(INT_U, address - a.base);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return a.segment.get(INT_U, address - a.base);
     }
 
     /** Writes an int. */
     public void setInt(long address, int value) {
-        Allocation a = resolveForWrite(address, 4);
-        if (model != null) {
-            model.store(a, address, 4, value);
-            return;
+        try {
+            Allocation a = resolveForWrite(address, 4);
+            if (model != null) {
+                model.store(a, address, 4, value);
+                return;
+            }
+            a.segment().set(INT_U, address - a.base, value);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        a.segment.set(INT_U, address - a.base, value);
     }
 
     /** Reads a long. */
     public long getLong(long address) {
-        Allocation a = resolve(address, 8);
-        if (model != null) {
-            return model.load(a, address, 8);
+        try {
+            Allocation a = resolve(address, 8);
+            if (model != null) {
+                return model.load(a, address, 8);
+            }
+            return a.segment().get(LONG_U, address - a.base);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return a.segment.get(LONG_U, address - a.base);
     }
 
     /** Writes a long. */
     public void setLong(long address, long value) {
-        Allocation a = resolveForWrite(address, 8);
-        if (model != null) {
-            model.store(a, address, 8, value);
-            return;
+        try {
+            Allocation a = resolveForWrite(address, 8);
+            if (model != null) {
+                model.store(a, address, 8, value);
+                return;
+            }
+            a.segment().set(LONG_U, address - a.base, value);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        a.segment.set(LONG_U, address - a.base, value);
     }
 
     /** Reads an SVM pointer (a long). */
@@ -219,92 +268,133 @@ public final class Svm {
 
     /** Reads a float. */
     public float getFloat(long address) {
-        Allocation a = resolve(address, 4);
-        if (model != null) {
-            return Float.intBitsToFloat((int) model.load(a, address, 4));
+        try {
+            Allocation a = resolve(address, 4);
+            if (model != null) {
+                return Float.intBitsToFloat((int) model.load(a, address, 4));
+            }
+            return a.segment().get(FLOAT_U, address - a.base);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return a.segment.get(FLOAT_U, address - a.base);
     }
 
     /** Writes a float. */
     public void setFloat(long address, float value) {
-        Allocation a = resolveForWrite(address, 4);
-        if (model != null) {
-            model.store(a, address, 4, Float.floatToRawIntBits(value));
-            return;
+        try {
+            Allocation a = resolveForWrite(address, 4);
+            if (model != null) {
+                model.store(a, address, 4, Float.floatToRawIntBits(value));
+                return;
+            }
+            a.segment().set(FLOAT_U, address - a.base, value);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        a.segment.set(FLOAT_U, address - a.base, value);
     }
 
     /** Reads a double. */
     public double getDouble(long address) {
-        Allocation a = resolve(address, 8);
-        if (model != null) {
-            return Double.longBitsToDouble(model.load(a, address, 8));
+        try {
+            Allocation a = resolve(address, 8);
+            if (model != null) {
+                return Double.longBitsToDouble(model.load(a, address, 8));
+            }
+            return a.segment().get(DOUBLE_U, address - a.base);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return a.segment.get(DOUBLE_U, address - a.base);
     }
 
     /** Writes a double. */
     public void setDouble(long address, double value) {
-        Allocation a = resolveForWrite(address, 8);
-        if (model != null) {
-            model.store(a, address, 8, Double.doubleToRawLongBits(value));
-            return;
+        try {
+            Allocation a = resolveForWrite(address, 8);
+            if (model != null) {
+                model.store(a, address, 8, Double.doubleToRawLongBits(value));
+                return;
+            }
+            a.segment().set(DOUBLE_U, address - a.base, value);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        a.segment.set(DOUBLE_U, address - a.base, value);
     }
 
     /** Copies {@code bytes} bytes from {@code src} to {@code dst}; both ranges are checked. */
     public void copy(long dst, long src, long bytes) {
-        Allocation from = range(src, bytes, false);
-        Allocation to = range(dst, bytes, true);
-        if (model != null) {
-            model.copy(to, dst, from, src, bytes);
-            return;
+        try {
+            Allocation from = range(src, bytes, false);
+            Allocation to = range(dst, bytes, true);
+            if (model != null) {
+                model.copy(to, dst, from, src, bytes);
+                return;
+            }
+            MemorySegment.copy(from.segment(), src - from.base, to.segment(), dst - to.base, bytes);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(dst, freed);
         }
-        MemorySegment.copy(from.segment, src - from.base, to.segment, dst - to.base, bytes);
     }
 
     /** Sets {@code bytes} bytes at {@code address} to {@code value}. */
     public void fill(long address, long bytes, byte value) {
-        Allocation a = range(address, bytes, true);
-        if (model != null) {
-            model.fill(a, address, bytes, value);
-            return;
+        try {
+            Allocation a = range(address, bytes, true);
+            if (model != null) {
+                model.fill(a, address, bytes, value);
+                return;
+            }
+            slice(a, address, bytes).fill(value);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        slice(a, address, bytes).fill(value);
     }
 
     // ---- typed views ----------------------------------------------------------------------------
 
     /** A view of {@code count} ints at {@code address}. */
     public IntView ints(long address, long count) {
-        Allocation a = alignedRange(address, count, 4);
-        return new IntView(address, slice(a, address, count * 4), model, model == null ? null : a);
+        try {
+            Allocation a = alignedRange(address, count, 4);
+            return new IntView(address, slice(a, address, count * 4), model, model == null ? null : a);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
+        }
     }
 
     /** A view of {@code count} longs at {@code address}. */
     public LongView longs(long address, long count) {
-        Allocation a = alignedRange(address, count, 8);
-        return new LongView(address, slice(a, address, count * 8), model, model == null ? null : a);
+        try {
+            Allocation a = alignedRange(address, count, 8);
+            return new LongView(address, slice(a, address, count * 8), model, model == null ? null : a);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
+        }
     }
 
     /** A view of {@code count} floats at {@code address}. */
     public FloatView floats(long address, long count) {
-        Allocation a = alignedRange(address, count, 4);
-        return new FloatView(address, slice(a, address, count * 4), model, model == null ? null : a, fp);
+        try {
+            Allocation a = alignedRange(address, count, 4);
+            return new FloatView(address, slice(a, address, count * 4), model, model == null ? null : a, fp);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
+        }
     }
 
     /** A view of {@code count} doubles at {@code address}. */
     public DoubleView doubles(long address, long count) {
-        Allocation a = alignedRange(address, count, 8);
-        return new DoubleView(address, slice(a, address, count * 8), model, model == null ? null : a, fp);
+        try {
+            Allocation a = alignedRange(address, count, 8);
+            return new DoubleView(address, slice(a, address, count * 8), model, model == null ? null : a, fp);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
+        }
     }
 
     private Allocation alignedRange(long address, long count, int elementSize) {
-        if (count < 0) {
-            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "negative element count " + count);
+        if (count < 0 || count > Long.MAX_VALUE / elementSize) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "element count " + count + " of " + elementSize
+                    + "-byte elements is negative or overflows a byte count");
         }
         checkAligned(address, elementSize);
         return range(address, count * elementSize, false);
@@ -353,252 +443,340 @@ public final class Svm {
 
     /** Atomic int load: RELAXED is opaque, ACQUIRE and SEQ_CST are volatile (HSA scacquire). */
     public int atomicLoadInt(long address, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomicLoad(address, 4, order, scope);
-        if (model != null) {
-            return (int) model.atomic(a, address, 4, AtomicOp.LOAD, 0, 0, order, scope);
+        try {
+            Allocation a = atomicLoad(address, 4, order, scope);
+            if (model != null) {
+                return (int) model.atomic(a, address, 4, AtomicOp.LOAD, 0, 0, order, scope);
+            }
+            long off = address - a.base;
+            return order == MemoryOrder.RELAXED ? (int) INT.getOpaque(a.segment(), off) : (int) INT.getVolatile(a.segment(), off);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        long off = address - a.base;
-        return order == MemoryOrder.RELAXED ? (int) INT.getOpaque(a.segment, off) : (int) INT.getVolatile(a.segment, off);
     }
 
     /** Atomic int store: RELAXED is opaque, RELEASE and SEQ_CST are volatile (HSA screlease). */
     public void atomicStoreInt(long address, int value, MemoryOrder order, MemoryScope scope) {
-        checkStore(order);
-        Allocation a = atomic(address, 4, order, scope);
-        if (model != null) {
-            model.atomic(a, address, 4, AtomicOp.STORE, value, 0, order, scope);
-            return;
-        }
-        long off = address - a.base;
-        if (order == MemoryOrder.RELAXED) {
-            INT.setOpaque(a.segment, off, value);
-        } else {
-            INT.setVolatile(a.segment, off, value);
+        try {
+            checkStore(order);
+            Allocation a = atomic(address, 4, order, scope);
+            if (model != null) {
+                model.atomic(a, address, 4, AtomicOp.STORE, value, 0, order, scope);
+                return;
+            }
+            long off = address - a.base;
+            if (order == MemoryOrder.RELAXED) {
+                INT.setOpaque(a.segment(), off, value);
+            } else {
+                INT.setVolatile(a.segment(), off, value);
+            }
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
     }
 
     /** Atomically replaces the int; returns the previous value. */
     public int atomicExchangeInt(long address, int value, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 4, order, scope);
-        if (model != null) {
-            return (int) model.atomic(a, address, 4, AtomicOp.EXCHANGE, value, 0, order, scope);
+        try {
+            Allocation a = atomic(address, 4, order, scope);
+            if (model != null) {
+                return (int) model.atomic(a, address, 4, AtomicOp.EXCHANGE, value, 0, order, scope);
+            }
+            return (int) INT.getAndSet(a.segment(), address - a.base, value);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return (int) INT.getAndSet(a.segment, address - a.base, value);
     }
 
     /** Compare-and-swap; returns the value found, which equals {@code expected} on success. */
     public int atomicCompareExchangeInt(long address, int expected, int desired, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 4, order, scope);
-        if (model != null) {
-            return (int) model.atomic(a, address, 4, AtomicOp.COMPARE_EXCHANGE, expected, desired, order, scope);
+        try {
+            Allocation a = atomic(address, 4, order, scope);
+            if (model != null) {
+                return (int) model.atomic(a, address, 4, AtomicOp.COMPARE_EXCHANGE, expected, desired, order, scope);
+            }
+            return (int) INT.compareAndExchange(a.segment(), address - a.base, expected, desired);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return (int) INT.compareAndExchange(a.segment, address - a.base, expected, desired);
     }
 
     /** Fetch-and-add; returns the previous value. */
     public int atomicAddInt(long address, int delta, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 4, order, scope);
-        if (model != null) {
-            return (int) model.atomic(a, address, 4, AtomicOp.ADD, delta, 0, order, scope);
+        try {
+            Allocation a = atomic(address, 4, order, scope);
+            if (model != null) {
+                return (int) model.atomic(a, address, 4, AtomicOp.ADD, delta, 0, order, scope);
+            }
+            return (int) INT.getAndAdd(a.segment(), address - a.base, delta);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return (int) INT.getAndAdd(a.segment, address - a.base, delta);
     }
 
     /** Fetch-and-subtract; returns the previous value. */
     public int atomicSubInt(long address, int delta, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 4, order, scope);
-        if (model != null) {
-            return (int) model.atomic(a, address, 4, AtomicOp.ADD, -delta, 0, order, scope);
+        try {
+            Allocation a = atomic(address, 4, order, scope);
+            if (model != null) {
+                return (int) model.atomic(a, address, 4, AtomicOp.ADD, -delta, 0, order, scope);
+            }
+            return (int) INT.getAndAdd(a.segment(), address - a.base, -delta);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return (int) INT.getAndAdd(a.segment, address - a.base, -delta);
     }
 
     /** Fetch-and-and; returns the previous value. */
     public int atomicAndInt(long address, int mask, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 4, order, scope);
-        if (model != null) {
-            return (int) model.atomic(a, address, 4, AtomicOp.AND, mask, 0, order, scope);
+        try {
+            Allocation a = atomic(address, 4, order, scope);
+            if (model != null) {
+                return (int) model.atomic(a, address, 4, AtomicOp.AND, mask, 0, order, scope);
+            }
+            return (int) INT.getAndBitwiseAnd(a.segment(), address - a.base, mask);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return (int) INT.getAndBitwiseAnd(a.segment, address - a.base, mask);
     }
 
     /** Fetch-and-or; returns the previous value. */
     public int atomicOrInt(long address, int mask, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 4, order, scope);
-        if (model != null) {
-            return (int) model.atomic(a, address, 4, AtomicOp.OR, mask, 0, order, scope);
+        try {
+            Allocation a = atomic(address, 4, order, scope);
+            if (model != null) {
+                return (int) model.atomic(a, address, 4, AtomicOp.OR, mask, 0, order, scope);
+            }
+            return (int) INT.getAndBitwiseOr(a.segment(), address - a.base, mask);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return (int) INT.getAndBitwiseOr(a.segment, address - a.base, mask);
     }
 
     /** Fetch-and-xor; returns the previous value. */
     public int atomicXorInt(long address, int mask, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 4, order, scope);
-        if (model != null) {
-            return (int) model.atomic(a, address, 4, AtomicOp.XOR, mask, 0, order, scope);
+        try {
+            Allocation a = atomic(address, 4, order, scope);
+            if (model != null) {
+                return (int) model.atomic(a, address, 4, AtomicOp.XOR, mask, 0, order, scope);
+            }
+            return (int) INT.getAndBitwiseXor(a.segment(), address - a.base, mask);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return (int) INT.getAndBitwiseXor(a.segment, address - a.base, mask);
     }
 
     /** Atomic signed minimum; returns the previous value. */
     public int atomicMinInt(long address, int value, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 4, order, scope);
-        if (model != null) {
-            return (int) model.atomic(a, address, 4, AtomicOp.MIN, value, 0, order, scope);
-        }
-        long off = address - a.base;
-        int seen = (int) INT.getVolatile(a.segment, off);
-        while (value < seen) {
-            int witness = (int) INT.compareAndExchange(a.segment, off, seen, value);
-            if (witness == seen) {
-                break;
+        try {
+            Allocation a = atomic(address, 4, order, scope);
+            if (model != null) {
+                return (int) model.atomic(a, address, 4, AtomicOp.MIN, value, 0, order, scope);
             }
-            seen = witness;
+            long off = address - a.base;
+            int seen = (int) INT.getVolatile(a.segment(), off);
+            while (value < seen) {
+                int witness = (int) INT.compareAndExchange(a.segment(), off, seen, value);
+                if (witness == seen) {
+                    break;
+                }
+                seen = witness;
+            }
+            return seen;
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return seen;
     }
 
     /** Atomic signed maximum; returns the previous value. */
     public int atomicMaxInt(long address, int value, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 4, order, scope);
-        if (model != null) {
-            return (int) model.atomic(a, address, 4, AtomicOp.MAX, value, 0, order, scope);
-        }
-        long off = address - a.base;
-        int seen = (int) INT.getVolatile(a.segment, off);
-        while (value > seen) {
-            int witness = (int) INT.compareAndExchange(a.segment, off, seen, value);
-            if (witness == seen) {
-                break;
+        try {
+            Allocation a = atomic(address, 4, order, scope);
+            if (model != null) {
+                return (int) model.atomic(a, address, 4, AtomicOp.MAX, value, 0, order, scope);
             }
-            seen = witness;
+            long off = address - a.base;
+            int seen = (int) INT.getVolatile(a.segment(), off);
+            while (value > seen) {
+                int witness = (int) INT.compareAndExchange(a.segment(), off, seen, value);
+                if (witness == seen) {
+                    break;
+                }
+                seen = witness;
+            }
+            return seen;
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return seen;
     }
 
     /** Atomic long load: RELAXED is opaque, ACQUIRE and SEQ_CST are volatile (HSA scacquire). */
     public long atomicLoadLong(long address, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomicLoad(address, 8, order, scope);
-        if (model != null) {
-            return model.atomic(a, address, 8, AtomicOp.LOAD, 0, 0, order, scope);
+        try {
+            Allocation a = atomicLoad(address, 8, order, scope);
+            if (model != null) {
+                return model.atomic(a, address, 8, AtomicOp.LOAD, 0, 0, order, scope);
+            }
+            long off = address - a.base;
+            return order == MemoryOrder.RELAXED ? (long) LONG.getOpaque(a.segment(), off) : (long) LONG.getVolatile(a.segment(), off);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        long off = address - a.base;
-        return order == MemoryOrder.RELAXED ? (long) LONG.getOpaque(a.segment, off) : (long) LONG.getVolatile(a.segment, off);
     }
 
     /** Atomic long store: RELAXED is opaque, RELEASE and SEQ_CST are volatile (HSA screlease). */
     public void atomicStoreLong(long address, long value, MemoryOrder order, MemoryScope scope) {
-        checkStore(order);
-        Allocation a = atomic(address, 8, order, scope);
-        if (model != null) {
-            model.atomic(a, address, 8, AtomicOp.STORE, value, 0, order, scope);
-            return;
-        }
-        long off = address - a.base;
-        if (order == MemoryOrder.RELAXED) {
-            LONG.setOpaque(a.segment, off, value);
-        } else {
-            LONG.setVolatile(a.segment, off, value);
+        try {
+            checkStore(order);
+            Allocation a = atomic(address, 8, order, scope);
+            if (model != null) {
+                model.atomic(a, address, 8, AtomicOp.STORE, value, 0, order, scope);
+                return;
+            }
+            long off = address - a.base;
+            if (order == MemoryOrder.RELAXED) {
+                LONG.setOpaque(a.segment(), off, value);
+            } else {
+                LONG.setVolatile(a.segment(), off, value);
+            }
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
     }
 
     /** Atomically replaces the long; returns the previous value. */
     public long atomicExchangeLong(long address, long value, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 8, order, scope);
-        if (model != null) {
-            return model.atomic(a, address, 8, AtomicOp.EXCHANGE, value, 0, order, scope);
+        try {
+            Allocation a = atomic(address, 8, order, scope);
+            if (model != null) {
+                return model.atomic(a, address, 8, AtomicOp.EXCHANGE, value, 0, order, scope);
+            }
+            return (long) LONG.getAndSet(a.segment(), address - a.base, value);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return (long) LONG.getAndSet(a.segment, address - a.base, value);
     }
 
     /** Compare-and-swap; returns the value found, which equals {@code expected} on success. */
     public long atomicCompareExchangeLong(long address, long expected, long desired, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 8, order, scope);
-        if (model != null) {
-            return model.atomic(a, address, 8, AtomicOp.COMPARE_EXCHANGE, expected, desired, order, scope);
+        try {
+            Allocation a = atomic(address, 8, order, scope);
+            if (model != null) {
+                return model.atomic(a, address, 8, AtomicOp.COMPARE_EXCHANGE, expected, desired, order, scope);
+            }
+            return (long) LONG.compareAndExchange(a.segment(), address - a.base, expected, desired);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return (long) LONG.compareAndExchange(a.segment, address - a.base, expected, desired);
     }
 
     /** Fetch-and-add; returns the previous value. */
     public long atomicAddLong(long address, long delta, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 8, order, scope);
-        if (model != null) {
-            return model.atomic(a, address, 8, AtomicOp.ADD, delta, 0, order, scope);
+        try {
+            Allocation a = atomic(address, 8, order, scope);
+            if (model != null) {
+                return model.atomic(a, address, 8, AtomicOp.ADD, delta, 0, order, scope);
+            }
+            return (long) LONG.getAndAdd(a.segment(), address - a.base, delta);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return (long) LONG.getAndAdd(a.segment, address - a.base, delta);
     }
 
     /** Fetch-and-subtract; returns the previous value. */
     public long atomicSubLong(long address, long delta, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 8, order, scope);
-        if (model != null) {
-            return model.atomic(a, address, 8, AtomicOp.ADD, -delta, 0, order, scope);
+        try {
+            Allocation a = atomic(address, 8, order, scope);
+            if (model != null) {
+                return model.atomic(a, address, 8, AtomicOp.ADD, -delta, 0, order, scope);
+            }
+            return (long) LONG.getAndAdd(a.segment(), address - a.base, -delta);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return (long) LONG.getAndAdd(a.segment, address - a.base, -delta);
     }
 
     /** Fetch-and-and; returns the previous value. */
     public long atomicAndLong(long address, long mask, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 8, order, scope);
-        if (model != null) {
-            return model.atomic(a, address, 8, AtomicOp.AND, mask, 0, order, scope);
+        try {
+            Allocation a = atomic(address, 8, order, scope);
+            if (model != null) {
+                return model.atomic(a, address, 8, AtomicOp.AND, mask, 0, order, scope);
+            }
+            return (long) LONG.getAndBitwiseAnd(a.segment(), address - a.base, mask);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return (long) LONG.getAndBitwiseAnd(a.segment, address - a.base, mask);
     }
 
     /** Fetch-and-or; returns the previous value. */
     public long atomicOrLong(long address, long mask, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 8, order, scope);
-        if (model != null) {
-            return model.atomic(a, address, 8, AtomicOp.OR, mask, 0, order, scope);
+        try {
+            Allocation a = atomic(address, 8, order, scope);
+            if (model != null) {
+                return model.atomic(a, address, 8, AtomicOp.OR, mask, 0, order, scope);
+            }
+            return (long) LONG.getAndBitwiseOr(a.segment(), address - a.base, mask);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return (long) LONG.getAndBitwiseOr(a.segment, address - a.base, mask);
     }
 
     /** Fetch-and-xor; returns the previous value. */
     public long atomicXorLong(long address, long mask, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 8, order, scope);
-        if (model != null) {
-            return model.atomic(a, address, 8, AtomicOp.XOR, mask, 0, order, scope);
+        try {
+            Allocation a = atomic(address, 8, order, scope);
+            if (model != null) {
+                return model.atomic(a, address, 8, AtomicOp.XOR, mask, 0, order, scope);
+            }
+            return (long) LONG.getAndBitwiseXor(a.segment(), address - a.base, mask);
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return (long) LONG.getAndBitwiseXor(a.segment, address - a.base, mask);
     }
 
     /** Atomic signed minimum; returns the previous value. */
     public long atomicMinLong(long address, long value, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 8, order, scope);
-        if (model != null) {
-            return model.atomic(a, address, 8, AtomicOp.MIN, value, 0, order, scope);
-        }
-        long off = address - a.base;
-        long seen = (long) LONG.getVolatile(a.segment, off);
-        while (value < seen) {
-            long witness = (long) LONG.compareAndExchange(a.segment, off, seen, value);
-            if (witness == seen) {
-                break;
+        try {
+            Allocation a = atomic(address, 8, order, scope);
+            if (model != null) {
+                return model.atomic(a, address, 8, AtomicOp.MIN, value, 0, order, scope);
             }
-            seen = witness;
+            long off = address - a.base;
+            long seen = (long) LONG.getVolatile(a.segment(), off);
+            while (value < seen) {
+                long witness = (long) LONG.compareAndExchange(a.segment(), off, seen, value);
+                if (witness == seen) {
+                    break;
+                }
+                seen = witness;
+            }
+            return seen;
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return seen;
     }
 
     /** Atomic signed maximum; returns the previous value. */
     public long atomicMaxLong(long address, long value, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 8, order, scope);
-        if (model != null) {
-            return model.atomic(a, address, 8, AtomicOp.MAX, value, 0, order, scope);
-        }
-        long off = address - a.base;
-        long seen = (long) LONG.getVolatile(a.segment, off);
-        while (value > seen) {
-            long witness = (long) LONG.compareAndExchange(a.segment, off, seen, value);
-            if (witness == seen) {
-                break;
+        try {
+            Allocation a = atomic(address, 8, order, scope);
+            if (model != null) {
+                return model.atomic(a, address, 8, AtomicOp.MAX, value, 0, order, scope);
             }
-            seen = witness;
+            long off = address - a.base;
+            long seen = (long) LONG.getVolatile(a.segment(), off);
+            while (value > seen) {
+                long witness = (long) LONG.compareAndExchange(a.segment(), off, seen, value);
+                if (witness == seen) {
+                    break;
+                }
+                seen = witness;
+            }
+            return seen;
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
-        return seen;
     }
 
     /**
@@ -607,22 +785,26 @@ public final class Svm {
      * returns the current value and leaves memory unchanged.
      */
     public float atomicAddFloat(long address, float delta, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 4, order, scope);
-        long off = address - a.base;
-        if (fp != null && fp.loses(a, address)) {
-            return Float.intBitsToFloat((int) INT.getVolatile(a.segment, off));
-        }
-        if (model != null) {
-            return Float.intBitsToFloat((int) model.atomic(a, address, 4, AtomicOp.FLOAT_ADD, Float.floatToRawIntBits(delta), 0, order, scope));
-        }
-        int seen = (int) INT.getVolatile(a.segment, off);
-        while (true) {
-            int next = Float.floatToRawIntBits(Float.intBitsToFloat(seen) + delta);
-            int witness = (int) INT.compareAndExchange(a.segment, off, seen, next);
-            if (witness == seen) {
-                return Float.intBitsToFloat(seen);
+        try {
+            Allocation a = atomic(address, 4, order, scope);
+            long off = address - a.base;
+            if (fp != null && fp.loses(a, address)) {
+                return Float.intBitsToFloat((int) INT.getVolatile(a.segment(), off));
             }
-            seen = witness;
+            if (model != null) {
+                return Float.intBitsToFloat((int) model.atomic(a, address, 4, AtomicOp.FLOAT_ADD, Float.floatToRawIntBits(delta), 0, order, scope));
+            }
+            int seen = (int) INT.getVolatile(a.segment(), off);
+            while (true) {
+                int next = Float.floatToRawIntBits(Float.intBitsToFloat(seen) + delta);
+                int witness = (int) INT.compareAndExchange(a.segment(), off, seen, next);
+                if (witness == seen) {
+                    return Float.intBitsToFloat(seen);
+                }
+                seen = witness;
+            }
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
     }
 
@@ -632,22 +814,26 @@ public final class Svm {
      * returns the current value and leaves memory unchanged.
      */
     public double atomicAddDouble(long address, double delta, MemoryOrder order, MemoryScope scope) {
-        Allocation a = atomic(address, 8, order, scope);
-        long off = address - a.base;
-        if (fp != null && fp.loses(a, address)) {
-            return Double.longBitsToDouble((long) LONG.getVolatile(a.segment, off));
-        }
-        if (model != null) {
-            return Double.longBitsToDouble(model.atomic(a, address, 8, AtomicOp.FLOAT_ADD, Double.doubleToRawLongBits(delta), 0, order, scope));
-        }
-        long seen = (long) LONG.getVolatile(a.segment, off);
-        while (true) {
-            long next = Double.doubleToRawLongBits(Double.longBitsToDouble(seen) + delta);
-            long witness = (long) LONG.compareAndExchange(a.segment, off, seen, next);
-            if (witness == seen) {
-                return Double.longBitsToDouble(seen);
+        try {
+            Allocation a = atomic(address, 8, order, scope);
+            long off = address - a.base;
+            if (fp != null && fp.loses(a, address)) {
+                return Double.longBitsToDouble((long) LONG.getVolatile(a.segment(), off));
             }
-            seen = witness;
+            if (model != null) {
+                return Double.longBitsToDouble(model.atomic(a, address, 8, AtomicOp.FLOAT_ADD, Double.doubleToRawLongBits(delta), 0, order, scope));
+            }
+            long seen = (long) LONG.getVolatile(a.segment(), off);
+            while (true) {
+                long next = Double.doubleToRawLongBits(Double.longBitsToDouble(seen) + delta);
+                long witness = (long) LONG.compareAndExchange(a.segment(), off, seen, next);
+                if (witness == seen) {
+                    return Double.longBitsToDouble(seen);
+                }
+                seen = witness;
+            }
+        } catch (IllegalStateException freed) {
+            throw freedMeanwhile(address, freed);
         }
     }
 

@@ -156,7 +156,7 @@ public final class SignalManager {
         Allocation a = memory.find(handle);
         if (a != null && a.attachment() instanceof Block block) {
             long offset = handle - a.base();
-            if (offset % SignalDescriptor.SIZE == 0) {
+            if (offset % SignalDescriptor.SIZE == 0 && offset / SignalDescriptor.SIZE < SIGNALS_PER_BLOCK) {
                 Signal s = block.signals[(int) (offset / SignalDescriptor.SIZE)];
                 if (s != null) {
                     return s;

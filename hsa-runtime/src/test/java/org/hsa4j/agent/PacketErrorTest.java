@@ -23,6 +23,8 @@ import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.runtime.RuntimeConfig;
 import org.hsa4j.signal.Signal;
+import org.hsa4j.signal.SignalDescriptor;
+import org.hsa4j.signal.SignalManager;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Named;
@@ -204,6 +206,20 @@ class PacketErrorTest {
         Queue q = gpuQueue(rt.gpuAgent());
         Signal later = submitBehindGate(q, (f, queue, unused) -> Submit.kernel(queue, f.kernel("noop"))
                 .completionHandle(rt.hostMalloc(64)).submit(), null);
+        HsaException laterFailure = assertThrows(HsaException.class, () -> Await.completion(later));
+        assertEquals(HsaStatus.INVALID_SIGNAL, laterFailure.status());
+        assertEquals(1, errors.size());
+        assertEquals(HsaStatus.INVALID_SIGNAL, errors.get(0).status());
+        assertOthersKeepWorking();
+    }
+
+    @Test
+    void shouldReportACompletionHandleOnePastASignalBlockAsInvalidSignal() {
+        Queue q = gpuQueue(rt.gpuAgent());
+        long signalBlock = rt.pointerInfo(rt.createSignal(0).handle()).base();
+        long pastTheBlock = signalBlock + SignalManager.SIGNALS_PER_BLOCK * SignalDescriptor.SIZE;
+        Signal later = submitBehindGate(q, (f, queue, unused) -> Submit.kernel(queue, f.kernel("noop"))
+                .completionHandle(pastTheBlock).submit(), null);
         HsaException laterFailure = assertThrows(HsaException.class, () -> Await.completion(later));
         assertEquals(HsaStatus.INVALID_SIGNAL, laterFailure.status());
         assertEquals(1, errors.size());
