@@ -503,20 +503,20 @@ final class PacketProcessor {
         return Math.multiplyHigh(a, b) != 0 || low < 0 ? Long.MAX_VALUE : low;
     }
 
-    /** The problem with axis {@code d} of a {@code dims}-dimensional dispatch, or null. */
-    private String checkAxis(int d, int dims, int wg, long grid) {
+    /** The problem with the grid of axis {@code d} of a {@code dims}-dimensional dispatch, or null. */
+    private String checkGridAxis(int d, int dims, int wg, long grid) {
         char axis = "xyz".charAt(d);
-        if (d < dims) {
-            if (wg < 1 || wg > workgroupMaxDim[d]) {
-                return "workgroup_size_" + axis + " " + wg + " is outside 1.." + workgroupMaxDim[d];
-            }
-            if (grid < 1 || grid > gridMaxDim[d]) {
-                return "grid_size_" + axis + " " + grid + " is outside 1.." + gridMaxDim[d];
-            }
-        } else if (wg != 1 || grid != 1) {
-            return "workgroup_size_" + axis + " and grid_size_" + axis + " must be 1 in a " + dims + "-dimensional dispatch";
+        if (d >= dims) {
+            return wg != 1 || grid != 1 ? "workgroup_size_" + axis + " and grid_size_" + axis + " must be 1 in a "
+                    + dims + "-dimensional dispatch" : null;
         }
-        return null;
+        return grid < 1 || grid > gridMaxDim[d] ? "grid_size_" + axis + " " + grid + " is outside 1.." + gridMaxDim[d] : null;
+    }
+
+    /** The problem with the workgroup size of used axis {@code d}, or null. */
+    private String checkWorkgroupAxis(int d, int wg) {
+        return wg < 1 || wg > workgroupMaxDim[d]
+                ? "workgroup_size_" + "xyz".charAt(d) + " " + wg + " is outside 1.." + workgroupMaxDim[d] : null;
     }
 
     private boolean launchKernel(QueueSlot q, long index, long off, int word, int release) {
@@ -539,33 +539,42 @@ final class PacketProcessor {
         long kernargAddress = ring.get(ValueLayout.JAVA_LONG, off + KernelDispatchPacket.KERNARG_ADDRESS);
         long completionHandle = ring.get(ValueLayout.JAVA_LONG, off + AqlPacket.COMPLETION_SIGNAL);
 
+        // each check names the status ROCR or the spec gives it: dimensions and grid sizes that do
+        // not fit together are INCOMPATIBLE_ARGUMENTS, a workgroup size outside the agent's limits is
+        // INVALID_ARGUMENT, segments larger than the agent has are INVALID_ALLOCATION, a kernel
+        // object that names no kernel is INVALID_CODE_OBJECT
+        HsaStatus status = HsaStatus.INCOMPATIBLE_ARGUMENTS;
         String problem = dims < 1 ? "setup gives 0 dimensions (must be 1 to 3)" : null;
-        if (problem == null) {
-            problem = checkAxis(0, dims, wgX, gridX);
-        }
-        if (problem == null) {
-            problem = checkAxis(1, dims, wgY, gridY);
-        }
-        if (problem == null) {
-            problem = checkAxis(2, dims, wgZ, gridZ);
-        }
-        long wgTotal = (long) wgX * wgY * wgZ;
-        if (problem == null && wgTotal > p.workgroupMaxSize()) {
-            problem = "workgroup of " + wgTotal + " work-items exceeds the agent's maximum " + p.workgroupMaxSize();
+        for (int d = 0; d < 3 && problem == null; d++) {
+            problem = checkGridAxis(d, dims, d == 0 ? wgX : d == 1 ? wgY : wgZ, d == 0 ? gridX : d == 1 ? gridY : gridZ);
         }
         long gridTotal = saturatingProduct(saturatingProduct(gridX, gridY), gridZ);
         if (problem == null && gridTotal > p.gridMaxSize()) {
             problem = "grid of " + Long.toUnsignedString(gridX * gridY * gridZ) + " work-items exceeds the agent's maximum "
                     + p.gridMaxSize();
         }
-        if (problem == null && groupSize > p.groupSegmentMax()) {
-            problem = "group segment of " + groupSize + " bytes exceeds the agent's maximum " + p.groupSegmentMax();
+        if (problem == null) {
+            status = HsaStatus.INVALID_ARGUMENT;
+            for (int d = 0; d < dims && problem == null; d++) {
+                problem = checkWorkgroupAxis(d, d == 0 ? wgX : d == 1 ? wgY : wgZ);
+            }
         }
-        if (problem == null && privateSize > p.privateSegmentMax()) {
-            problem = "private segment of " + privateSize + " bytes exceeds the agent's maximum " + p.privateSegmentMax();
+        long wgTotal = (long) wgX * wgY * wgZ;
+        if (problem == null && wgTotal > p.workgroupMaxSize()) {
+            problem = "workgroup of " + wgTotal + " work-items exceeds the agent's maximum " + p.workgroupMaxSize();
+        }
+        if (problem == null) {
+            status = HsaStatus.INVALID_ALLOCATION;
+            if (groupSize > p.groupSegmentMax()) {
+                problem = "group segment of " + groupSize + " bytes exceeds the agent's maximum " + p.groupSegmentMax();
+            } else if (privateSize > p.privateSegmentMax()) {
+                problem = "private segment of " + privateSize + " bytes exceeds the agent's maximum "
+                        + p.privateSegmentMax();
+            }
         }
         KernelCode code = null;
         if (problem == null) {
+            status = HsaStatus.INVALID_CODE_OBJECT;
             code = Executable.fromHandle(memory, kernelObject);
             if (code == null) {
                 problem = String.format("unknown kernel object 0x%x", kernelObject);
@@ -574,6 +583,7 @@ final class PacketProcessor {
         MemorySegment kernarg = MemorySegment.NULL;
         if (problem == null) {
             KernelDescriptor kd = code.descriptor();
+            status = HsaStatus.INCOMPATIBLE_ARGUMENTS;
             if (groupSize < kd.groupSegmentSize()) {
                 problem = "group segment of " + groupSize + " bytes is below kernel " + code.name() + "'s "
                         + kd.groupSegmentSize();
@@ -584,6 +594,7 @@ final class PacketProcessor {
                 try {
                     kernarg = svm.segment(kernargAddress, kd.kernargSegmentSize());
                 } catch (MemoryFaultException e) {
+                    status = e.status();
                     problem = String.format("kernarg segment of %d bytes at 0x%x is outside memory %s may read (%s)",
                             kd.kernargSegmentSize(), kernargAddress, agent.name(), e.getMessage());
                 }
@@ -595,7 +606,7 @@ final class PacketProcessor {
             }
         }
         if (problem != null) {
-            reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, problem);
+            reject(q, index, off, status, problem);
             return false;
         }
         Signal completion = completionSignal(q, index, off, completionHandle);
