@@ -529,7 +529,11 @@ public final class Signal {
         return destroyed;
     }
 
-    /** {@code hsa_signal_destroy}: frees the slot; waiters wake and fail with INVALID_SIGNAL. */
+    /**
+     * {@code hsa_signal_destroy}: frees the slot; waiters wake and fail with INVALID_SIGNAL.
+     *
+     * @throws HsaException INVALID_SIGNAL when already destroyed, NOT_INITIALIZED after the runtime shut down
+     */
     public void destroy() {
         slots.manager.destroy(this);
     }
