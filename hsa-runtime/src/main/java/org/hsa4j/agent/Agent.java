@@ -2,7 +2,6 @@ package org.hsa4j.agent;
 
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -185,18 +184,20 @@ public final class Agent {
     }
 
     /**
-     * {@code hsa_queue_create}: a queue of {@code size} packets (a power of two within the
-     * agent's limits) whose packets this agent consumes.
+     * {@code hsa_queue_create}: a queue of {@code size} packets, a power of two up to
+     * {@link #queueMaxSize()}, whose packets this agent consumes. As the spec and ROCR do, a size
+     * below {@link #queueMinSize()} gets a queue of the minimum size.
      *
-     * @throws HsaException INVALID_ARGUMENT for a bad size, OUT_OF_RESOURCES past {@link #queuesMax()}
+     * @throws HsaException INVALID_ARGUMENT for a bad size or a null type, OUT_OF_RESOURCES past {@link #queuesMax()}
      */
     public Queue createQueue(int size, QueueType type, QueueErrorCallback errorCallback) {
-        Objects.requireNonNull(type, "type");
+        HsaException.requireNonNull(type, "type");
         checkOpen();
-        if (size < properties.queueMinSize() || size > properties.queueMaxSize() || Integer.bitCount(size) != 1) {
-            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "queue size " + size + " must be a power of two in "
-                    + properties.queueMinSize() + ".." + properties.queueMaxSize());
+        if (size < 1 || size > properties.queueMaxSize() || Integer.bitCount(size) != 1) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "queue size " + size + " must be a power of two in 1.."
+                    + properties.queueMaxSize());
         }
+        size = Math.max(size, properties.queueMinSize());
         int features = (hasFeature(AgentFeature.KERNEL_DISPATCH) ? QueueDescriptor.FEATURE_KERNEL_DISPATCH : 0)
                 | (hasFeature(AgentFeature.AGENT_DISPATCH) ? QueueDescriptor.FEATURE_AGENT_DISPATCH : 0);
         synchronized (this) {
@@ -234,7 +235,7 @@ public final class Agent {
 
     /** Registers the handler for agent dispatch packets of function {@code type} (0-65535). */
     public void registerAgentDispatchHandler(int type, AgentDispatchHandler handler) {
-        Objects.requireNonNull(handler, "handler");
+        HsaException.requireNonNull(handler, "handler");
         if (!hasFeature(AgentFeature.AGENT_DISPATCH)) {
             throw new HsaException(HsaStatus.INVALID_AGENT, name() + " does not support agent dispatch");
         }

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 
 import org.hsa4j.agent.Agent;
@@ -128,7 +127,7 @@ public final class HsaRuntime implements AutoCloseable {
 
     /** {@code hsa_init} with an explicit configuration. */
     public static HsaRuntime init(RuntimeConfig config) {
-        return new HsaRuntime(Objects.requireNonNull(config, "config"));
+        return new HsaRuntime(HsaException.requireNonNull(config, "config"));
     }
 
     /** The configuration this runtime started with. */
@@ -246,17 +245,21 @@ public final class HsaRuntime implements AutoCloseable {
     }
 
     /**
-     * Frees memory from any of the allocation entry points (hipFree, free, pool free).
+     * Frees memory from any of the allocation entry points (hipFree, free, pool free); freeing 0
+     * (the null address) does nothing.
      *
      * @throws HsaException INVALID_ALLOCATION on a double free, a foreign or interior address, or runtime memory
      */
     public void free(long address) {
+        if (address == 0) {
+            return; // free(NULL), hipFree(nullptr) and hsa_memory_free(NULL) do nothing and succeed
+        }
         memory.free(address, null);
     }
 
     /** {@code hsa_amd_agents_allow_access}: lets {@code agents} access the allocation at {@code address}. */
     public void allowAccess(long address, Agent... agents) {
-        Objects.requireNonNull(agents, "agents");
+        HsaException.requireNonNull(agents, "agents");
         checkOpen();
         Allocation a = liveStart(address);
         long bits = 0;

@@ -442,7 +442,7 @@ public final class Signal {
 
     /** Registers {@code waiter} to be called after every non-silent change of the value. */
     public void addWaiter(SignalWaiter waiter) {
-        Objects.requireNonNull(waiter, "waiter");
+        HsaException.requireNonNull(waiter, "waiter");
         synchronized (this) {
             Object w = waiters;
             if (w == null) {
@@ -460,6 +460,7 @@ public final class Signal {
 
     /** Removes one registration of {@code waiter}. */
     public void removeWaiter(SignalWaiter waiter) {
+        HsaException.requireNonNull(waiter, "waiter");
         synchronized (this) {
             Object w = waiters;
             if (w == waiter) {
