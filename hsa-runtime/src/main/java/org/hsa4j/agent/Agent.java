@@ -43,6 +43,8 @@ public final class Agent {
     private final PacketProcessor processor;
     private final Map<Integer, AgentDispatchHandler> handlers = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    /** How long inactivating or destroying a queue waits for its aborted dispatches to unwind. */
+    static final long ABORT_WAIT_NANOS = 5_000_000_000L;
 
     /** Built by the runtime while it makes the topology. */
     public Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
@@ -65,7 +67,13 @@ public final class Agent {
 
     /** Starts the compute units; called once by the runtime. */
     public void start() {
-        processor.start(properties.computeUnits(), properties.groupSegmentMax(), "hsa4j-" + properties.name());
+        start(0);
+    }
+
+    /** Starts the compute units, aborting a dispatch that runs longer than {@code kernelTimeLimitNanos} (0: no limit). */
+    public void start(long kernelTimeLimitNanos) {
+        processor.start(properties.computeUnits(), properties.groupSegmentMax(), "hsa4j-" + properties.name(),
+                kernelTimeLimitNanos);
     }
 
     /** Index of this agent: its bit in access masks. */
@@ -217,15 +225,23 @@ public final class Agent {
             }
             Signal doorbell = signals.create(-1, SignalDescriptor.KIND_DOORBELL);
             Queue queue = new Queue(this, descriptor, ring, size, QUEUE_IDS.incrementAndGet(), type, features,
-                    doorbell, errorCallback, this::destroyQueue);
+                    doorbell, errorCallback, this::destroyQueue, this::inactivated);
             processor.attach(queue);
             return queue;
         }
     }
 
+    /** Aborts the running dispatches of a queue that was just inactivated, waiting for them a bounded time. */
+    private void inactivated(Queue queue) {
+        processor.abortQueue(queue, new HsaException(HsaStatus.INVALID_QUEUE, "queue " + queue.id()
+                + " was inactivated while the packet ran"), ABORT_WAIT_NANOS);
+    }
+
     private void destroyQueue(Queue queue) {
         checkOpen();
-        processor.detach(queue, new HsaException(HsaStatus.INVALID_QUEUE, "queue " + queue.id() + " was destroyed"));
+        HsaException destroyed = new HsaException(HsaStatus.INVALID_QUEUE, "queue " + queue.id() + " was destroyed");
+        processor.abortQueue(queue, destroyed, ABORT_WAIT_NANOS);
+        processor.detach(queue, destroyed);
         queue.markDestroyed();
         for (Allocation a : queue.allocations()) {
             memory.release(a);

@@ -4,9 +4,16 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 import org.hsa4j.kernel.Dispatch;
@@ -76,9 +83,17 @@ import org.hsa4j.signal.SignalWaiter;
  * when its running unit's {@link HelperPacer} estimates the unclaimed groups at
  * {@link #HELPER_WAKE_NANOS} or more; and launched work queued behind other work wakes one unit.
  *
- * <h2>Shutdown</h2>
- * Queued, launched and running work has its completion signal failed first, then the units are
- * joined within the grace period, so waiters learn of the shutdown while memory is still there.
+ * <h2>Aborts and shutdown</h2>
+ * A Java thread cannot be killed, so running work is aborted cooperatively ({@link Work#abort}):
+ * the kernel's next SVM access, signal operation, barrier or work-item start throws the cause and
+ * unwinds it, and the work completes as a failure (completion signal failed, queue error callback
+ * called). Inactivating or destroying a queue aborts its work and waits, bounded, for it to unwind;
+ * an optional watchdog aborts work that runs longer than the kernel time limit. At shutdown queued,
+ * launched and running work is aborted and has its completion signal failed first, then the units
+ * (and the watchdog) are joined within the grace period, so waiters learn of the shutdown while
+ * memory is still there. A kernel looping without reaching any abort point cannot be stopped: its
+ * unit is abandoned (a daemon thread) once the grace period is over, and it faults at its next
+ * access once the memory is released.
  */
 final class PacketProcessor {
     /** How long the role holder keeps scanning idle queues before it gives up the role. */
@@ -126,6 +141,8 @@ final class PacketProcessor {
     private final SignalWaiter doorbellWaiter = s -> notifyDoorbell();
     private volatile QueueSlot[] queues = new QueueSlot[0];
     private ComputeUnit[] units = new ComputeUnit[0];
+    /** The thread enforcing the kernel time limit, or null when there is none. */
+    private Thread watchdog;
     private volatile boolean shutdown;
     @SuppressWarnings("unused")
     private volatile int role;
@@ -148,7 +165,7 @@ final class PacketProcessor {
         this.gridMaxDim = agent.properties().gridMaxDim();
     }
 
-    void start(int computeUnits, int groupSegmentMax, String threadPrefix) {
+    void start(int computeUnits, int groupSegmentMax, String threadPrefix, long kernelTimeLimitNanos) {
         ComputeUnit[] made = new ComputeUnit[computeUnits];
         for (int i = 0; i < computeUnits; i++) {
             made[i] = new ComputeUnit(i, this, groupSegmentMax);
@@ -159,6 +176,11 @@ final class PacketProcessor {
         }
         for (ComputeUnit u : made) {
             u.thread.start();
+        }
+        if (kernelTimeLimitNanos > 0) {
+            watchdog = Thread.ofPlatform().daemon().name(threadPrefix + "-watchdog")
+                    .unstarted(new Watchdog(kernelTimeLimitNanos));
+            watchdog.start();
         }
     }
 
@@ -812,6 +834,7 @@ final class PacketProcessor {
      * the in-flight count, which are what other agents acquire.
      */
     void complete(Work work, HsaException failure, Signal completion, int releaseScope) {
+        work.finished();
         if (releaseScope != 0) {
             if (coherence != null) {
                 coherence.packetRelease(agent.index(), releaseScope);
@@ -853,6 +876,105 @@ final class PacketProcessor {
         }
     }
 
+    // ---- aborts ---------------------------------------------------------------------------------
+
+    /**
+     * Aborts the launched and running work of {@code queue} (every work when null) with
+     * {@code reason}: each one's abort points throw from now on, and a unit parked in a signal
+     * wait inside it is unparked to see that. Returns the works it aborted.
+     */
+    private List<Work> abortWorks(Queue queue, HsaException reason) {
+        List<Work> aborted = new ArrayList<>();
+        Consumer<Work> abort = w -> {
+            if ((queue == null || w.slot.queue == queue) && w.abort(reason)) {
+                aborted.add(w);
+            }
+        };
+        launchRing.forEach(abort);
+        for (ComputeUnit u : units) {
+            Work w = u.current;
+            if (w != null) {
+                abort.accept(w);
+                LockSupport.unpark(u.thread);
+            }
+        }
+        return aborted;
+    }
+
+    /**
+     * Aborts the launched and running dispatches of {@code queue} with {@code reason} and waits up
+     * to {@code timeoutNanos} for them to unwind and complete (their completion signals fail with
+     * {@code reason}'s status and the queue's error callback reports it). A call from one of this
+     * agent's own units does not wait: it may be completing one of those dispatches itself.
+     * A kernel in a loop that reaches no abort point is left running once the wait is over.
+     */
+    void abortQueue(Queue queue, HsaException reason, long timeoutNanos) {
+        QueueSlot slot = null;
+        for (QueueSlot s : queues) {
+            if (s.queue == queue) {
+                slot = s;
+            }
+        }
+        if (slot == null || slot.inflight.get() == 0) {
+            return;
+        }
+        abortWorks(queue, reason);
+        if (Thread.currentThread() instanceof ComputeUnitThread t && t.agentIndex() == agent.index()) {
+            return;
+        }
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (slot.inflight.get() > 0 && System.nanoTime() - deadline < 0) {
+            LockSupport.parkNanos(this, 100_000);
+        }
+    }
+
+    /**
+     * Enforces the kernel time limit: looks at the running works every eighth of the limit (at
+     * least every 1 ms) and aborts one that has been running (since it was first seen on a unit)
+     * longer than the limit, with EXCEPTION, as a GPU's hang watchdog resets a wave that runs
+     * too long. It costs the dispatch path nothing: only this thread keeps times.
+     */
+    private final class Watchdog implements Runnable {
+        private final long limitNanos;
+        private final Map<Work, Long> firstSeen = new IdentityHashMap<>();
+
+        Watchdog(long limitNanos) {
+            this.limitNanos = limitNanos;
+        }
+
+        @Override
+        public void run() {
+            long period = Math.max(1_000_000, limitNanos / 8);
+            while (!shutdown) {
+                LockSupport.parkNanos(this, period);
+                enforceTimeLimit(System.nanoTime());
+            }
+        }
+
+        private void enforceTimeLimit(long now) {
+            Set<Work> running = Collections.newSetFromMap(new IdentityHashMap<>());
+            for (ComputeUnit u : units) {
+                Work w = u.current;
+                if (w != null) {
+                    running.add(w);
+                }
+            }
+            firstSeen.keySet().retainAll(running);
+            for (Work w : running) {
+                long since = firstSeen.computeIfAbsent(w, k -> now);
+                if (now - since > limitNanos && w.abort(new HsaException(HsaStatus.EXCEPTION, w
+                        + " on queue " + w.slot.queue.id() + " ran longer than the kernel time limit of "
+                        + limitNanos / 1_000_000 + " ms and was aborted (HSA4J_KERNEL_TIME_LIMIT_MS)"))) {
+                    for (ComputeUnit u : units) {
+                        if (u.current == w) {
+                            LockSupport.unpark(u.thread);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     // ---- shutdown -------------------------------------------------------------------------------
 
     /**
@@ -862,8 +984,12 @@ final class PacketProcessor {
      */
     void shutdown(HsaException reason, long timeoutNanos) {
         shutdown = true;
+        List<Work> aborted = abortWorks(null, reason);
         for (ComputeUnit u : units) {
             LockSupport.unpark(u.thread);
+        }
+        if (watchdog != null) {
+            LockSupport.unpark(watchdog);
         }
         long deadline = System.nanoTime() + timeoutNanos;
         // an error callback may shut the runtime down from the unit that holds the role
@@ -882,15 +1008,23 @@ final class PacketProcessor {
         for (ComputeUnit u : units) {
             failCompletion(u.current, reason);
         }
-        for (ComputeUnit u : units) {
+        List<Thread> threads = new ArrayList<>(Arrays.asList(threads()));
+        if (watchdog != null) {
+            threads.add(watchdog);
+        }
+        for (Thread t : threads) {
             long left = deadline - System.nanoTime();
-            if (left > 0 && u.thread != Thread.currentThread()) {
+            if (left > 0 && t != Thread.currentThread()) {
                 try {
-                    u.thread.join(Math.max(1, left / 1_000_000));
+                    t.join(Math.max(1, left / 1_000_000));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
             }
+        }
+        // works left unclaimed (and kernels that never reached an abort point) are given up
+        for (Work w : aborted) {
+            w.finished();
         }
     }
 

@@ -18,6 +18,9 @@ import org.hsa4j.runtime.HsaStatus;
  * barrier phase. So a workgroup of any size progresses on a single thread (Aparapi's thread-pool
  * mode deadlocked when a group outnumbered its threads), and a barrier that only part of the
  * workgroup reaches is detected exactly: some work-items finished while others wait.
+ *
+ * <p>The start of each work-item, each barrier and each barrier round are abort points
+ * ({@link ComputeUnitThread#checkAbort()}): an aborted dispatch stops there.
  */
 public final class WorkgroupExecutor implements AutoCloseable {
     private static final int MODE_SINGLE = 0;
@@ -87,6 +90,7 @@ public final class WorkgroupExecutor implements AutoCloseable {
                 w.localY = y;
                 for (int x = 0; x < cx; x++) {
                     w.localX = x;
+                    ComputeUnitThread.checkAbort();
                     kernel.execute(w);
                 }
             }
@@ -129,6 +133,7 @@ public final class WorkgroupExecutor implements AutoCloseable {
         boolean[] done = new boolean[n];
         int finished = 0;
         while (finished < n) {
+            ComputeUnitThread.checkAbort();
             int waiting = 0;
             for (int k = 0; k < n; k++) {
                 if (!done[k]) {
@@ -175,6 +180,7 @@ public final class WorkgroupExecutor implements AutoCloseable {
             }
             case MODE_PLAIN -> throw WorkgroupBarrier.undeclared(kernelName);
             default -> {
+                ComputeUnitThread.checkAbort();
                 if (!Continuations.yieldToWorkgroup()) {
                     throw new HsaException(HsaStatus.EXCEPTION, "kernel " + kernelName
                             + ": a work-item could not yield at a barrier (pinned by a native frame)");

@@ -109,7 +109,7 @@ public final class HsaRuntime implements AutoCloseable {
         }
         agents = List.copyOf(made);
         for (Agent a : agents) {
-            a.start();
+            a.start(config.kernelTimeLimitMillis() * 1_000_000);
         }
     }
 
@@ -431,10 +431,13 @@ public final class HsaRuntime implements AutoCloseable {
     }
 
     /**
-     * {@code hsa_shut_down}: stops every compute unit (waiting up to 5 s for running workgroups),
-     * fails every pending completion signal and every live signal with NOT_INITIALIZED, and frees
-     * all memory. Kernels still running after the grace period find their memory gone and stop
-     * with an error in their own thread; the JVM is never affected.
+     * {@code hsa_shut_down}: aborts running kernels (at their next SVM access, signal operation or
+     * barrier; their completion signals and queue error callbacks report NOT_INITIALIZED), stops
+     * every compute unit and watchdog (joining them for up to 5 s in all), fails every pending
+     * completion signal and every live signal with NOT_INITIALIZED, and frees all memory. When it
+     * returns no runtime thread is alive, except the unit of a kernel looping without any abort
+     * point: Java cannot stop that thread, so it is abandoned (a daemon) and faults at its next
+     * access of the released memory. The JVM is never affected.
      */
     @Override
     public void close() {
