@@ -4,6 +4,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -20,6 +22,7 @@ import org.hsa4j.kernel.Dispatch;
 import org.hsa4j.kernel.Executable;
 import org.hsa4j.kernel.KernelCode;
 import org.hsa4j.kernel.KernelDescriptor;
+import org.hsa4j.kernel.WorkgroupExecutor;
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.ComputeUnitThread;
@@ -114,6 +117,8 @@ final class PacketProcessor {
      * unpark, scheduling and a third runnable thread, with a margin.
      */
     static final long HELPER_WAKE_NANOS = 50_000;
+    /** How long a unit must stay blocked on an unowned monitor in a barrier round before the watchdog rescues it. */
+    static final long MONITOR_DEADLOCK_NANOS = 200_000_000;
 
     private static final VarHandle ROLE;
     private static final VarHandle DEP = ValueLayout.JAVA_LONG.varHandle();
@@ -141,7 +146,7 @@ final class PacketProcessor {
     private final SignalWaiter doorbellWaiter = s -> notifyDoorbell();
     private volatile QueueSlot[] queues = new QueueSlot[0];
     private ComputeUnit[] units = new ComputeUnit[0];
-    /** The thread enforcing the kernel time limit, or null when there is none. */
+    /** The watchdog thread (kernel time limit, monitor deadlocks at barriers), or null before start. */
     private Thread watchdog;
     private volatile boolean shutdown;
     @SuppressWarnings("unused")
@@ -177,11 +182,9 @@ final class PacketProcessor {
         for (ComputeUnit u : made) {
             u.thread.start();
         }
-        if (kernelTimeLimitNanos > 0) {
-            watchdog = Thread.ofPlatform().daemon().name(threadPrefix + "-watchdog")
-                    .unstarted(new Watchdog(kernelTimeLimitNanos));
-            watchdog.start();
-        }
+        watchdog = Thread.ofPlatform().daemon().name(threadPrefix + "-watchdog")
+                .unstarted(new Watchdog(kernelTimeLimitNanos));
+        watchdog.start();
     }
 
     // ---- role and waking ------------------------------------------------------------------------
@@ -929,25 +932,37 @@ final class PacketProcessor {
     }
 
     /**
-     * Enforces the kernel time limit: looks at the running works every eighth of the limit (at
-     * least every 1 ms) and aborts one that has been running (since it was first seen on a unit)
-     * longer than the limit, with EXCEPTION, as a GPU's hang watchdog resets a wave that runs
-     * too long. It costs the dispatch path nothing: only this thread keeps times.
+     * The agent's watchdog thread. It enforces the kernel time limit: it looks at the running works
+     * every eighth of the limit (at least every 1 ms) and aborts one that has been running (since it
+     * was first seen on a unit) longer than the limit, with EXCEPTION, as a GPU's hang watchdog resets
+     * a wave that runs too long; this costs the dispatch path nothing, only this thread keeps times.
+     * It also rescues a unit blocked for {@link #MONITOR_DEADLOCK_NANOS} on a Java monitor inside a
+     * barrier round when no other thread owns that monitor: a work-item suspended at a barrier holds
+     * it (see {@link WorkgroupExecutor#rescueMonitorDeadlock()}). Without a time limit it looks every
+     * {@link ComputeUnit#MAX_IDLE_PARK_NANOS}, as often as an idle unit does.
      */
     private final class Watchdog implements Runnable {
         private final long limitNanos;
         private final Map<Work, Long> firstSeen = new IdentityHashMap<>();
+        /** When each unit was first seen blocked in a barrier round, or 0. */
+        private final long[] blockedSince;
 
         Watchdog(long limitNanos) {
             this.limitNanos = limitNanos;
+            this.blockedSince = new long[units.length];
         }
 
         @Override
         public void run() {
-            long period = Math.max(1_000_000, limitNanos / 8);
+            long period = limitNanos > 0 ? Math.clamp(limitNanos / 8, 1_000_000, ComputeUnit.MAX_IDLE_PARK_NANOS)
+                    : ComputeUnit.MAX_IDLE_PARK_NANOS;
             while (!shutdown) {
                 LockSupport.parkNanos(this, period);
-                enforceTimeLimit(System.nanoTime());
+                long now = System.nanoTime();
+                if (limitNanos > 0) {
+                    enforceTimeLimit(now);
+                }
+                rescueMonitorDeadlocks(now);
             }
         }
 
@@ -972,6 +987,27 @@ final class PacketProcessor {
                     }
                 }
             }
+        }
+
+        private void rescueMonitorDeadlocks(long now) {
+            for (int i = 0; i < units.length; i++) {
+                ComputeUnit u = units[i];
+                if (u.thread.getState() != Thread.State.BLOCKED || !u.executor.inBarrierRound()) {
+                    blockedSince[i] = 0;
+                } else if (blockedSince[i] == 0) {
+                    blockedSince[i] = now;
+                } else if (now - blockedSince[i] >= MONITOR_DEADLOCK_NANOS && !monitorOwnedByAnotherThread(u.thread)) {
+                    blockedSince[i] = 0;
+                    u.executor.rescueMonitorDeadlock();
+                }
+            }
+        }
+
+        /** True when {@code t} waits for a monitor that another live thread owns (plain contention, not a deadlock). */
+        private static boolean monitorOwnedByAnotherThread(Thread t) {
+            ThreadInfo info = ManagementFactory.getThreadMXBean().getThreadInfo(t.threadId());
+            long owner = info == null ? -1 : info.getLockOwnerId();
+            return owner != -1 && owner != t.threadId();
         }
     }
 

@@ -174,4 +174,25 @@ class WorkgroupBarrierTest {
             assertEquals(64L * 65 / 2, sums.get(0));
         }
     }
+
+    @Test
+    void shouldFailABarrierReachedWhileHoldingAMonitorAndKeepTheUnitServing() {
+        try (KernelFixture f = new KernelFixture(1)) {
+            Object lock = new Object();
+            long held = f.kernel("holds_monitor", KernelDescriptor.EMPTY.withBarriers(), wi -> {
+                synchronized (lock) {
+                    wi.barrier().await();
+                }
+            });
+            HsaException e = assertThrows(HsaException.class, () -> f.run(f.dispatch(held).grid(4).workgroup(4)));
+            assertEquals(HsaStatus.EXCEPTION, e.status());
+            assertTrue(e.getMessage().contains("monitor"), e.getMessage());
+            assertEquals(HsaStatus.EXCEPTION, f.errors.get(0).status());
+            AtomicLongArray sums = new AtomicLongArray(1);
+            long good = f.kernel("tile_sum", KernelDescriptor.EMPTY.group(8 * 64).withBarriers(), wi -> tileSum(wi, sums));
+            f.replaceQueue();
+            f.run(f.dispatch(good).grid(64).workgroup(64).groupSegment(8 * 64));
+            assertEquals(64L * 65 / 2, sums.get(0));
+        }
+    }
 }
