@@ -918,15 +918,15 @@ final class PacketProcessor {
                 slot = s;
             }
         }
-        if (slot == null || slot.inflight.get() == 0) {
-            return;
+        if (slot == null || slot.inflight.get() == 0 || shutdown) {
+            return; // after shutdown, work the units never finished was failed and given up there
         }
         abortWorks(queue, reason);
         if (Thread.currentThread() instanceof ComputeUnitThread t && t.agentIndex() == agent.index()) {
             return;
         }
         long deadline = System.nanoTime() + timeoutNanos;
-        while (slot.inflight.get() > 0 && System.nanoTime() - deadline < 0) {
+        while (slot.inflight.get() > 0 && !shutdown && System.nanoTime() - deadline < 0) {
             LockSupport.parkNanos(this, 100_000);
         }
     }
