@@ -157,6 +157,7 @@ public final class WorkgroupExecutor implements AutoCloseable {
         abandoned = null;
         rescued = false;
         round = continuations;
+        boolean completed = false;
         try {
             while (finished < n) {
                 ComputeUnitThread.checkAbort();
@@ -181,13 +182,35 @@ public final class WorkgroupExecutor implements AutoCloseable {
                             d.code.name(), waiting, n, finished));
                 }
             }
+            completed = true;
         } finally {
             round = null;
             running = -1;
             if (abandoned != null) {
                 awaitRescue();
+            } else if (!completed) {
+                unwindSuspended(continuations, states);
             }
         }
+    }
+
+    /**
+     * A failed workgroup unwinds its work-items suspended at a barrier: each resumes, throws at the
+     * barrier and runs its finally blocks, so the monitors it holds are released rather than kept
+     * forever by a continuation nobody resumes.
+     */
+    private void unwindSuspended(Object[] continuations, byte[] states) {
+        abandoned = "kernel " + kernelName + ": its workgroup failed";
+        for (int i = 0; i < continuations.length; i++) {
+            if (states[i] == SUSPENDED && !Continuations.isDone(continuations[i])) {
+                try {
+                    Continuations.run(continuations[i]);
+                } catch (Throwable expected) {
+                    // the work-item threw at its barrier, releasing what it held
+                }
+            }
+        }
+        abandoned = null;
     }
 
     /** True while this executor runs a barrier round (read by a watchdog from another thread). */
