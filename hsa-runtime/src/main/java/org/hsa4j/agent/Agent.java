@@ -2,7 +2,6 @@ package org.hsa4j.agent;
 
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -44,6 +43,8 @@ public final class Agent {
     private final PacketProcessor processor;
     private final Map<Integer, AgentDispatchHandler> handlers = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    /** How long inactivating or destroying a queue waits for its aborted dispatches to unwind. */
+    static final long ABORT_WAIT_NANOS = 5_000_000_000L;
 
     /** Built by the runtime while it makes the topology. */
     public Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
@@ -66,7 +67,13 @@ public final class Agent {
 
     /** Starts the compute units; called once by the runtime. */
     public void start() {
-        processor.start(properties.computeUnits(), properties.groupSegmentMax(), "hsa4j-" + properties.name());
+        start(0);
+    }
+
+    /** Starts the compute units, aborting a dispatch that runs longer than {@code kernelTimeLimitNanos} (0: no limit). */
+    public void start(long kernelTimeLimitNanos) {
+        processor.start(properties.computeUnits(), properties.groupSegmentMax(), "hsa4j-" + properties.name(),
+                kernelTimeLimitNanos);
     }
 
     /** Index of this agent: its bit in access masks. */
@@ -185,18 +192,20 @@ public final class Agent {
     }
 
     /**
-     * {@code hsa_queue_create}: a queue of {@code size} packets (a power of two within the
-     * agent's limits) whose packets this agent consumes.
+     * {@code hsa_queue_create}: a queue of {@code size} packets, a power of two up to
+     * {@link #queueMaxSize()}, whose packets this agent consumes. As the spec and ROCR do, a size
+     * below {@link #queueMinSize()} gets a queue of the minimum size.
      *
-     * @throws HsaException INVALID_ARGUMENT for a bad size, OUT_OF_RESOURCES past {@link #queuesMax()}
+     * @throws HsaException INVALID_ARGUMENT for a bad size or a null type, OUT_OF_RESOURCES past {@link #queuesMax()}
      */
     public Queue createQueue(int size, QueueType type, QueueErrorCallback errorCallback) {
-        Objects.requireNonNull(type, "type");
+        HsaException.requireNonNull(type, "type");
         checkOpen();
-        if (size < properties.queueMinSize() || size > properties.queueMaxSize() || Integer.bitCount(size) != 1) {
-            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "queue size " + size + " must be a power of two in "
-                    + properties.queueMinSize() + ".." + properties.queueMaxSize());
+        if (size < 1 || size > properties.queueMaxSize() || Integer.bitCount(size) != 1) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "queue size " + size + " must be a power of two in 1.."
+                    + properties.queueMaxSize());
         }
+        size = Math.max(size, properties.queueMinSize());
         int features = (hasFeature(AgentFeature.KERNEL_DISPATCH) ? QueueDescriptor.FEATURE_KERNEL_DISPATCH : 0)
                 | (hasFeature(AgentFeature.AGENT_DISPATCH) ? QueueDescriptor.FEATURE_AGENT_DISPATCH : 0);
         synchronized (this) {
@@ -216,15 +225,23 @@ public final class Agent {
             }
             Signal doorbell = signals.create(-1, SignalDescriptor.KIND_DOORBELL);
             Queue queue = new Queue(this, descriptor, ring, size, QUEUE_IDS.incrementAndGet(), type, features,
-                    doorbell, errorCallback, this::destroyQueue);
+                    doorbell, errorCallback, this::destroyQueue, this::inactivated);
             processor.attach(queue);
             return queue;
         }
     }
 
+    /** Aborts the running dispatches of a queue that was just inactivated, waiting for them a bounded time. */
+    private void inactivated(Queue queue) {
+        processor.abortQueue(queue, new HsaException(HsaStatus.INVALID_QUEUE, "queue " + queue.id()
+                + " was inactivated while the packet ran"), ABORT_WAIT_NANOS);
+    }
+
     private void destroyQueue(Queue queue) {
         checkOpen();
-        processor.detach(queue, new HsaException(HsaStatus.INVALID_QUEUE, "queue " + queue.id() + " was destroyed"));
+        HsaException destroyed = new HsaException(HsaStatus.INVALID_QUEUE, "queue " + queue.id() + " was destroyed");
+        processor.abortQueue(queue, destroyed, ABORT_WAIT_NANOS);
+        processor.detach(queue, destroyed);
         queue.markDestroyed();
         for (Allocation a : queue.allocations()) {
             memory.release(a);
@@ -234,7 +251,7 @@ public final class Agent {
 
     /** Registers the handler for agent dispatch packets of function {@code type} (0-65535). */
     public void registerAgentDispatchHandler(int type, AgentDispatchHandler handler) {
-        Objects.requireNonNull(handler, "handler");
+        HsaException.requireNonNull(handler, "handler");
         if (!hasFeature(AgentFeature.AGENT_DISPATCH)) {
             throw new HsaException(HsaStatus.INVALID_AGENT, name() + " does not support agent dispatch");
         }

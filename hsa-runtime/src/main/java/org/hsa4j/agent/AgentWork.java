@@ -47,6 +47,7 @@ final class AgentWork extends Work {
     void run(long part, ComputeUnit unit) {
         HsaException failure = null;
         processor.beginPart();
+        unit.thread.enterWork(this);
         try {
             handler.handle(request);
         } catch (HsaException e) {
@@ -54,6 +55,8 @@ final class AgentWork extends Work {
         } catch (Throwable t) {
             failure = new HsaException(HsaStatus.EXCEPTION, "agent dispatch handler for type " + request.type()
                     + " threw: " + t, t);
+        } finally {
+            unit.thread.exitWork();
         }
         processor.endPart(releaseScope);
         unit.complete(this, failure, releaseScope);

@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.kernel.WorkgroupExecutor;
+import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.runtime.HsaException;
 
 /**
@@ -41,7 +42,7 @@ final class ComputeUnit implements Runnable {
     final int id;
     final WorkgroupExecutor executor;
     private final PacketProcessor processor;
-    Thread thread;
+    ComputeUnitThread thread;
     /** The work this unit is claiming or running, so a shutdown can fail its completion signal. */
     volatile Work current;
     @SuppressWarnings("unused")

@@ -4,15 +4,25 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 import org.hsa4j.kernel.Dispatch;
 import org.hsa4j.kernel.Executable;
 import org.hsa4j.kernel.KernelCode;
 import org.hsa4j.kernel.KernelDescriptor;
+import org.hsa4j.kernel.WorkgroupExecutor;
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.ComputeUnitThread;
@@ -76,9 +86,17 @@ import org.hsa4j.signal.SignalWaiter;
  * when its running unit's {@link HelperPacer} estimates the unclaimed groups at
  * {@link #HELPER_WAKE_NANOS} or more; and launched work queued behind other work wakes one unit.
  *
- * <h2>Shutdown</h2>
- * Queued, launched and running work has its completion signal failed first, then the units are
- * joined within the grace period, so waiters learn of the shutdown while memory is still there.
+ * <h2>Aborts and shutdown</h2>
+ * A Java thread cannot be killed, so running work is aborted cooperatively ({@link Work#abort}):
+ * the kernel's next SVM access, signal operation, barrier or work-item start throws the cause and
+ * unwinds it, and the work completes as a failure (completion signal failed, queue error callback
+ * called). Inactivating or destroying a queue aborts its work and waits, bounded, for it to unwind;
+ * an optional watchdog aborts work that runs longer than the kernel time limit. At shutdown queued,
+ * launched and running work is aborted and has its completion signal failed first, then the units
+ * (and the watchdog) are joined within the grace period, so waiters learn of the shutdown while
+ * memory is still there. A kernel looping without reaching any abort point cannot be stopped: its
+ * unit is abandoned (a daemon thread) once the grace period is over, and it faults at its next
+ * access once the memory is released.
  */
 final class PacketProcessor {
     /** How long the role holder keeps scanning idle queues before it gives up the role. */
@@ -99,6 +117,8 @@ final class PacketProcessor {
      * unpark, scheduling and a third runnable thread, with a margin.
      */
     static final long HELPER_WAKE_NANOS = 50_000;
+    /** How long a unit must stay blocked on an unowned monitor in a barrier round before the watchdog rescues it. */
+    static final long MONITOR_DEADLOCK_NANOS = 200_000_000;
 
     private static final VarHandle ROLE;
     private static final VarHandle DEP = ValueLayout.JAVA_LONG.varHandle();
@@ -126,6 +146,8 @@ final class PacketProcessor {
     private final SignalWaiter doorbellWaiter = s -> notifyDoorbell();
     private volatile QueueSlot[] queues = new QueueSlot[0];
     private ComputeUnit[] units = new ComputeUnit[0];
+    /** The watchdog thread (kernel time limit, monitor deadlocks at barriers), or null before start. */
+    private Thread watchdog;
     private volatile boolean shutdown;
     @SuppressWarnings("unused")
     private volatile int role;
@@ -148,7 +170,7 @@ final class PacketProcessor {
         this.gridMaxDim = agent.properties().gridMaxDim();
     }
 
-    void start(int computeUnits, int groupSegmentMax, String threadPrefix) {
+    void start(int computeUnits, int groupSegmentMax, String threadPrefix, long kernelTimeLimitNanos) {
         ComputeUnit[] made = new ComputeUnit[computeUnits];
         for (int i = 0; i < computeUnits; i++) {
             made[i] = new ComputeUnit(i, this, groupSegmentMax);
@@ -160,6 +182,9 @@ final class PacketProcessor {
         for (ComputeUnit u : made) {
             u.thread.start();
         }
+        watchdog = Thread.ofPlatform().daemon().name(threadPrefix + "-watchdog")
+                .unstarted(new Watchdog(kernelTimeLimitNanos));
+        watchdog.start();
     }
 
     // ---- role and waking ------------------------------------------------------------------------
@@ -507,20 +532,20 @@ final class PacketProcessor {
         return Math.multiplyHigh(a, b) != 0 || low < 0 ? Long.MAX_VALUE : low;
     }
 
-    /** The problem with axis {@code d} of a {@code dims}-dimensional dispatch, or null. */
-    private String checkAxis(int d, int dims, int wg, long grid) {
+    /** The problem with the grid of axis {@code d} of a {@code dims}-dimensional dispatch, or null. */
+    private String checkGridAxis(int d, int dims, int wg, long grid) {
         char axis = "xyz".charAt(d);
-        if (d < dims) {
-            if (wg < 1 || wg > workgroupMaxDim[d]) {
-                return "workgroup_size_" + axis + " " + wg + " is outside 1.." + workgroupMaxDim[d];
-            }
-            if (grid < 1 || grid > gridMaxDim[d]) {
-                return "grid_size_" + axis + " " + grid + " is outside 1.." + gridMaxDim[d];
-            }
-        } else if (wg != 1 || grid != 1) {
-            return "workgroup_size_" + axis + " and grid_size_" + axis + " must be 1 in a " + dims + "-dimensional dispatch";
+        if (d >= dims) {
+            return wg != 1 || grid != 1 ? "workgroup_size_" + axis + " and grid_size_" + axis + " must be 1 in a "
+                    + dims + "-dimensional dispatch" : null;
         }
-        return null;
+        return grid < 1 || grid > gridMaxDim[d] ? "grid_size_" + axis + " " + grid + " is outside 1.." + gridMaxDim[d] : null;
+    }
+
+    /** The problem with the workgroup size of used axis {@code d}, or null. */
+    private String checkWorkgroupAxis(int d, int wg) {
+        return wg < 1 || wg > workgroupMaxDim[d]
+                ? "workgroup_size_" + "xyz".charAt(d) + " " + wg + " is outside 1.." + workgroupMaxDim[d] : null;
     }
 
     private boolean launchKernel(QueueSlot q, long index, long off, int word, int release) {
@@ -543,33 +568,42 @@ final class PacketProcessor {
         long kernargAddress = ring.get(ValueLayout.JAVA_LONG, off + KernelDispatchPacket.KERNARG_ADDRESS);
         long completionHandle = ring.get(ValueLayout.JAVA_LONG, off + AqlPacket.COMPLETION_SIGNAL);
 
+        // each check names the status ROCR or the spec gives it: dimensions and grid sizes that do
+        // not fit together are INCOMPATIBLE_ARGUMENTS, a workgroup size outside the agent's limits is
+        // INVALID_ARGUMENT, segments larger than the agent has are INVALID_ALLOCATION, a kernel
+        // object that names no kernel is INVALID_CODE_OBJECT
+        HsaStatus status = HsaStatus.INCOMPATIBLE_ARGUMENTS;
         String problem = dims < 1 ? "setup gives 0 dimensions (must be 1 to 3)" : null;
-        if (problem == null) {
-            problem = checkAxis(0, dims, wgX, gridX);
-        }
-        if (problem == null) {
-            problem = checkAxis(1, dims, wgY, gridY);
-        }
-        if (problem == null) {
-            problem = checkAxis(2, dims, wgZ, gridZ);
-        }
-        long wgTotal = (long) wgX * wgY * wgZ;
-        if (problem == null && wgTotal > p.workgroupMaxSize()) {
-            problem = "workgroup of " + wgTotal + " work-items exceeds the agent's maximum " + p.workgroupMaxSize();
+        for (int d = 0; d < 3 && problem == null; d++) {
+            problem = checkGridAxis(d, dims, d == 0 ? wgX : d == 1 ? wgY : wgZ, d == 0 ? gridX : d == 1 ? gridY : gridZ);
         }
         long gridTotal = saturatingProduct(saturatingProduct(gridX, gridY), gridZ);
         if (problem == null && gridTotal > p.gridMaxSize()) {
             problem = "grid of " + Long.toUnsignedString(gridX * gridY * gridZ) + " work-items exceeds the agent's maximum "
                     + p.gridMaxSize();
         }
-        if (problem == null && groupSize > p.groupSegmentMax()) {
-            problem = "group segment of " + groupSize + " bytes exceeds the agent's maximum " + p.groupSegmentMax();
+        if (problem == null) {
+            status = HsaStatus.INVALID_ARGUMENT;
+            for (int d = 0; d < dims && problem == null; d++) {
+                problem = checkWorkgroupAxis(d, d == 0 ? wgX : d == 1 ? wgY : wgZ);
+            }
         }
-        if (problem == null && privateSize > p.privateSegmentMax()) {
-            problem = "private segment of " + privateSize + " bytes exceeds the agent's maximum " + p.privateSegmentMax();
+        long wgTotal = (long) wgX * wgY * wgZ;
+        if (problem == null && wgTotal > p.workgroupMaxSize()) {
+            problem = "workgroup of " + wgTotal + " work-items exceeds the agent's maximum " + p.workgroupMaxSize();
+        }
+        if (problem == null) {
+            status = HsaStatus.INVALID_ALLOCATION;
+            if (groupSize > p.groupSegmentMax()) {
+                problem = "group segment of " + groupSize + " bytes exceeds the agent's maximum " + p.groupSegmentMax();
+            } else if (privateSize > p.privateSegmentMax()) {
+                problem = "private segment of " + privateSize + " bytes exceeds the agent's maximum "
+                        + p.privateSegmentMax();
+            }
         }
         KernelCode code = null;
         if (problem == null) {
+            status = HsaStatus.INVALID_CODE_OBJECT;
             code = Executable.fromHandle(memory, kernelObject);
             if (code == null) {
                 problem = String.format("unknown kernel object 0x%x", kernelObject);
@@ -578,6 +612,7 @@ final class PacketProcessor {
         MemorySegment kernarg = MemorySegment.NULL;
         if (problem == null) {
             KernelDescriptor kd = code.descriptor();
+            status = HsaStatus.INCOMPATIBLE_ARGUMENTS;
             if (groupSize < kd.groupSegmentSize()) {
                 problem = "group segment of " + groupSize + " bytes is below kernel " + code.name() + "'s "
                         + kd.groupSegmentSize();
@@ -588,6 +623,7 @@ final class PacketProcessor {
                 try {
                     kernarg = svm.segment(kernargAddress, kd.kernargSegmentSize());
                 } catch (MemoryFaultException e) {
+                    status = e.status();
                     problem = String.format("kernarg segment of %d bytes at 0x%x is outside memory %s may read (%s)",
                             kd.kernargSegmentSize(), kernargAddress, agent.name(), e.getMessage());
                 }
@@ -599,7 +635,7 @@ final class PacketProcessor {
             }
         }
         if (problem != null) {
-            reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, problem);
+            reject(q, index, off, status, problem);
             return false;
         }
         Signal completion = completionSignal(q, index, off, completionHandle);
@@ -805,6 +841,7 @@ final class PacketProcessor {
      * the in-flight count, which are what other agents acquire.
      */
     void complete(Work work, HsaException failure, Signal completion, int releaseScope) {
+        work.finished();
         if (releaseScope != 0) {
             if (coherence != null) {
                 coherence.packetRelease(agent.index(), releaseScope);
@@ -846,6 +883,138 @@ final class PacketProcessor {
         }
     }
 
+    // ---- aborts ---------------------------------------------------------------------------------
+
+    /**
+     * Aborts the launched and running work of {@code queue} (every work when null) with
+     * {@code reason}: each one's abort points throw from now on, and a unit parked in a signal
+     * wait inside it is unparked to see that. Returns the works it aborted.
+     */
+    private List<Work> abortWorks(Queue queue, HsaException reason) {
+        List<Work> aborted = new ArrayList<>();
+        Consumer<Work> abort = w -> {
+            if ((queue == null || w.slot.queue == queue) && w.abort(reason)) {
+                aborted.add(w);
+            }
+        };
+        launchRing.forEach(abort);
+        for (ComputeUnit u : units) {
+            Work w = u.current;
+            if (w != null) {
+                abort.accept(w);
+                LockSupport.unpark(u.thread);
+            }
+        }
+        return aborted;
+    }
+
+    /**
+     * Aborts the launched and running dispatches of {@code queue} with {@code reason} and waits up
+     * to {@code timeoutNanos} for them to unwind and complete (their completion signals fail with
+     * {@code reason}'s status and the queue's error callback reports it). A call from one of this
+     * agent's own units does not wait: it may be completing one of those dispatches itself.
+     * A kernel in a loop that reaches no abort point is left running once the wait is over.
+     */
+    void abortQueue(Queue queue, HsaException reason, long timeoutNanos) {
+        QueueSlot slot = null;
+        for (QueueSlot s : queues) {
+            if (s.queue == queue) {
+                slot = s;
+            }
+        }
+        if (slot == null || slot.inflight.get() == 0 || shutdown) {
+            return; // after shutdown, work the units never finished was failed and given up there
+        }
+        abortWorks(queue, reason);
+        if (Thread.currentThread() instanceof ComputeUnitThread t && t.agentIndex() == agent.index()) {
+            return;
+        }
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (slot.inflight.get() > 0 && !shutdown && System.nanoTime() - deadline < 0) {
+            LockSupport.parkNanos(this, 100_000);
+        }
+    }
+
+    /**
+     * The agent's watchdog thread. It enforces the kernel time limit: it looks at the running works
+     * every eighth of the limit (at least every 1 ms) and aborts one that has been running (since it
+     * was first seen on a unit) longer than the limit, with EXCEPTION, as a GPU's hang watchdog resets
+     * a wave that runs too long; this costs the dispatch path nothing, only this thread keeps times.
+     * It also rescues a unit blocked for {@link #MONITOR_DEADLOCK_NANOS} on a Java monitor inside a
+     * barrier round when no other thread owns that monitor: a work-item suspended at a barrier holds
+     * it (see {@link WorkgroupExecutor#rescueMonitorDeadlock()}). Without a time limit it looks every
+     * {@link ComputeUnit#MAX_IDLE_PARK_NANOS}, as often as an idle unit does.
+     */
+    private final class Watchdog implements Runnable {
+        private final long limitNanos;
+        private final Map<Work, Long> firstSeen = new IdentityHashMap<>();
+        /** When each unit was first seen blocked in a barrier round, or 0. */
+        private final long[] blockedSince;
+
+        Watchdog(long limitNanos) {
+            this.limitNanos = limitNanos;
+            this.blockedSince = new long[units.length];
+        }
+
+        @Override
+        public void run() {
+            long period = limitNanos > 0 ? Math.clamp(limitNanos / 8, 1_000_000, ComputeUnit.MAX_IDLE_PARK_NANOS)
+                    : ComputeUnit.MAX_IDLE_PARK_NANOS;
+            while (!shutdown) {
+                LockSupport.parkNanos(this, period);
+                long now = System.nanoTime();
+                if (limitNanos > 0) {
+                    enforceTimeLimit(now);
+                }
+                rescueMonitorDeadlocks(now);
+            }
+        }
+
+        private void enforceTimeLimit(long now) {
+            Set<Work> running = Collections.newSetFromMap(new IdentityHashMap<>());
+            for (ComputeUnit u : units) {
+                Work w = u.current;
+                if (w != null) {
+                    running.add(w);
+                }
+            }
+            firstSeen.keySet().retainAll(running);
+            for (Work w : running) {
+                long since = firstSeen.computeIfAbsent(w, k -> now);
+                if (now - since > limitNanos && w.abort(new HsaException(HsaStatus.EXCEPTION, w
+                        + " on queue " + w.slot.queue.id() + " ran longer than the kernel time limit of "
+                        + limitNanos / 1_000_000 + " ms and was aborted (HSA4J_KERNEL_TIME_LIMIT_MS)"))) {
+                    for (ComputeUnit u : units) {
+                        if (u.current == w) {
+                            LockSupport.unpark(u.thread);
+                        }
+                    }
+                }
+            }
+        }
+
+        private void rescueMonitorDeadlocks(long now) {
+            for (int i = 0; i < units.length; i++) {
+                ComputeUnit u = units[i];
+                if (u.thread.getState() != Thread.State.BLOCKED || !u.executor.inBarrierRound()) {
+                    blockedSince[i] = 0;
+                } else if (blockedSince[i] == 0) {
+                    blockedSince[i] = now;
+                } else if (now - blockedSince[i] >= MONITOR_DEADLOCK_NANOS && !monitorOwnedByAnotherThread(u.thread)) {
+                    blockedSince[i] = 0;
+                    u.executor.rescueMonitorDeadlock();
+                }
+            }
+        }
+
+        /** True when {@code t} waits for a monitor that another live thread owns (plain contention, not a deadlock). */
+        private static boolean monitorOwnedByAnotherThread(Thread t) {
+            ThreadInfo info = ManagementFactory.getThreadMXBean().getThreadInfo(t.threadId());
+            long owner = info == null ? -1 : info.getLockOwnerId();
+            return owner != -1 && owner != t.threadId();
+        }
+    }
+
     // ---- shutdown -------------------------------------------------------------------------------
 
     /**
@@ -855,8 +1024,12 @@ final class PacketProcessor {
      */
     void shutdown(HsaException reason, long timeoutNanos) {
         shutdown = true;
+        List<Work> aborted = abortWorks(null, reason);
         for (ComputeUnit u : units) {
             LockSupport.unpark(u.thread);
+        }
+        if (watchdog != null) {
+            LockSupport.unpark(watchdog);
         }
         long deadline = System.nanoTime() + timeoutNanos;
         // an error callback may shut the runtime down from the unit that holds the role
@@ -875,15 +1048,23 @@ final class PacketProcessor {
         for (ComputeUnit u : units) {
             failCompletion(u.current, reason);
         }
-        for (ComputeUnit u : units) {
+        List<Thread> threads = new ArrayList<>(Arrays.asList(threads()));
+        if (watchdog != null) {
+            threads.add(watchdog);
+        }
+        for (Thread t : threads) {
             long left = deadline - System.nanoTime();
-            if (left > 0 && u.thread != Thread.currentThread()) {
+            if (left > 0 && t != Thread.currentThread()) {
                 try {
-                    u.thread.join(Math.max(1, left / 1_000_000));
+                    t.join(Math.max(1, left / 1_000_000));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
             }
+        }
+        // works left unclaimed (and kernels that never reached an abort point) are given up
+        for (Work w : aborted) {
+            w.finished();
         }
     }
 

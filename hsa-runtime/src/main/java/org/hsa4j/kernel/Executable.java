@@ -10,7 +10,6 @@ import java.lang.reflect.Modifier;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.hsa4j.memory.Allocation;
@@ -44,9 +43,9 @@ public final class Executable implements AutoCloseable {
 
     /** Defines kernel {@code name}; fails when the name is taken or the executable is frozen. */
     public synchronized Executable define(String name, KernelDescriptor descriptor, Kernel kernel) {
-        Objects.requireNonNull(name, "name");
-        Objects.requireNonNull(descriptor, "descriptor");
-        Objects.requireNonNull(kernel, "kernel");
+        HsaException.requireNonNull(name, "name");
+        HsaException.requireNonNull(descriptor, "descriptor");
+        HsaException.requireNonNull(kernel, "kernel");
         checkUsable();
         if (frozen) {
             throw new HsaException(HsaStatus.FROZEN_EXECUTABLE, "cannot define " + name + ": the executable is frozen");
@@ -78,7 +77,7 @@ public final class Executable implements AutoCloseable {
      *                      VARIABLE_ALREADY_DEFINED when a symbol name is taken, FROZEN_EXECUTABLE when frozen
      */
     public synchronized Executable loadCodeObject(Class<?> codeObject) {
-        Objects.requireNonNull(codeObject, "codeObject");
+        HsaException.requireNonNull(codeObject, "codeObject");
         checkUsable();
         if (frozen) {
             throw new HsaException(HsaStatus.FROZEN_EXECUTABLE, "cannot load " + codeObject.getName()
@@ -144,6 +143,7 @@ public final class Executable implements AutoCloseable {
      * @throws HsaException INVALID_EXECUTABLE when not frozen, INVALID_SYMBOL_NAME when unknown
      */
     public synchronized ExecutableSymbol symbol(String name) {
+        HsaException.requireNonNull(name, "name");
         checkUsable();
         if (!frozen) {
             throw new HsaException(HsaStatus.INVALID_EXECUTABLE, "freeze the executable before looking up symbols");

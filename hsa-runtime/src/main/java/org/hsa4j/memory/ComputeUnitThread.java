@@ -1,16 +1,46 @@
 package org.hsa4j.memory;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+import org.hsa4j.runtime.HsaException;
+
 /**
  * The thread of one compute unit. A memory access learns where it runs from it (which agent,
  * which compute unit, which kernel) with one type check on the current thread and no thread-local
  * lookup; host threads are plain threads and get {@code null} from {@link #current()}.
+ *
+ * <h2>Aborts</h2>
+ * A Java thread cannot be killed, so a kernel is aborted cooperatively: the runtime marks the
+ * {@link Abortable} work aborted and counts it in {@link #beginAbortChecks()}; every abort point
+ * (each SVM access, signal operation, workgroup barrier and work-item start) calls
+ * {@link #checkAbort()}, which costs one opaque load of that count and a branch while nothing is
+ * being aborted anywhere. While some abort is pending, an abort point also looks at the work its
+ * own unit runs ({@link #enterWork}, a plain field only this thread touches) and throws its cause,
+ * which unwinds the kernel. A kernel that loops without reaching an abort point cannot be stopped.
  */
 public final class ComputeUnitThread extends Thread {
+    private static final VarHandle ABORTS;
+
+    static {
+        try {
+            ABORTS = MethodHandles.lookup().findStaticVarHandle(ComputeUnitThread.class, "abortsPending", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Works aborted and not yet finished, over all runtimes; read opaque by every abort point. */
+    @SuppressWarnings("unused")
+    private static volatile int abortsPending;
+
     private final int agentIndex;
     private final int computeUnit;
     /** This unit's L1 in fidelity mode, or null (fidelity mode off, or a unit without caches). */
     final UnitCache cache;
     private String kernelName;
+    /** The work whose kernel or handler this unit runs now, or null; only this thread reads and writes it. */
+    private Abortable work;
 
     /** A daemon thread running {@code body} as compute unit {@code computeUnit} of agent {@code agentIndex}. */
     public ComputeUnitThread(Runnable body, String name, int agentIndex, int computeUnit) {
@@ -55,5 +85,46 @@ public final class ComputeUnitThread extends Thread {
             throw new IllegalStateException("only " + getName() + " may record the kernel it runs");
         }
         kernelName = name;
+    }
+
+    /** Marks the calling unit as running {@code w}'s code: its abort points now throw {@code w}'s abort. */
+    public void enterWork(Abortable w) {
+        work = w;
+    }
+
+    /** Marks the calling unit as running runtime code again: abort points let it through. */
+    public void exitWork() {
+        work = null;
+    }
+
+    /** An abort was requested: abort points look at their unit's work until {@link #endAbortChecks()}. */
+    public static void beginAbortChecks() {
+        ABORTS.getAndAdd(1);
+    }
+
+    /** An aborted work finished (or was given up): one fewer abort to look for. */
+    public static void endAbortChecks() {
+        ABORTS.getAndAdd(-1);
+    }
+
+    /**
+     * An abort point: throws when the work the calling compute unit runs has been aborted. One
+     * opaque load and a branch while no abort is pending anywhere; host threads pass.
+     *
+     * @throws HsaException the abort's status
+     */
+    public static void checkAbort() {
+        if ((int) ABORTS.getOpaque() != 0) {
+            checkAbortSlow();
+        }
+    }
+
+    private static void checkAbortSlow() {
+        if (Thread.currentThread() instanceof ComputeUnitThread t && t.work != null) {
+            HsaException cause = t.work.abortCause();
+            if (cause != null) {
+                throw new HsaException(cause.status(), "aborted: " + cause.getMessage(), cause);
+            }
+        }
     }
 }

@@ -26,6 +26,10 @@ import org.hsa4j.runtime.HsaStatus;
  * <p>In fidelity mode ({@link CoherenceModel}) plain accesses, copy, fill, atomics, fences and the
  * typed views of a GPU compute unit go through its caches; with the mode off each path tests one
  * final field. {@link #segment} always returns the raw home memory and bypasses the caches.
+ *
+ * <p>Every access that resolves an address is an abort point ({@link ComputeUnitThread#checkAbort()}):
+ * a kernel whose dispatch was aborted unwinds at its next access. Element access through a typed
+ * view is not one.
  */
 public final class Svm {
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
@@ -87,6 +91,7 @@ public final class Svm {
     }
 
     private Allocation resolve(long address, long bytes, boolean write) {
+        ComputeUnitThread.checkAbort();
         Allocation a = space.lookup(address);
         if (a == null || !a.contains(address, bytes)) {
             throw fault(address, bytes, a);

@@ -57,6 +57,7 @@ public final class Queue {
     private final Signal doorbell;
     private final QueueErrorCallback errorCallback;
     private final Consumer<Queue> destroyer;
+    private final Consumer<Queue> inactivator;
     private volatile QueueState state = QueueState.ACTIVE;
     /** Producers' last look at the read index: a lower bound of it (the read index only grows). */
     @SuppressWarnings("unused")
@@ -66,7 +67,7 @@ public final class Queue {
     /** Called by {@link Agent#createQueue}; not for applications. */
     public Queue(Agent agent, Allocation descriptorAllocation, Allocation ringAllocation, int size, long id,
                  QueueType type, int features, Signal doorbell, QueueErrorCallback errorCallback,
-                 Consumer<Queue> destroyer) {
+                 Consumer<Queue> destroyer, Consumer<Queue> inactivator) {
         this.agent = agent;
         this.descriptorAllocation = descriptorAllocation;
         this.ringAllocation = ringAllocation;
@@ -79,6 +80,7 @@ public final class Queue {
         this.doorbell = doorbell;
         this.errorCallback = errorCallback;
         this.destroyer = destroyer;
+        this.inactivator = inactivator;
         descriptor.set(ValueLayout.JAVA_INT, QueueDescriptor.TYPE, type.code());
         descriptor.set(ValueLayout.JAVA_INT, QueueDescriptor.FEATURES, features);
         descriptor.set(ValueLayout.JAVA_LONG, QueueDescriptor.BASE_ADDRESS, ringAllocation.base());
@@ -350,11 +352,12 @@ public final class Queue {
 
     /**
      * Puts the queue in the error state and calls the error callback, once; later calls return
-     * false. Called by the packet processor when a packet fails.
+     * false. Called by the packet processor when a packet fails, also when a running dispatch of
+     * an inactivated queue was aborted.
      */
     public boolean raiseError(HsaException cause) {
         synchronized (this) {
-            if (state != QueueState.ACTIVE) {
+            if (state != QueueState.ACTIVE && state != QueueState.INACTIVE) {
                 return false;
             }
             error = cause;
@@ -371,18 +374,28 @@ public final class Queue {
         return true;
     }
 
-    /** {@code hsa_queue_inactivate}: no further packet is launched; later packets' completion signals fail. */
+    /**
+     * {@code hsa_queue_inactivate}: no further packet is launched; later packets' completion signals
+     * fail, and running dispatches are aborted (at their next SVM access, signal operation or
+     * barrier) with INVALID_QUEUE, waiting a bounded time for them to unwind.
+     */
     public void inactivate() {
+        boolean now;
         synchronized (this) {
-            if (state == QueueState.ACTIVE) {
+            now = state == QueueState.ACTIVE;
+            if (now) {
                 state = QueueState.INACTIVE;
             }
+        }
+        if (now) {
+            inactivator.accept(this);
         }
         agent.notifyWork();
     }
 
     /**
-     * {@code hsa_queue_destroy}: inactivates, fails unconsumed packets' signals, frees the ring.
+     * {@code hsa_queue_destroy}: inactivates, aborts running dispatches (as {@link #inactivate}),
+     * fails unconsumed packets' signals, frees the ring.
      *
      * @throws HsaException INVALID_QUEUE when already destroyed, NOT_INITIALIZED after the runtime was shut down
      */

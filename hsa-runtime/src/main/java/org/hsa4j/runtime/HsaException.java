@@ -16,6 +16,18 @@ public class HsaException extends RuntimeException {
         this.status = status;
     }
 
+    /**
+     * {@code value}, checked as the C API checks a pointer argument.
+     *
+     * @throws HsaException INVALID_ARGUMENT naming {@code name} when {@code value} is null
+     */
+    public static <T> T requireNonNull(T value, String name) {
+        if (value == null) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, name + " must not be null");
+        }
+        return value;
+    }
+
     /** The status code, as {@code hsa_status_t} would report it. */
     public HsaStatus status() {
         return status;

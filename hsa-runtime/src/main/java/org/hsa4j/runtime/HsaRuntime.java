@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 
 import org.hsa4j.agent.Agent;
@@ -110,7 +109,7 @@ public final class HsaRuntime implements AutoCloseable {
         }
         agents = List.copyOf(made);
         for (Agent a : agents) {
-            a.start();
+            a.start(config.kernelTimeLimitMillis() * 1_000_000);
         }
     }
 
@@ -128,7 +127,7 @@ public final class HsaRuntime implements AutoCloseable {
 
     /** {@code hsa_init} with an explicit configuration. */
     public static HsaRuntime init(RuntimeConfig config) {
-        return new HsaRuntime(Objects.requireNonNull(config, "config"));
+        return new HsaRuntime(HsaException.requireNonNull(config, "config"));
     }
 
     /** The configuration this runtime started with. */
@@ -246,17 +245,21 @@ public final class HsaRuntime implements AutoCloseable {
     }
 
     /**
-     * Frees memory from any of the allocation entry points (hipFree, free, pool free).
+     * Frees memory from any of the allocation entry points (hipFree, free, pool free); freeing 0
+     * (the null address) does nothing.
      *
      * @throws HsaException INVALID_ALLOCATION on a double free, a foreign or interior address, or runtime memory
      */
     public void free(long address) {
+        if (address == 0) {
+            return; // free(NULL), hipFree(nullptr) and hsa_memory_free(NULL) do nothing and succeed
+        }
         memory.free(address, null);
     }
 
     /** {@code hsa_amd_agents_allow_access}: lets {@code agents} access the allocation at {@code address}. */
     public void allowAccess(long address, Agent... agents) {
-        Objects.requireNonNull(agents, "agents");
+        HsaException.requireNonNull(agents, "agents");
         checkOpen();
         Allocation a = liveStart(address);
         long bits = 0;
@@ -428,10 +431,13 @@ public final class HsaRuntime implements AutoCloseable {
     }
 
     /**
-     * {@code hsa_shut_down}: stops every compute unit (waiting up to 5 s for running workgroups),
-     * fails every pending completion signal and every live signal with NOT_INITIALIZED, and frees
-     * all memory. Kernels still running after the grace period find their memory gone and stop
-     * with an error in their own thread; the JVM is never affected.
+     * {@code hsa_shut_down}: aborts running kernels (at their next SVM access, signal operation or
+     * barrier; their completion signals and queue error callbacks report NOT_INITIALIZED), stops
+     * every compute unit and watchdog (joining them for up to 5 s in all), fails every pending
+     * completion signal and every live signal with NOT_INITIALIZED, and frees all memory. When it
+     * returns no runtime thread is alive, except the unit of a kernel looping without any abort
+     * point: Java cannot stop that thread, so it is abandoned (a daemon) and faults at its next
+     * access of the released memory. The JVM is never affected.
      */
     @Override
     public void close() {

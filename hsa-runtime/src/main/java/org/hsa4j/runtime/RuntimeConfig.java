@@ -28,6 +28,7 @@ import org.hsa4j.memory.FpAtomics;
  * <tr><td>HSA_XNACK or HSA4J_XNACK</td><td>1 lets GPUs touch plain system memory (default 0)</td></tr>
  * <tr><td>HSA4J_FP_ATOMICS</td><td>cas, unsafe or diagnose: how FP atomic adds behave (default cas)</td></tr>
  * <tr><td>HSA4J_FIDELITY</td><td>1 turns on the memory-model fidelity (checking) mode (default 0)</td></tr>
+ * <tr><td>HSA4J_KERNEL_TIME_LIMIT_MS</td><td>aborts a dispatch running longer, with EXCEPTION (default 0: no limit)</td></tr>
  * </table>
  *
  * @param gpuAgents          number of GPU agents
@@ -47,12 +48,14 @@ import org.hsa4j.memory.FpAtomics;
  * @param fpAtomics          how floating-point atomic adds behave (CAS loop, unsafe, unsafe with diagnostics)
  * @param fidelity           true for the memory-model fidelity mode: GPU compute units see memory through
  *                           write-back caches, so a missing fence or a too-narrow scope reads stale data
+ * @param kernelTimeLimitMillis a dispatch running longer than this many milliseconds is aborted with
+ *                           EXCEPTION, like a GPU's hang watchdog (0: no limit)
  */
 public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits, int wavefrontSize,
                             int queueMinSize, int queueMaxSize, int queuesMax, int workgroupMaxSize,
                             int groupSegmentMax, int privateSegmentMax, long systemMemorySize,
                             long deviceMemorySize, long kernargPoolSize, boolean xnack,
-                            FpAtomics fpAtomics, boolean fidelity) {
+                            FpAtomics fpAtomics, boolean fidelity, long kernelTimeLimitMillis) {
 
     /** Most GPU agents: agent indices (CPU agent 0 included) must fit in 64-bit access masks. */
     public static final int MAX_GPU_AGENTS = 62;
@@ -68,6 +71,8 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
     public static final int MAX_GROUP_SEGMENT = 64 << 20;
     /** Largest private segment per work-item in bytes. */
     public static final int MAX_PRIVATE_SEGMENT = 1 << 20;
+    /** Longest kernel time limit in milliseconds (a year). */
+    public static final long MAX_KERNEL_TIME_LIMIT_MILLIS = 365L * 24 * 3600 * 1000;
 
     public RuntimeConfig {
         check(gpuAgents >= 0 && gpuAgents <= MAX_GPU_AGENTS, "gpuAgents must be 0.." + MAX_GPU_AGENTS + ", was " + gpuAgents);
@@ -89,6 +94,9 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
                 "privateSegmentMax must be 0..1 MiB, was " + privateSegmentMax);
         check(systemMemorySize > 0 && deviceMemorySize > 0 && kernargPoolSize > 0, "pool sizes must be positive");
         check(fpAtomics != null, "fpAtomics must be one of " + Arrays.toString(FpAtomics.values()));
+        check(kernelTimeLimitMillis >= 0 && kernelTimeLimitMillis <= MAX_KERNEL_TIME_LIMIT_MILLIS,
+                "kernelTimeLimitMillis must be 0 (no limit) to " + MAX_KERNEL_TIME_LIMIT_MILLIS + ", was "
+                        + kernelTimeLimitMillis);
     }
 
     private static boolean powerOfTwo(long v) {
@@ -148,6 +156,10 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
         String fidelity = env.get("HSA4J_FIDELITY");
         if (fidelity != null) {
             b.fidelity(parse("HSA4J_FIDELITY", fidelity, 0, 1, false) == 1);
+        }
+        String timeLimit = env.get("HSA4J_KERNEL_TIME_LIMIT_MS");
+        if (timeLimit != null) {
+            b.kernelTimeLimitMillis(parse("HSA4J_KERNEL_TIME_LIMIT_MS", timeLimit, 0, MAX_KERNEL_TIME_LIMIT_MILLIS, false));
         }
         if (b.queueMinSize > b.queueMaxSize) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "environment: HSA4J_QUEUE_MIN_SIZE ("
@@ -242,6 +254,7 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
         b.xnack = xnack;
         b.fpAtomics = fpAtomics;
         b.fidelity = fidelity;
+        b.kernelTimeLimitMillis = kernelTimeLimitMillis;
         return b;
     }
 
@@ -263,6 +276,7 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
         private boolean xnack;
         private FpAtomics fpAtomics = FpAtomics.CAS_LOOP;
         private boolean fidelity;
+        private long kernelTimeLimitMillis;
 
         private Builder() {
         }
@@ -356,11 +370,18 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
             return this;
         }
 
+        /** Aborts a dispatch that runs longer than {@code v} milliseconds with EXCEPTION; 0 (the default) sets no limit. */
+        public Builder kernelTimeLimitMillis(long v) {
+            kernelTimeLimitMillis = v;
+            return this;
+        }
+
         /** Validates and builds. */
         public RuntimeConfig build() {
             return new RuntimeConfig(gpuAgents, computeUnits, cpuComputeUnits, wavefrontSize, queueMinSize,
                     queueMaxSize, queuesMax, workgroupMaxSize, groupSegmentMax, privateSegmentMax,
-                    systemMemorySize, deviceMemorySize, kernargPoolSize, xnack, fpAtomics, fidelity);
+                    systemMemorySize, deviceMemorySize, kernargPoolSize, xnack, fpAtomics, fidelity,
+                    kernelTimeLimitMillis);
         }
     }
 }

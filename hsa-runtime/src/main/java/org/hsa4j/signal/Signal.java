@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.memory.CoherenceModel;
+import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
@@ -44,6 +45,10 @@ import org.hsa4j.runtime.HsaStatus;
  * throws INVALID_SIGNAL; a wait returns a value only after checking, following its load, that the
  * signal was still live, so it never reports the value of a later signal reusing the slot. Once the
  * runtime has released the memory, operations throw the runtime's shutdown status.
+ *
+ * <p>On a compute unit every operation, and every round of a wait, is an abort point
+ * ({@link ComputeUnitThread#checkAbort()}): a kernel waiting on a signal when its dispatch is
+ * aborted unwinds within one recheck period.
  */
 public final class Signal {
     /** How long an ACTIVE wait spins before it parks (ROCR spins 200 us). */
@@ -442,7 +447,7 @@ public final class Signal {
 
     /** Registers {@code waiter} to be called after every non-silent change of the value. */
     public void addWaiter(SignalWaiter waiter) {
-        Objects.requireNonNull(waiter, "waiter");
+        HsaException.requireNonNull(waiter, "waiter");
         synchronized (this) {
             Object w = waiters;
             if (w == null) {
@@ -460,6 +465,7 @@ public final class Signal {
 
     /** Removes one registration of {@code waiter}. */
     public void removeWaiter(SignalWaiter waiter) {
+        HsaException.requireNonNull(waiter, "waiter");
         synchronized (this) {
             Object w = waiters;
             if (w == waiter) {
@@ -519,6 +525,7 @@ public final class Signal {
     }
 
     private void checkLive() {
+        ComputeUnitThread.checkAbort();
         if (destroyed) {
             throw new HsaException(HsaStatus.INVALID_SIGNAL, "signal " + this + " has been destroyed");
         }
@@ -529,7 +536,11 @@ public final class Signal {
         return destroyed;
     }
 
-    /** {@code hsa_signal_destroy}: frees the slot; waiters wake and fail with INVALID_SIGNAL. */
+    /**
+     * {@code hsa_signal_destroy}: frees the slot; waiters wake and fail with INVALID_SIGNAL.
+     *
+     * @throws HsaException INVALID_SIGNAL when already destroyed, NOT_INITIALIZED after the runtime shut down
+     */
     public void destroy() {
         slots.manager.destroy(this);
     }
@@ -570,6 +581,7 @@ public final class Signal {
     // ---- slot access ----------------------------------------------------------------------------
 
     private long load(boolean acquire) {
+        ComputeUnitThread.checkAbort();
         try {
             return acquire ? (long) VALUE.getVolatile(block, offset + SignalDescriptor.VALUE)
                     : (long) VALUE.getOpaque(block, offset + SignalDescriptor.VALUE);
@@ -579,6 +591,7 @@ public final class Signal {
     }
 
     private void store(long value, boolean release) {
+        ComputeUnitThread.checkAbort();
         try {
             if (release) {
                 VALUE.setVolatile(block, offset + SignalDescriptor.VALUE, value);

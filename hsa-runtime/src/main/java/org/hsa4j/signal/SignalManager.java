@@ -127,6 +127,11 @@ public final class SignalManager {
     }
 
     synchronized void destroy(Signal signal) {
+        HsaException closed = shutdown;
+        if (closed != null) {
+            throw new HsaException(HsaStatus.NOT_INITIALIZED, "signal " + signal + " cannot be destroyed: "
+                    + closed.getMessage(), closed);
+        }
         Block block = signal.slots;
         int index = (int) (signal.offset / SignalDescriptor.SIZE);
         if (block.signals[index] != signal) {

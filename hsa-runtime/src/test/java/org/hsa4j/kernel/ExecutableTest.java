@@ -229,7 +229,7 @@ class ExecutableTest {
         Signal done = rt.createSignal(1);
         Submit.kernel(q, kernel).completion(done).submit();
         HsaException e = assertThrows(HsaException.class, () -> Await.completion(done));
-        assertEquals(HsaStatus.INVALID_PACKET_FORMAT, e.status());
+        assertEquals(HsaStatus.INVALID_CODE_OBJECT, e.status());
     }
 
     @Test

@@ -7,8 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 
+import org.hsa4j.queue.Await;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
 import org.junit.jupiter.api.Test;
@@ -172,6 +175,58 @@ class WorkgroupBarrierTest {
             f.replaceQueue();
             f.run(f.dispatch(good).grid(64).workgroup(64).groupSegment(8 * 64));
             assertEquals(64L * 65 / 2, sums.get(0));
+        }
+    }
+
+    @Test
+    void shouldFailABarrierReachedWhileHoldingAMonitorAndKeepTheUnitServing() {
+        try (KernelFixture f = new KernelFixture(1)) {
+            Object lock = new Object();
+            long held = f.kernel("holds_monitor", KernelDescriptor.EMPTY.withBarriers(), wi -> {
+                synchronized (lock) {
+                    wi.barrier().await();
+                }
+            });
+            HsaException e = assertThrows(HsaException.class, () -> f.run(f.dispatch(held).grid(4).workgroup(4)));
+            assertEquals(HsaStatus.EXCEPTION, e.status());
+            assertTrue(e.getMessage().contains("monitor"), e.getMessage());
+            assertEquals(HsaStatus.EXCEPTION, f.errors.get(0).status());
+            AtomicLongArray sums = new AtomicLongArray(1);
+            long good = f.kernel("tile_sum", KernelDescriptor.EMPTY.group(8 * 64).withBarriers(), wi -> tileSum(wi, sums));
+            f.replaceQueue();
+            f.run(f.dispatch(good).grid(64).workgroup(64).groupSegment(8 * 64));
+            assertEquals(64L * 65 / 2, sums.get(0));
+        }
+    }
+
+    @Test
+    void shouldReleaseTheMonitorsOfSuspendedWorkItemsWhenTheirWorkgroupFails() throws InterruptedException {
+        try (KernelFixture f = new KernelFixture(1)) {
+            Object lock = new Object();
+            AtomicInteger unwound = new AtomicInteger();
+            long k = f.kernel("fails_while_one_holds", KernelDescriptor.EMPTY.withBarriers(), wi -> {
+                if (wi.flatLocalId() == 0) {
+                    try {
+                        synchronized (lock) {
+                            wi.barrier().await();
+                        }
+                    } finally {
+                        unwound.incrementAndGet();
+                    }
+                } else {
+                    throw new ArithmeticException("work-item " + wi.flatLocalId() + " broke");
+                }
+            });
+            assertThrows(HsaException.class, () -> f.run(f.dispatch(k).grid(2).workgroup(2)));
+            assertEquals(1, unwound.get(), "the suspended work-item's finally block ran");
+            AtomicBoolean entered = new AtomicBoolean();
+            Thread host = Thread.ofPlatform().daemon().start(() -> {
+                synchronized (lock) {
+                    entered.set(true);
+                }
+            });
+            host.join(Await.DEFAULT.toMillis());
+            assertTrue(entered.get(), "the monitor the failed work-item held is free again");
         }
     }
 }

@@ -47,11 +47,19 @@ class QueueCreationTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {0, -16, 8, 48, 1000, 2048, Integer.MIN_VALUE})
+    @ValueSource(ints = {0, -16, 3, 48, 1000, 2048, Integer.MIN_VALUE})
     void shouldRefuseASizeThatIsNotAPowerOfTwoWithinTheLimits(int size) {
         HsaException e = assertThrows(HsaException.class, () -> rt.gpuAgent().createQueue(size, QueueType.SINGLE, null));
         assertEquals(HsaStatus.INVALID_ARGUMENT, e.status());
         assertEquals(0, rt.gpuAgent().queueCount());
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 4, 8})
+    void shouldCreateAQueueOfTheMinimumSizeForASmallerPowerOfTwo(int size) {
+        Queue q = rt.gpuAgent().createQueue(size, QueueType.SINGLE, null);
+        assertEquals(rt.gpuAgent().queueMinSize(), q.size());
+        assertEquals(QueueState.ACTIVE, q.state());
     }
 
     @Test

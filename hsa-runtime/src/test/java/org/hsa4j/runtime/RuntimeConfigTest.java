@@ -151,4 +151,15 @@ class RuntimeConfigTest {
         RuntimeConfig c = RuntimeConfig.builder().gpuAgents(3).computeUnits(5).xnack(true).build();
         assertEquals(c, c.toBuilder().build());
     }
+
+    @Test
+    void shouldTakeTheKernelTimeLimitFromTheEnvironmentAndHaveNoneByDefault() {
+        assertEquals(0, RuntimeConfig.defaults().kernelTimeLimitMillis());
+        assertEquals(250, RuntimeConfig.fromEnvironment(Map.of("HSA4J_KERNEL_TIME_LIMIT_MS", "250"))
+                .kernelTimeLimitMillis());
+        HsaException e = assertThrows(HsaException.class,
+                () -> RuntimeConfig.fromEnvironment(Map.of("HSA4J_KERNEL_TIME_LIMIT_MS", "-1")));
+        assertEquals(HsaStatus.INVALID_ARGUMENT, e.status());
+        assertTrue(e.getMessage().contains("HSA4J_KERNEL_TIME_LIMIT_MS"), e.getMessage());
+    }
 }

@@ -16,6 +16,7 @@ import java.util.stream.Collectors;
 import org.hsa4j.agent.Agent;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
+import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -75,6 +76,14 @@ class RuntimeLifecycleTest {
         assertEquals(HsaStatus.NOT_INITIALIZED, assertThrows(HsaException.class, q::reserveSlot).status());
         assertEquals(HsaStatus.NOT_INITIALIZED, assertThrows(HsaException.class, () -> q.waitForSpace(0)).status());
         assertEquals(HsaStatus.NOT_INITIALIZED, assertThrows(HsaException.class, q::destroy).status());
+    }
+
+    @Test
+    void shouldRefuseDestroyingASignalAfterCloseWithNotInitialized() {
+        HsaRuntime rt = HsaRuntime.init(small());
+        Signal s = rt.createSignal(1);
+        rt.close();
+        assertEquals(HsaStatus.NOT_INITIALIZED, assertThrows(HsaException.class, s::destroy).status());
     }
 
     @Test

@@ -1,0 +1,9 @@
+package org.hsa4j.memory;
+
+import org.hsa4j.runtime.HsaException;
+
+/** Work a compute unit runs that the runtime may abort: its abort points throw once this is non-null. */
+public interface Abortable {
+    /** Why the work was aborted, or null while it may run on (a volatile read). */
+    HsaException abortCause();
+}
