@@ -5,6 +5,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.hsa4j.cuda.CudaPlatform;
+import org.hsa4j.cuda.CudaReport;
+import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.SystemReport;
 
@@ -30,6 +33,12 @@ public final class Hsa4jMain {
             case "info" -> {
                 try (HsaRuntime rt = HsaRuntime.init()) {
                     SystemReport.write(rt, out);
+                }
+                try {
+                    CudaReport.write(CudaPlatform.discover(), out);
+                } catch (HsaException e) {
+                    err.println(e.getMessage());
+                    return 1;
                 }
                 return 0;
             }
