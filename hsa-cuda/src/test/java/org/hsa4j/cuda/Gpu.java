@@ -6,6 +6,8 @@ import org.junit.jupiter.api.Assumptions;
 final class Gpu {
     /** Prefix of every skip message; {@link CudaSkipReport} counts the tests it skipped. */
     static final String NO_DEVICE = "no CUDA device: ";
+    /** Prefix of the skip message of tests that need NVRTC beside the device. */
+    static final String NO_NVRTC = "no NVRTC: ";
 
     private static final CudaPlatform PLATFORM = discover();
 
@@ -31,9 +33,9 @@ final class Gpu {
         Assumptions.assumeTrue(PLATFORM.available(), () -> NO_DEVICE + PLATFORM.reason());
     }
 
-    /** Skips the caller unless a CUDA device and NVRTC exist. */
+    /** Skips the caller unless a CUDA device and NVRTC exist; counted apart from the device skips. */
     static void assumeNvrtc() {
         assumeDevice();
-        Assumptions.assumeTrue(PLATFORM.nvrtc() != null, () -> NO_DEVICE + "NVRTC is absent: " + PLATFORM.nvrtcReason());
+        Assumptions.assumeTrue(PLATFORM.nvrtc() != null, () -> NO_NVRTC + PLATFORM.nvrtcReason());
     }
 }
