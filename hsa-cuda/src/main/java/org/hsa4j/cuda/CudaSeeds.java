@@ -152,7 +152,7 @@ public final class CudaSeeds {
             MemorySegment args = kernargBytes(ka, 24);
             args.set(JAVA_LONG, 0, flag.address());
             args.set(JAVA_INT, 8, rounds);
-            args.set(JAVA_LONG, 16, 4_000_000_000L);
+            args.set(JAVA_LONG, 16, 20_000_000L);
             // through the AQL queue
             JAVA_INT.varHandle().setVolatile(host, 0L, 0);
             Signal done = runtime.createSignal(1);

@@ -34,16 +34,16 @@ extern "C" __global__ void hsa4j_count(int* counter, int times) {
 
 static __device__ __forceinline__ int load_acquire_sys(const int* p) {
     int v;
-    asm volatile("ld.acquire.sys.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    asm volatile("ld.acquire.sys.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
 }
 
 static __device__ __forceinline__ void store_release_sys(int* p, int v) {
-    asm volatile("st.release.sys.global.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+    asm volatile("st.release.sys.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
 }
 
 // pingpong: the host writes 2k+1, the kernel answers 2k+2, `rounds` times; gives up after
-// `spin_limit` polls of one round (so a lost host cannot hang the GPU) and writes -1
+// `spin_limit` polls of one round (20 M polls: seconds, so a lost host cannot hold the GPU) and writes -1
 extern "C" __global__ void hsa4j_pingpong(int* flag, int rounds, long long spin_limit) {
     for (int k = 0; k < rounds; k++) {
         long long spins = 0;
