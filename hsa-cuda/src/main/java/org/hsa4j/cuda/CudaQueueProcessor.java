@@ -60,7 +60,10 @@ final class CudaQueueProcessor implements Runnable {
     private static final long MAX_PARK_NANOS = 50_000;
     private static final int SPINS = 2_000;
 
-    private record InFlight(long index, MemorySegment event, Signal completion, int release, String what) {
+    private record InFlight(long index, MemorySegment event, Signal completion, int release, CudaKernel kernel) {
+        String what(long queueId) {
+            return "kernel " + kernel.symbol() + " of packet " + index + " on queue " + queueId;
+        }
     }
 
     private final CudaAgent agent;
@@ -69,6 +72,7 @@ final class CudaQueueProcessor implements Runnable {
     private final Signal doorbell;
     private final SignalManager signals;
     private final Thread thread;
+    private final java.util.function.LongFunction<CudaKernel> kernels;
     private final ArrayDeque<InFlight> inflight = new ArrayDeque<>();
     private final ArrayDeque<MemorySegment> freeEvents = new ArrayDeque<>();
     private volatile boolean stopping;
@@ -89,6 +93,7 @@ final class CudaQueueProcessor implements Runnable {
         this.ring = queue.ring();
         this.doorbell = queue.doorbell();
         this.signals = agent.runtime().signals();
+        this.kernels = agent::kernelObject;
         this.thread = Thread.ofPlatform().daemon().name("hsa4j-cuda" + agent.info().ordinal() + "-q" + queue.id())
                 .unstarted(this);
     }
@@ -209,7 +214,7 @@ final class CudaQueueProcessor implements Runnable {
     private void dispatch(long off, int word) {
         PacketTranslation.Launch l;
         try {
-            l = PacketTranslation.translate(ring, off, word, agent.limits(), agent::kernelObject);
+            l = PacketTranslation.translate(ring, off, word, agent.limits(), kernels);
         } catch (HsaException e) {
             reject(off, e.status(), e.getMessage());
             return;
@@ -234,7 +239,6 @@ final class CudaQueueProcessor implements Runnable {
                 return;
             }
         }
-        String what = "kernel " + l.kernel().symbol() + " of packet " + readIndex + " on queue " + queue.id();
         CudaContext ctx = agent.context();
         CudaDriver d = ctx.driver();
         int gen;
@@ -260,19 +264,20 @@ final class CudaQueueProcessor implements Runnable {
             }
         } catch (HsaException e) {
             ctx.exit();
-            reject(off, e.status(), what + ": " + e.getMessage());
+            reject(off, e.status(), "kernel " + l.kernel().symbol() + ": " + e.getMessage());
             return;
         }
         ctx.exit();
         if (rc != CuResult.SUCCESS) {
-            failure(off, rc, gen, "cuLaunchKernel of " + what);
+            failure(off, rc, gen, "cuLaunchKernel of kernel " + l.kernel().symbol() + " of packet " + readIndex
+                    + " on queue " + queue.id());
             return;
         }
         consume(off);
         if (completion != null) {
             completion.recordStart(agent.runtime().timestamp());
         }
-        inflight.add(new InFlight(readIndex - 1, event, completion, PacketHeader.releaseScopeCode(word), what));
+        inflight.add(new InFlight(readIndex - 1, event, completion, PacketHeader.releaseScopeCode(word), l.kernel()));
         idle = 0;
     }
 
@@ -322,7 +327,7 @@ final class CudaQueueProcessor implements Runnable {
                 break;
             }
             if (rc != CuResult.SUCCESS) {
-                failure(-1, rc, gen, w.what());
+                failure(-1, rc, gen, w.what(queue.id()));
                 return true;
             }
             inflight.poll();
