@@ -5,6 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.hsa4j.cuda.CudaPlatform;
+import org.hsa4j.cuda.CudaReport;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.SystemReport;
@@ -49,10 +51,12 @@ public final class Hsa4jMain {
                 try (HsaRuntime rt = HsaRuntime.init()) {
                     if (json) {
                         SystemReport.writeJson(rt, out);
-                    } else {
-                        SystemReport.write(rt, out);
+                        return 0;
                     }
+                    SystemReport.write(rt, out);
                 }
+                // CUDA devices (HSA4J_CUDA=required without one is one line and status 2, as any bad setting)
+                CudaReport.write(CudaPlatform.discover(), out);
                 return 0;
             }
             case "list" -> {

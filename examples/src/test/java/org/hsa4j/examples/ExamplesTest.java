@@ -39,6 +39,13 @@ class ExamplesTest {
     }
 
     @Test
+    void shouldSayInInfoWhetherThereAreCudaAgents() {
+        String out = runMain("info");
+        assertTrue(out.contains("CUDA agents (HSA4J_CUDA="), out);
+        assertTrue(out.contains("Agent cuda:0") || out.contains("no CUDA: "), out);
+    }
+
+    @Test
     void shouldRefuseAnUnknownExample() {
         assertEquals(2, Hsa4jMain.run(new String[] {"run", "no_such_example"},
                 new PrintStream(new ByteArrayOutputStream()), new PrintStream(new ByteArrayOutputStream())));

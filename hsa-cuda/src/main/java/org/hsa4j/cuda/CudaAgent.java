@@ -1,0 +1,404 @@
+package org.hsa4j.cuda;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.hsa4j.agent.Agent;
+import org.hsa4j.cuda.driver.CudaDriver;
+import org.hsa4j.cuda.driver.Nvrtc;
+import org.hsa4j.memory.Allocation;
+import org.hsa4j.memory.MemoryKind;
+import org.hsa4j.memory.MemoryManager;
+import org.hsa4j.packet.AqlPacket;
+import org.hsa4j.queue.Queue;
+import org.hsa4j.queue.QueueDescriptor;
+import org.hsa4j.queue.QueueErrorCallback;
+import org.hsa4j.queue.QueueType;
+import org.hsa4j.runtime.HsaException;
+import org.hsa4j.runtime.HsaRuntime;
+import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.signal.Signal;
+import org.hsa4j.signal.SignalDescriptor;
+
+/**
+ * One NVIDIA GPU as an HSA kernel agent beside a runtime's CPU-pool agents.
+ *
+ * <p><b>What it shares with the runtime.</b> Queues are the runtime's own {@link Queue}s: descriptor
+ * and ring in SVM, a doorbell signal from the runtime's signal manager, written by the same host
+ * code as for a CPU-pool agent. Completion and dependency signals are the runtime's signals, so a
+ * barrier on this agent can wait for a signal that the host, a CPU agent or another GPU completes.
+ * A queue needs an {@link Agent} as its owner; hsa-runtime's agents are CPU-pool agents, so this
+ * agent makes one with the GPU's attributes that is never started (no compute unit threads) and
+ * only serves as the queues' owner: {@link #hsaAgent()}.
+ *
+ * <p><b>What is its own.</b> The CUDA context ({@link CudaContext}), code objects ({@link CudaModule},
+ * kernel objects are handles into {@link #kernelObject}), memory ({@link CudaBuffer}: device,
+ * pinned, managed at real device addresses; SVM unification is a later stage), and one
+ * {@link CudaQueueProcessor} thread per queue that launches into the queue's CUDA stream.
+ *
+ * <p><b>Faults.</b> A kernel that faults poisons the context: its queue gets MEMORY_FAULT or
+ * EXCEPTION on its error callback, the context is recreated ({@link CudaContext#recover}), the other
+ * queues that had work in the dead context go to the error state too, and new queues work.
+ */
+public final class CudaAgent implements AutoCloseable {
+    /** Kernel object handles: a tag in the high bits, so a CPU agent's handle is never taken for one. */
+    private static final long KERNEL_OBJECT_TAG = 0xC0DA_0000_0000_0000L;
+    private static final AtomicLong QUEUE_IDS = new AtomicLong(1L << 40);
+    private static final long CLOSE_NANOS = 10_000_000_000L;
+
+    private final HsaRuntime runtime;
+    private final CudaPlatform platform;
+    private final CudaDeviceInfo info;
+    private final CudaContext context;
+    private final Agent hsaAgent;
+    private final PacketTranslation.Limits limits;
+    private final Map<Long, CudaKernel> kernels = new ConcurrentHashMap<>();
+    private final AtomicLong nextKernel = new AtomicLong();
+    private final Set<CudaQueueProcessor> processors = ConcurrentHashMap.newKeySet();
+    private final Set<CudaBuffer> buffers = ConcurrentHashMap.newKeySet();
+    private final List<CudaModule> modules = new ArrayList<>();
+    private final AtomicLong recoveries = new AtomicLong();
+    private volatile boolean closed;
+
+    private CudaAgent(HsaRuntime runtime, CudaPlatform platform, CudaDeviceInfo info) {
+        this.runtime = runtime;
+        this.platform = platform;
+        this.info = info;
+        this.context = new CudaContext(platform.driver(), info.ordinal());
+        this.limits = PacketTranslation.Limits.of(info);
+        this.hsaAgent = new Agent(runtime.agents().size() + info.ordinal(), info.agentProperties(), runtime.memory(),
+                runtime.signals(), runtime.systemPool(), List.of(), runtime::timestamp);
+    }
+
+    /**
+     * The agent of device {@code ordinal} of {@code platform}, beside {@code runtime}'s agents.
+     *
+     * @throws HsaException INVALID_AGENT when the platform has no such device
+     */
+    public static CudaAgent open(HsaRuntime runtime, CudaPlatform platform, int ordinal) {
+        Objects.requireNonNull(runtime, "runtime");
+        if (ordinal < 0 || ordinal >= platform.devices().size()) {
+            throw new HsaException(HsaStatus.INVALID_AGENT, "no CUDA device " + ordinal + " ("
+                    + (platform.available() ? platform.devices().size() + " devices" : "no CUDA: " + platform.reason()) + ")");
+        }
+        return new CudaAgent(runtime, platform, platform.devices().get(ordinal));
+    }
+
+    /** The device's attributes. */
+    public CudaDeviceInfo info() {
+        return info;
+    }
+
+    /** The agent name, e.g. {@code NVIDIA H100 80GB HBM3 (cuda:0)}. */
+    public String name() {
+        return info.agentName();
+    }
+
+    /** The runtime this agent serves beside. */
+    public HsaRuntime runtime() {
+        return runtime;
+    }
+
+    /** The never-started hsa-runtime agent that owns this agent's queues and carries its attributes. */
+    public Agent hsaAgent() {
+        return hsaAgent;
+    }
+
+    CudaContext context() {
+        return context;
+    }
+
+    CudaDriver driver() {
+        return context.driver();
+    }
+
+    PacketTranslation.Limits limits() {
+        return limits;
+    }
+
+    /** How many times the context has been recreated after a fault. */
+    public long recoveries() {
+        return recoveries.get();
+    }
+
+    // ---- code objects ---------------------------------------------------------------------------
+
+    /**
+     * Loads a code object ({@code hsa_executable_load_agent_code_object}).
+     *
+     * @throws HsaException INVALID_CODE_OBJECT with the JIT error log when the driver rejects it
+     */
+    public CudaModule load(CudaCodeObject code) {
+        checkOpen();
+        CudaModule m = new CudaModule(this, code);
+        synchronized (modules) {
+            modules.add(m);
+        }
+        return m;
+    }
+
+    /**
+     * Compiles CUDA C {@code source} with NVRTC for this device and loads it (the finalizer's role).
+     *
+     * @throws HsaException INVALID_CODE_OBJECT with the compiler log when it does not compile,
+     *                      or when NVRTC is absent (the message says why)
+     */
+    public CudaModule compile(String source, String name, String... options) {
+        return load(compileToCodeObject(source, name, options));
+    }
+
+    /** Compiles CUDA C with NVRTC into a cubin for this device, without loading it. */
+    public CudaCodeObject compileToCodeObject(String source, String name, String... options) {
+        Nvrtc nvrtc = platform.nvrtc();
+        if (nvrtc == null) {
+            throw new HsaException(HsaStatus.INVALID_CODE_OBJECT, "cannot compile " + name + ": NVRTC is absent ("
+                    + platform.nvrtcReason() + ")");
+        }
+        List<String> opts = new ArrayList<>(List.of("--gpu-architecture=" + info.architecture()));
+        opts.addAll(List.of(options));
+        Nvrtc.Output out = nvrtc.compile(source, name, opts);
+        return CudaCodeObject.fromBytes(name, out.image());
+    }
+
+    CudaKernel register(CudaKernel k) {
+        long handle = KERNEL_OBJECT_TAG | nextKernel.incrementAndGet();
+        k.handle(handle);
+        kernels.put(handle, k);
+        return k;
+    }
+
+    void unregister(CudaKernel k) {
+        kernels.remove(k.kernelObject());
+    }
+
+    /** The kernel with kernel object {@code handle}, or null. */
+    public CudaKernel kernelObject(long handle) {
+        return kernels.get(handle);
+    }
+
+    // ---- memory ---------------------------------------------------------------------------------
+
+    /** Device-local memory ({@code cuMemAlloc_v2}). */
+    public CudaBuffer allocateDevice(long bytes) {
+        return allocate(CudaBuffer.Kind.DEVICE, bytes);
+    }
+
+    /** Pinned host memory mapped for the device, same address on both sides ({@code cuMemHostAlloc} PORTABLE|DEVICEMAP). */
+    public CudaBuffer allocatePinned(long bytes) {
+        return allocate(CudaBuffer.Kind.PINNED, bytes);
+    }
+
+    /**
+     * Managed memory ({@code cuMemAllocManaged}, attached globally).
+     *
+     * @throws HsaException OUT_OF_RESOURCES when the card has less free memory than asked: more can hang the GPU
+     */
+    public CudaBuffer allocateManaged(long bytes) {
+        return allocate(CudaBuffer.Kind.MANAGED, bytes);
+    }
+
+    private static final int MEMHOSTALLOC_PORTABLE = 0x01;
+    private static final int MEMHOSTALLOC_DEVICEMAP = 0x02;
+    private static final int MEM_ATTACH_GLOBAL = 0x1;
+
+    private CudaBuffer allocate(CudaBuffer.Kind kind, long bytes) {
+        checkOpen();
+        if (bytes <= 0) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "cannot allocate " + bytes + " bytes");
+        }
+        CudaDriver d = driver();
+        context.enter();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(JAVA_LONG);
+            CudaBuffer b = switch (kind) {
+                case DEVICE -> {
+                    d.check(d.cuMemAlloc(out, bytes), "cuMemAlloc_v2(" + bytes + ")");
+                    yield new CudaBuffer(this, kind, out.get(JAVA_LONG, 0), bytes, null, context.generation());
+                }
+                case PINNED -> {
+                    d.check(d.cuMemHostAlloc(out, bytes, MEMHOSTALLOC_PORTABLE | MEMHOSTALLOC_DEVICEMAP),
+                            "cuMemHostAlloc(" + bytes + ")");
+                    MemorySegment host = out.get(ADDRESS, 0).reinterpret(bytes);
+                    int rc = d.cuMemHostGetDevicePointer(out, host, 0);
+                    if (rc != 0) {
+                        d.cuMemFreeHost(host);
+                        d.check(rc, "cuMemHostGetDevicePointer_v2");
+                    }
+                    yield new CudaBuffer(this, kind, out.get(JAVA_LONG, 0), bytes, host, context.generation());
+                }
+                case MANAGED -> {
+                    MemorySegment total = a.allocate(JAVA_LONG);
+                    d.check(d.cuMemGetInfo(out, total), "cuMemGetInfo_v2");
+                    long free = out.get(JAVA_LONG, 0);
+                    if (bytes > free) {
+                        throw new HsaException(HsaStatus.OUT_OF_RESOURCES, "managed allocation of " + bytes
+                                + " bytes exceeds the " + free + " bytes free on " + name());
+                    }
+                    d.check(d.cuMemAllocManaged(out, bytes, MEM_ATTACH_GLOBAL), "cuMemAllocManaged(" + bytes + ")");
+                    long address = out.get(JAVA_LONG, 0);
+                    yield new CudaBuffer(this, kind, address, bytes, MemorySegment.ofAddress(address).reinterpret(bytes),
+                            context.generation());
+                }
+            };
+            buffers.add(b);
+            return b;
+        } finally {
+            context.exit();
+        }
+    }
+
+    void free(CudaBuffer b) {
+        buffers.remove(b);
+        context.enter();
+        try {
+            if (b.generation() != context.generation()) {
+                return;   // its context is gone, and its memory with it
+            }
+            CudaDriver d = driver();
+            int rc = b.kind() == CudaBuffer.Kind.PINNED ? d.cuMemFreeHost(MemorySegment.ofAddress(b.address()))
+                    : d.cuMemFree(b.address());
+            d.check(rc, b.kind() == CudaBuffer.Kind.PINNED ? "cuMemFreeHost" : "cuMemFree_v2");
+        } finally {
+            context.exit();
+        }
+    }
+
+    /**
+     * The host bytes at {@code address} a packet names (its kernarg segment): pinned or managed
+     * memory of this agent, else SVM as the CPU agent sees it.
+     *
+     * @throws HsaException when no host-visible memory holds those bytes
+     */
+    MemorySegment hostBytes(long address, long bytes) {
+        for (CudaBuffer b : buffers) {
+            if (b.kind() != CudaBuffer.Kind.DEVICE && address >= b.address() && address + bytes <= b.address() + b.size()) {
+                return b.hostSegment().asSlice(address - b.address(), bytes);
+            }
+        }
+        return runtime.cpuAgent().svm().segment(address, bytes);
+    }
+
+    // ---- queues ---------------------------------------------------------------------------------
+
+    /**
+     * {@code hsa_queue_create}: a user-mode AQL queue in SVM whose packets this agent runs.
+     *
+     * @throws HsaException INVALID_ARGUMENT for a bad size, OUT_OF_RESOURCES past the queue limit
+     */
+    public Queue createQueue(int size, QueueType type, QueueErrorCallback errorCallback) {
+        Objects.requireNonNull(type, "type");
+        checkOpen();
+        if (size < CudaDeviceInfo.QUEUE_MIN_SIZE || size > CudaDeviceInfo.QUEUE_MAX_SIZE || Integer.bitCount(size) != 1) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "queue size " + size + " must be a power of two in "
+                    + CudaDeviceInfo.QUEUE_MIN_SIZE + ".." + CudaDeviceInfo.QUEUE_MAX_SIZE);
+        }
+        synchronized (processors) {
+            if (processors.size() >= CudaDeviceInfo.QUEUES_MAX) {
+                throw new HsaException(HsaStatus.OUT_OF_RESOURCES, name() + " already has its maximum of "
+                        + CudaDeviceInfo.QUEUES_MAX + " queues");
+            }
+            MemoryManager memory = runtime.memory();
+            Allocation descriptor = memory.allocate(runtime.systemPool(), QueueDescriptor.BYTES,
+                    QueueDescriptor.ALIGNMENT, MemoryKind.INTERNAL, -1L, 0, null);
+            Allocation ring;
+            try {
+                ring = memory.allocate(runtime.systemPool(), (long) size * AqlPacket.SIZE, Math.max(AqlPacket.ALIGNMENT, 4096),
+                        MemoryKind.INTERNAL, -1L, 0, null);
+            } catch (HsaException e) {
+                memory.release(descriptor);
+                throw e;
+            }
+            Signal doorbell = runtime.signals().create(-1, SignalDescriptor.KIND_DOORBELL);
+            CudaQueueProcessor[] made = new CudaQueueProcessor[1];
+            Queue queue = new Queue(hsaAgent, descriptor, ring, size, QUEUE_IDS.incrementAndGet(), type,
+                    QueueDescriptor.FEATURE_KERNEL_DISPATCH, doorbell, errorCallback, q -> destroyQueue(made[0]));
+            made[0] = new CudaQueueProcessor(this, queue);
+            processors.add(made[0]);
+            made[0].start();
+            return queue;
+        }
+    }
+
+    private void destroyQueue(CudaQueueProcessor p) {
+        p.stop(CLOSE_NANOS);
+        processors.remove(p);
+        Queue q = p.queue();
+        p.drainPublished(new HsaException(HsaStatus.INVALID_QUEUE, "queue " + q.id() + " was destroyed"));
+        q.markDestroyed();
+        for (Allocation a : q.allocations()) {
+            runtime.memory().release(a);
+        }
+        q.doorbell().destroy();
+    }
+
+    /** Number of live queues. */
+    public int queueCount() {
+        return processors.size();
+    }
+
+    /**
+     * Recreates the context after {@code cause} poisoned generation {@code seen}: the other queues
+     * with work in that context go to the error state. Called by a processor without the context held.
+     */
+    void recover(int seen, HsaException cause, CudaQueueProcessor from) {
+        if (context.recover(seen)) {
+            recoveries.incrementAndGet();
+            for (CudaQueueProcessor p : processors) {
+                if (p != from) {
+                    p.contextLost(cause);
+                }
+            }
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new HsaException(HsaStatus.NOT_INITIALIZED, name() + " has been closed");
+        }
+    }
+
+    /** Destroys the queues (bounded), unloads the modules, frees the memory and releases the context. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (CudaQueueProcessor p : List.copyOf(processors)) {
+            if (p.queue().state() != org.hsa4j.queue.QueueState.DESTROYED) {
+                try {
+                    p.queue().destroy();
+                } catch (HsaException ignored) {
+                    // destroyed meanwhile, or the runtime is gone: the processor is stopped either way
+                    p.stop(CLOSE_NANOS);
+                }
+            }
+        }
+        List<CudaModule> ms;
+        synchronized (modules) {
+            ms = List.copyOf(modules);
+        }
+        for (CudaModule m : ms) {
+            m.unload();
+        }
+        for (CudaBuffer b : List.copyOf(buffers)) {
+            b.close();
+        }
+        context.close();
+    }
+
+    @Override
+    public String toString() {
+        return name();
+    }
+}

@@ -1,0 +1,74 @@
+package org.hsa4j.cuda;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A kernel of a {@link CudaModule}: its kernel object handle (what a dispatch packet's
+ * {@code kernel_object} holds), kernarg layout, static shared memory and thread limit.
+ */
+public final class CudaKernel {
+    private final CudaModule module;
+    private final String symbol;
+    private final KernargLayout kernargs;
+    private final int staticShared;
+    private final int maxThreadsPerBlock;
+    private long handle;
+    private MemorySegment function;
+    private int functionGeneration = -1;
+
+    CudaKernel(CudaModule module, String symbol, KernargLayout kernargs, int staticShared, int maxThreadsPerBlock) {
+        this.module = module;
+        this.symbol = symbol;
+        this.kernargs = kernargs;
+        this.staticShared = staticShared;
+        this.maxThreadsPerBlock = maxThreadsPerBlock;
+    }
+
+    void handle(long handle) {
+        this.handle = handle;
+    }
+
+    /** The kernel object handle for {@code KernelDispatchPacket.kernelObject}. */
+    public long kernelObject() {
+        return handle;
+    }
+
+    /** The symbol. */
+    public String symbol() {
+        return symbol;
+    }
+
+    /** The kernarg segment layout. */
+    public KernargLayout kernargs() {
+        return kernargs;
+    }
+
+    /** Bytes of the kernarg segment a dispatch must provide. */
+    public long kernargSegmentSize() {
+        return kernargs.bytes();
+    }
+
+    /** Shared memory the kernel declares statically (part of its group segment). */
+    public int groupSegmentSize() {
+        return staticShared;
+    }
+
+    /** The largest block this kernel can run with (registers may make it below the device's). */
+    public int maxThreadsPerBlock() {
+        return maxThreadsPerBlock;
+    }
+
+    /** The CUfunction in the context's current generation; call inside the context from one thread at a time. */
+    synchronized MemorySegment function(int generation) {
+        if (functionGeneration != generation) {
+            function = module.function(symbol);
+            functionGeneration = generation;
+        }
+        return function;
+    }
+
+    @Override
+    public String toString() {
+        return "CudaKernel[" + symbol + ", kernarg " + kernargs.bytes() + " bytes]";
+    }
+}

@@ -1,0 +1,89 @@
+package org.hsa4j.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+
+import org.hsa4j.packet.FenceScope;
+import org.hsa4j.packet.KernelDispatchPacket;
+import org.hsa4j.packet.PacketHeader;
+import org.hsa4j.packet.PacketType;
+import org.hsa4j.queue.Queue;
+import org.hsa4j.runtime.HsaRuntime;
+import org.hsa4j.signal.Signal;
+import org.hsa4j.signal.SignalCondition;
+import org.hsa4j.signal.WaitState;
+
+/** A runtime, a CUDA agent on device 0 and hsa4j's kernels loaded into it: what the GPU tests share. */
+final class GpuFixture implements AutoCloseable {
+    static final String KERNELS_CU = "org/hsa4j/cuda/kernels/hsa4j_kernels.cu";
+    static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+    final HsaRuntime runtime;
+    final CudaAgent agent;
+    final CudaModule kernels;
+
+    GpuFixture() {
+        runtime = HsaRuntime.init();
+        agent = CudaAgent.open(runtime, Gpu.platform(), 0);
+        kernels = agent.load(CudaCodeObject.fromResource(CudaCodeObjectTest.KERNELS_PTX));
+    }
+
+    static String kernelSource() {
+        try (var in = GpuFixture.class.getClassLoader().getResourceAsStream(KERNELS_CU)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A kernarg segment in the runtime's kernarg pool holding {@code longs} then {@code ints}. */
+    long kernarg(long[] longs, int... ints) {
+        long bytes = Math.max(16, 8L * longs.length + 8L * ints.length);
+        long address = runtime.allocate(runtime.kernargPool(), bytes);
+        MemorySegment s = runtime.cpuAgent().svm().segment(address, bytes);
+        long at = 0;
+        for (long v : longs) {
+            s.set(java.lang.foreign.ValueLayout.JAVA_LONG, at, v);
+            at += 8;
+        }
+        for (int v : ints) {
+            s.set(java.lang.foreign.ValueLayout.JAVA_INT, at, v);
+            at += 4;
+        }
+        return address;
+    }
+
+    /** Writes and publishes a 1-dimensional dispatch and rings the doorbell; returns the packet id. */
+    static long dispatch(Queue q, CudaKernel k, int workgroup, int grid, long kernarg, Signal completion, boolean barrier) {
+        long id = q.reserveSlot();
+        KernelDispatchPacket p = q.kernelDispatchPacket(id);
+        p.clearBody();
+        p.workgroupSize(workgroup, 1, 1).gridSize(grid, 1, 1).kernelObject(k.kernelObject()).kernargAddress(kernarg)
+                .completionSignal(completion == null ? 0 : completion.handle());
+        p.publish(PacketHeader.of(PacketType.KERNEL_DISPATCH, barrier, FenceScope.SYSTEM, FenceScope.SYSTEM), 1);
+        q.ringDoorbell(id);
+        return id;
+    }
+
+    /** Waits (bounded) until {@code s} is 0. */
+    static void awaitZero(Signal s) {
+        long deadline = System.nanoTime() + WAIT_NANOS;
+        long v;
+        while ((v = s.waitScacquire(SignalCondition.EQ, 0, WAIT_NANOS, WaitState.BLOCKED)) != 0) {
+            if (System.nanoTime() - deadline > 0) {
+                fail("signal still " + v + " after 60 s");
+            }
+        }
+        assertEquals(0, v);
+    }
+
+    @Override
+    public void close() {
+        agent.close();
+        runtime.close();
+    }
+}
