@@ -321,7 +321,10 @@ public final class CudaAgent implements AutoCloseable {
             Signal doorbell = runtime.signals().create(-1, SignalDescriptor.KIND_DOORBELL);
             CudaQueueProcessor[] made = new CudaQueueProcessor[1];
             Queue queue = new Queue(hsaAgent, descriptor, ring, size, QUEUE_IDS.incrementAndGet(), type,
-                    QueueDescriptor.FEATURE_KERNEL_DISPATCH, doorbell, errorCallback, q -> destroyQueue(made[0]));
+                    QueueDescriptor.FEATURE_KERNEL_DISPATCH, doorbell, errorCallback, q -> destroyQueue(made[0]),
+                    // a launched CUDA kernel cannot be stopped from the host: it runs to completion, and
+                    // the processor launches nothing more once the queue is inactive
+                    q -> { });
             made[0] = new CudaQueueProcessor(this, queue);
             processors.add(made[0]);
             made[0].start();
