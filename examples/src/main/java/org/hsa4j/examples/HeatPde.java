@@ -150,7 +150,7 @@ public final class HeatPde implements Example {
             }
             String png = System.getenv("HSA4J_HEAT_PNG");
             if (png != null && !png.isBlank()) {
-                writePng(field[steps % 2], n, new File(png));
+                Png.write(field[steps % 2], n, new File(png));
                 out.printf("heat_pde: wrote the final field to %s%n", png);
             }
             out.printf("heat_pde: %d steps of a %dx%d plate with %d burners; the host thermostat switched burners %d "
@@ -179,17 +179,23 @@ public final class HeatPde implements Example {
         return changed;
     }
 
-    private static void writePng(FloatArrayView field, int n, File file) throws IOException {
-        BufferedImage image = new BufferedImage(n, n, BufferedImage.TYPE_INT_RGB);
-        for (int y = 0; y < n; y++) {
-            for (int x = 0; x < n; x++) {
-                float v = Math.clamp(field.get(y, x) / (SET + TOLERANCE), 0f, 1f);
-                int r = (int) (255 * Math.min(1f, 2 * v));
-                int g = (int) (255 * Math.max(0f, 2 * v - 1));
-                int bl = (int) (255 * (1 - v) * 0.5f);
-                image.setRGB(x, y, r << 16 | g << 8 | bl);
-            }
+    /** The PNG writer: a class of its own, so a JRE without java.desktop loads HeatPde (and the launcher) fine. */
+    private static final class Png {
+        private Png() {
         }
-        ImageIO.write(image, "png", file);
+
+        static void write(FloatArrayView field, int n, File file) throws IOException {
+            BufferedImage image = new BufferedImage(n, n, BufferedImage.TYPE_INT_RGB);
+            for (int y = 0; y < n; y++) {
+                for (int x = 0; x < n; x++) {
+                    float v = Math.clamp(field.get(y, x) / (SET + TOLERANCE), 0f, 1f);
+                    int r = (int) (255 * Math.min(1f, 2 * v));
+                    int g = (int) (255 * Math.max(0f, 2 * v - 1));
+                    int bl = (int) (255 * (1 - v) * 0.5f);
+                    image.setRGB(x, y, r << 16 | g << 8 | bl);
+                }
+            }
+            ImageIO.write(image, "png", file);
+        }
     }
 }
