@@ -35,12 +35,12 @@ final class PortCall extends ServerCall {
     private long[][] args;
     private long[][] results;
 
-    PortCall(RpcServer server, PortSet ports, Svm svm, int port, int serverFlag) {
+    PortCall(RpcServer server, PortSet ports, int port, int serverFlag) {
         this.server = server;
         this.ports = ports;
-        this.svm = svm;
         this.port = port;
         this.portOffset = ports.portOffset(port);
+        this.svm = server.agentView(ports.getInt(portOffset + RpcLayout.CALLER_AGENT));
         this.serverFlag = serverFlag;
         this.opcode = ports.getInt(portOffset + RpcLayout.OPCODE);
         this.laneMask = ports.getLong(portOffset + RpcLayout.LANE_MASK);
@@ -48,9 +48,9 @@ final class PortCall extends ServerCall {
         this.callerPacket = ports.getLong(portOffset + RpcLayout.CALLER_PACKET);
     }
 
-    /** True when the lane mask names only lanes the port has. */
-    boolean laneMaskValid() {
-        return server.laneMaskValid(laneMask);
+    /** True when the lane mask names only lanes the port has and the calling agent is one of the runtime's. */
+    boolean wellFormed() {
+        return svm != null && server.laneMaskValid(laneMask);
     }
 
     int port() {

@@ -54,6 +54,7 @@ public final class RpcCall implements AutoCloseable {
     private int activeLanes;
     private long callerDispatch;
     private long callerPacket;
+    private int callerAgent;
     private WaitState waitState;
     private int flag;
     private boolean opened;
@@ -63,11 +64,11 @@ public final class RpcCall implements AutoCloseable {
     private RpcStatus status;
 
     RpcCall(RpcClient client, int port, int opcode, long laneMask, long callerDispatch, long callerPacket,
-            WaitState waitState, int flag) {
+            int callerAgent, WaitState waitState, int flag) {
         this.ports = client.ports();
         this.port = port;
         this.portOffset = ports.portOffset(port);
-        reuse(client, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
+        reuse(client, opcode, laneMask, callerDispatch, callerPacket, callerAgent, waitState, flag);
     }
 
     /**
@@ -77,13 +78,14 @@ public final class RpcCall implements AutoCloseable {
      * accesses).
      */
     RpcCall reuse(RpcClient client, int opcode, long laneMask, long callerDispatch, long callerPacket,
-                  WaitState waitState, int flag) {
+                  int callerAgent, WaitState waitState, int flag) {
         this.client = client;
         this.opcode = opcode;
         this.laneMask = laneMask;
         this.activeLanes = Long.bitCount(laneMask);
         this.callerDispatch = callerDispatch;
         this.callerPacket = callerPacket;
+        this.callerAgent = callerAgent;
         this.waitState = waitState;
         this.flag = flag;
         this.opened = false;
@@ -222,7 +224,7 @@ public final class RpcCall implements AutoCloseable {
     // ---- packets --------------------------------------------------------------------------------
 
     /**
-     * Sends the OPEN packet (opcode, lane mask, caller and the staged arguments). True while the
+     * Sends the OPEN packet (opcode, lane mask, caller dispatch and agent, and the staged arguments). True while the
      * call goes on; false when it already ended (see {@link #status()}).
      */
     public boolean send() {
@@ -242,6 +244,7 @@ public final class RpcCall implements AutoCloseable {
         ports.setLongIfChanged(portOffset + RpcLayout.LANE_MASK, laneMask);
         ports.setLongIfChanged(portOffset + RpcLayout.CALLER_DISPATCH, callerDispatch);
         ports.setLongIfChanged(portOffset + RpcLayout.CALLER_PACKET, callerPacket);
+        ports.setIntIfChanged(portOffset + RpcLayout.CALLER_AGENT, callerAgent);
         post(RpcLayout.KIND_OPEN);
     }
 

@@ -82,8 +82,9 @@ public final class RpcClient {
 
     /**
      * Opens a call through {@code svm}, recording the calling dispatch (its kernarg address and
-     * packet id; 0 for the host). Waits for a free port; a call opened after the server closed
-     * has no port and status {@link RpcStatus#CLOSED}, one whose thread is interrupted while it
+     * packet id; 0 for the host) and the agent whose view {@code svm} is: the service touches the
+     * call's buffers with that agent's access rights. Waits for a free port; a call opened after
+     * the server closed has no port and status {@link RpcStatus#CLOSED}, one whose thread is interrupted while it
      * waits for a port has none and status {@link RpcStatus#CANCELLED}.
      */
     public RpcCall open(Svm svm, long callerDispatch, long callerPacket, int opcode, long laneMask) {
@@ -103,8 +104,9 @@ public final class RpcClient {
             throw new IllegalArgumentException("lane mask " + Long.toHexString(laneMask) + " must be a non-empty subset of "
                     + lanes + " lanes");
         }
+        int agent = svm.agentIndex();
         if (oneShot) {
-            RpcCall kept = takeKept(callerDispatch, callerPacket, opcode, laneMask);
+            RpcCall kept = takeKept(callerDispatch, callerPacket, agent, opcode, laneMask);
             if (kept != null) {
                 return kept;
             }
@@ -119,15 +121,15 @@ public final class RpcClient {
             int flag = ports.getInt(ports.portOffset(port) + RpcLayout.CLIENT_FLAG);
             RpcCall call;
             if (!oneShot) {
-                call = new RpcCall(this, port, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
+                call = new RpcCall(this, port, opcode, laneMask, callerDispatch, callerPacket, agent, waitState, flag);
             } else {
                 // the spare slot is read and written only by the port's lock holder
                 RpcCall spare = ports.spareCalls[port];
                 if (spare == null) {
-                    call = new RpcCall(this, port, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
+                    call = new RpcCall(this, port, opcode, laneMask, callerDispatch, callerPacket, agent, waitState, flag);
                     ports.spareCalls[port] = call;
                 } else {
-                    call = spare.reuse(this, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
+                    call = spare.reuse(this, opcode, laneMask, callerDispatch, callerPacket, agent, waitState, flag);
                 }
             }
             if (call.takeOver()) {
@@ -141,7 +143,7 @@ public final class RpcClient {
      * A one-shot call on the port this thread kept from its last one (its lock, count and client's
      * turn kept with it), or null when it keeps none or another caller took the port over.
      */
-    private RpcCall takeKept(long callerDispatch, long callerPacket, int opcode, long laneMask) {
+    private RpcCall takeKept(long callerDispatch, long callerPacket, int agent, int opcode, long laneMask) {
         Thread me = Thread.currentThread();
         int port = home(ports.ports());
         if (ports.keeper(port) != me || !ports.takeKept(port, me)) {
@@ -150,11 +152,11 @@ public final class RpcClient {
         int flag = ports.getInt(ports.portOffset(port) + RpcLayout.CLIENT_FLAG);
         RpcCall spare = ports.spareCalls[port];
         if (spare == null) {
-            spare = new RpcCall(this, port, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
+            spare = new RpcCall(this, port, opcode, laneMask, callerDispatch, callerPacket, agent, waitState, flag);
             ports.spareCalls[port] = spare;
             return spare;
         }
-        return spare.reuse(this, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
+        return spare.reuse(this, opcode, laneMask, callerDispatch, callerPacket, agent, waitState, flag);
     }
 
     /**

@@ -1,6 +1,7 @@
 package org.hsa4j.services.rpc;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -8,6 +9,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
+import org.hsa4j.agent.Agent;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.signal.SignalWaiter;
 
@@ -23,8 +25,10 @@ import org.hsa4j.signal.SignalWaiter;
  * packet arrived meanwhile, so no packet is left behind between a failed claim and a release.
  *
  * <h2>Running calls</h2>
- * An unknown opcode, a malformed lane mask or a call from an aborted dispatch is answered at once
- * with an error status. {@link ServiceMode#INLINE} services run on the server thread;
+ * An unknown opcode, a malformed lane mask, an unknown calling agent or a call from an aborted
+ * dispatch is answered at once with an error status. A service touches the call's buffers through
+ * the calling agent's view of SVM ({@link ServerCall#svm()}), so with that agent's access rights:
+ * a GPU caller's plain system memory faults (XNACK off) for the service as it would in the kernel. {@link ServiceMode#INLINE} services run on the server thread;
  * {@link ServiceMode#HANDLER} services go through the {@link HandlerPool} ring. Whatever a service
  * throws ends its call with a status; the server thread goes on.
  *
@@ -76,7 +80,8 @@ public final class RpcServer implements AutoCloseable {
     private final PortSet ports;
     private final OpcodeRegistry registry;
     private final Config config;
-    private final Svm svm;
+    /** Each agent's view of SVM by agent index: a call's buffers are touched through its caller's. */
+    private final Svm[] views;
     private final Thread[] scanners;
     private final AtomicIntegerArray states;
     private final HandlerPool handlers;
@@ -108,7 +113,7 @@ public final class RpcServer implements AutoCloseable {
         this.ports = Objects.requireNonNull(ports, "ports");
         this.registry = Objects.requireNonNull(registry, "registry");
         this.config = Objects.requireNonNull(config, "config");
-        this.svm = ports.runtime().svm();
+        this.views = agentViews(ports.runtime().agents());
         this.handlers = new HandlerPool(config.handlerThreads(), ports.ports(), this::run, name);
         this.scanners = new Thread[config.serverThreads()];
         this.states = new AtomicIntegerArray(scanners.length);
@@ -123,6 +128,23 @@ public final class RpcServer implements AutoCloseable {
         for (Thread t : scanners) {
             t.start();
         }
+    }
+
+    private static Svm[] agentViews(List<Agent> agents) {
+        int n = 0;
+        for (Agent a : agents) {
+            n = Math.max(n, a.svm().agentIndex() + 1);
+        }
+        Svm[] views = new Svm[n];
+        for (Agent a : agents) {
+            views[a.svm().agentIndex()] = a.svm();
+        }
+        return views;
+    }
+
+    /** The view of SVM of the agent with index {@code agent}, or null when the runtime has none. */
+    Svm agentView(int agent) {
+        return agent >= 0 && agent < views.length ? views[agent] : null;
     }
 
     /** The registry this server looks opcodes up in. */
@@ -441,11 +463,11 @@ public final class RpcServer implements AutoCloseable {
                         ports.getLong(port + RpcLayout.CALLER_PACKET)))) {
             return answerInPlace(p, serverFlag, mayWatch);
         }
-        PortCall call = new PortCall(this, ports, svm, p, serverFlag);
+        PortCall call = new PortCall(this, ports, p, serverFlag);
         if (mayWatch) {
             call.allowWatch();
         }
-        dispatch(call, call.laneMaskValid());
+        dispatch(call, call.wellFormed());
         return call.endWatch();
     }
 

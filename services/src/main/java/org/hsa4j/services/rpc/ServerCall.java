@@ -82,7 +82,10 @@ public abstract class ServerCall {
         sendN(perLane);
     }
 
-    /** The host's view of SVM, for pointer arguments. */
+    /**
+     * The calling agent's view of SVM, for pointer arguments: buffers are read and written with the
+     * caller's access rights (memory the caller may not touch faults, as it would in the kernel).
+     */
     public abstract Svm svm();
 
     /** The calling dispatch's kernarg address (its identity), 0 for a host caller. */
