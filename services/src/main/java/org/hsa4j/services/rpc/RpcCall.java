@@ -40,6 +40,8 @@ public final class RpcCall implements AutoCloseable {
     static final long ACTIVE_SPIN_NANOS = 200_000;
     /** Spin before parking for a BLOCKED wait. */
     static final long BLOCKED_SPIN_NANOS = 10_000;
+    /** Longest wait for the final packet of a call that ended on its own as its caller cancelled it. */
+    static final long ENDED_CALL_WAIT_NANOS = 10_000_000_000L;
     /** Largest payload one lane may send or receive. */
     public static final long MAX_PAYLOAD = 1L << 30;
 
@@ -277,8 +279,9 @@ public final class RpcCall implements AutoCloseable {
     /**
      * Waits for the client's turn (the server flag equals ours): spins, then parks with a timed
      * re-check, unparked by the server's flip. False when the server closed meanwhile, or when the
-     * thread is interrupted (the interrupt status stays set; the call ends CANCELLED and the port,
-     * released by close, is recovered by the protocol like any abandoned call).
+     * thread is interrupted (the interrupt status stays set; the call is cancelled on the server,
+     * which ends it CANCELLED at once and gives the port back even when its service deferred the
+     * reply, unless it ended on its own first: then its outcome stands).
      */
     private boolean awaitTurn() {
         long flagOffset = portOffset + RpcLayout.SERVER_FLAG;
@@ -331,7 +334,7 @@ public final class RpcCall implements AutoCloseable {
         if (ended) {
             return false;
         }
-        if (!awaitTurn()) {
+        if (!awaitTurn() && !(interrupted && !ports.cancelServerCall(port, flag) && awaitEndedCall())) {
             fail(interrupted ? RpcStatus.CANCELLED : RpcStatus.CLOSED);
             return false;
         }
@@ -346,6 +349,24 @@ public final class RpcCall implements AutoCloseable {
             cancel();
             status = RpcStatus.PROTOCOL_ERROR;
             return false;
+        }
+        return true;
+    }
+
+    /**
+     * Waits, not interruptibly, for the final packet of a call that ended on its own just as its
+     * interrupted caller cancelled it: the packet follows at once, so the wait is short (and
+     * bounded by {@link #ENDED_CALL_WAIT_NANOS}); true when it came, so the call's outcome stands.
+     */
+    private boolean awaitEndedCall() {
+        long flagOffset = portOffset + RpcLayout.SERVER_FLAG;
+        long start = System.nanoTime();
+        while (ports.loadIntAcquire(flagOffset) != flag) {
+            if (ports.isClosing() || System.nanoTime() - start > ENDED_CALL_WAIT_NANOS) {
+                return false;
+            }
+            // the thread's interrupt status stays set, so parking would return at once
+            Thread.yield();
         }
         return true;
     }
@@ -372,6 +393,7 @@ public final class RpcCall implements AutoCloseable {
      * server closed meanwhile.
      */
     boolean takeOver() {
+        ports.clearStaleCancel(port);
         if (!awaitTurn()) {
             return false;
         }

@@ -30,7 +30,9 @@ import org.hsa4j.signal.SignalWaiter;
  * the calling agent's view of SVM ({@link ServerCall#svm()}), so with that agent's access rights:
  * a GPU caller's plain system memory faults (XNACK off) for the service as it would in the kernel. {@link ServiceMode#INLINE} services run on the server thread;
  * {@link ServiceMode#HANDLER} services go through the {@link HandlerPool} ring. Whatever a service
- * throws ends its call with a status; the server thread goes on.
+ * throws ends its call with a status; the server thread goes on. A port call is registered in its
+ * port's {@link PortSet.ServerSlot} from its OPEN packet to its final packet, so a caller that
+ * cancels ends it at once ({@link ServerCall#abandon}), deferred or not, and gets the port back.
  *
  * <h2>Sleeping and waking</h2>
  * A server thread with nothing to do spins for a while, then counts itself in the
@@ -464,6 +466,11 @@ public final class RpcServer implements AutoCloseable {
             return answerInPlace(p, serverFlag, mayWatch);
         }
         PortCall call = new PortCall(this, ports, p, serverFlag);
+        if (!ports.serverSlot(p).register(call)) {
+            // its caller cancelled it before this thread made it: it ends without running
+            call.finish(RpcStatus.CANCELLED);
+            return false;
+        }
         if (mayWatch) {
             call.allowWatch();
         }
@@ -543,6 +550,9 @@ public final class RpcServer implements AutoCloseable {
 
     /** Runs a service on the current thread and ends its call unless the service deferred it. */
     void run(OpcodeRegistry.Entry entry, ServerCall call) {
+        if (call.isFinished()) {
+            return; // cancelled while it waited in the handler ring
+        }
         try {
             entry.service().serve(call);
             if (!call.isDeferred()) {
