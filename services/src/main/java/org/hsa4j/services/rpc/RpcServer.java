@@ -4,6 +4,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
@@ -33,6 +36,8 @@ import org.hsa4j.signal.SignalWaiter;
  * throws ends its call with a status; the server thread goes on. A port call is registered in its
  * port's {@link PortSet.ServerSlot} from its OPEN packet to its final packet, so a caller that
  * cancels ends it at once ({@link ServerCall#abandon}), deferred or not, and gets the port back.
+ * A deferred reply has a deadline ({@link Config#deferredTimeoutNanos()}): past it, the call ends
+ * with TIMEOUT the same way, so a reply that never comes holds its port for a bounded time.
  *
  * <h2>Sleeping and waking</h2>
  * A server thread with nothing to do spins for a while, then counts itself in the
@@ -65,16 +70,22 @@ public final class RpcServer implements AutoCloseable {
     /** Longest idle spin the server adapts to when calls keep arriving just after it fell asleep. */
     static final long MAX_ADAPTIVE_SPIN_NANOS = 1_000_000;
 
-    /** How the server runs. */
+    /**
+     * How the server runs.
+     *
+     * @param deferredTimeoutNanos the server-side deadline of a deferred reply (nanosleep, accept, recv):
+     *                             past it the call ends with {@link RpcStatus#TIMEOUT} and its port comes back
+     */
     public record Config(int serverThreads, int handlerThreads, long idleSpinNanos, long repollNanos,
-                         long callTimeoutNanos) {
+                         long callTimeoutNanos, long deferredTimeoutNanos) {
         public Config {
             if (serverThreads < 1 || handlerThreads < 1) {
                 throw new IllegalArgumentException("at least one server and one handler thread are needed");
             }
-            if (idleSpinNanos < 0 || repollNanos < 1_000 || callTimeoutNanos < 1_000_000) {
-                throw new IllegalArgumentException("idle spin >= 0, re-poll >= 1 us and call timeout >= 1 ms, were "
-                        + idleSpinNanos + ", " + repollNanos + ", " + callTimeoutNanos);
+            if (idleSpinNanos < 0 || repollNanos < 1_000 || callTimeoutNanos < 1_000_000 || deferredTimeoutNanos < 1_000_000) {
+                throw new IllegalArgumentException("idle spin >= 0, re-poll >= 1 us, call timeout >= 1 ms and deferred "
+                        + "timeout >= 1 ms, were " + idleSpinNanos + ", " + repollNanos + ", " + callTimeoutNanos + ", "
+                        + deferredTimeoutNanos);
             }
         }
     }
@@ -87,6 +98,8 @@ public final class RpcServer implements AutoCloseable {
     private final Thread[] scanners;
     private final AtomicIntegerArray states;
     private final HandlerPool handlers;
+    /** Deferred replies' deadlines: one daemon thread, timers removed when their call ends first. */
+    private final ScheduledThreadPoolExecutor timers;
     private final SignalWaiter doorbellWaiter = s -> wakeOne();
     private final Map<Long, Long> abortedDispatches = new LinkedHashMap<>(16, 0.75f, false) {
         private static final long serialVersionUID = 1L;
@@ -117,6 +130,12 @@ public final class RpcServer implements AutoCloseable {
         this.config = Objects.requireNonNull(config, "config");
         this.views = agentViews(ports.runtime().agents());
         this.handlers = new HandlerPool(config.handlerThreads(), ports.ports(), this::run, name);
+        this.timers = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, name + "-timers");
+            t.setDaemon(true);
+            return t;
+        });
+        timers.setRemoveOnCancelPolicy(true);
         this.scanners = new Thread[config.serverThreads()];
         this.states = new AtomicIntegerArray(scanners.length);
         this.servedByScanner = new AtomicLongArray((scanners.length + 2) * COUNTER_STRIDE);
@@ -195,7 +214,7 @@ public final class RpcServer implements AutoCloseable {
         return repollFinds.sum();
     }
 
-    /** Calls given up because the client sent no packet within the call timeout. */
+    /** Calls given up because the client sent no packet within the call timeout, or a deferred reply passed its deadline. */
     public long timeouts() {
         return timeouts.sum();
     }
@@ -557,6 +576,8 @@ public final class RpcServer implements AutoCloseable {
             entry.service().serve(call);
             if (!call.isDeferred()) {
                 call.finish(RpcStatus.OK);
+            } else {
+                armDeadline(call);
             }
         } catch (CallEndedException e) {
             call.finish(e.status());
@@ -564,6 +585,22 @@ public final class RpcServer implements AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, "service " + entry.name() + " failed on opcode "
                     + Opcodes.toString(call.opcode()), t);
             call.finish(RpcStatus.SERVICE_ERROR);
+        }
+    }
+
+    /** Ends the deferred {@code call} with TIMEOUT if it has not ended by its deadline. */
+    private void armDeadline(ServerCall call) {
+        if (call.isFinished()) {
+            return;
+        }
+        try {
+            call.deadline(timers.schedule(() -> {
+                if (call.abandon(RpcStatus.TIMEOUT)) {
+                    timeouts.increment();
+                }
+            }, config.deferredTimeoutNanos(), TimeUnit.NANOSECONDS));
+        } catch (RejectedExecutionException closing) {
+            // the server is stopping: its callers end with CLOSED
         }
     }
 
@@ -603,6 +640,7 @@ public final class RpcServer implements AutoCloseable {
             }
         }
         handlers.stop(timeoutMillis);
+        timers.shutdownNow();
     }
 
     @Override

@@ -12,14 +12,18 @@ import org.hsa4j.services.ServicesConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** A cancelled call gives its port back at once, deferred or not. */
+/** A cancelled call gives its port back at once, deferred or not; a deferred reply has a deadline; port exhaustion is a status. */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class CancelledCallTest {
     private static final int NEVER = Opcodes.of(Opcodes.USER_NAMESPACE_FIRST, 1);
 
     /** One port and a service that defers its reply and never sends it. */
     private static Fixture onePortWithANeverEndingDeferredCall(CountDownLatch deferred) {
-        Fixture f = Fixture.start(ServicesConfig.builder().ports(1));
+        return onePortWithANeverEndingDeferredCall(deferred, ServicesConfig.builder().ports(1));
+    }
+
+    private static Fixture onePortWithANeverEndingDeferredCall(CountDownLatch deferred, ServicesConfig.Builder config) {
+        Fixture f = Fixture.start(config);
         f.services.registerService("test", NEVER, ServiceMode.INLINE, call -> {
             call.defer();
             deferred.countDown();
@@ -67,6 +71,34 @@ class CancelledCallTest {
             assertEquals(RpcStatus.OK, busy.result());
             assertEquals(5L, Callers.start("after", () -> client.call(f.rt.svm(), Opcodes.ECHO, 5)).result());
             assertEquals(0, runs.get(), "the cancelled call's service never ran");
+        }
+    }
+
+    @Test
+    void shouldEndADeferredCallPastItsDeadlineWithTimeoutAndGiveItsPortBack() throws InterruptedException {
+        CountDownLatch deferred = new CountDownLatch(1);
+        try (Fixture f = onePortWithANeverEndingDeferredCall(deferred,
+                ServicesConfig.builder().ports(1).deferredTimeoutNanos(TimeUnit.MILLISECONDS.toNanos(50)))) {
+            RpcClient client = f.services.client();
+            Callers.Caller<RpcStatus> caller = Callers.start("never-ending caller",
+                    () -> client.invoke(f.rt.svm(), 0, 0, NEVER, new long[8]));
+            assertEquals(RpcStatus.TIMEOUT, caller.result());
+            assertEquals(9L, Callers.start("next caller", () -> client.call(f.rt.svm(), Opcodes.ECHO, 9)).result());
+            assertEquals(1, f.services.server().timeouts());
+        }
+    }
+
+    @Test
+    void shouldEndACallThatFindsEveryPortTakenWithBusyInsteadOfWaitingForever() throws InterruptedException {
+        CountDownLatch deferred = new CountDownLatch(1);
+        try (Fixture f = onePortWithANeverEndingDeferredCall(deferred,
+                ServicesConfig.builder().ports(1).portWaitNanos(TimeUnit.MILLISECONDS.toNanos(50)))) {
+            RpcClient client = f.services.client();
+            Callers.start("holds the only port", () -> client.invoke(f.rt.svm(), 0, 0, NEVER, new long[8]));
+            assertEquals(true, deferred.await(Callers.WAIT_SECONDS, TimeUnit.SECONDS));
+            long[] inOut = new long[8];
+            assertEquals(RpcStatus.BUSY, Callers.start("no port for a NOP",
+                    () -> client.invoke(f.rt.svm(), 0, 0, Opcodes.NOP, inOut)).result());
         }
     }
 }
