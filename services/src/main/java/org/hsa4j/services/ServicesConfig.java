@@ -21,6 +21,8 @@ import org.hsa4j.signal.WaitState;
  * @param deferredTimeoutNanos the server-side deadline of a deferred reply (nanosleep, accept, recv):
  *                         past it the call ends with TIMEOUT and its port comes back
  * @param portWaitNanos    how long a caller waits for a free port before its call ends with BUSY
+ * @param serviceTimeoutNanos how long a service may run on a server or handler thread: past it its call
+ *                         ends with TIMEOUT and the thread is moved aside (a fresh one serves in its place)
  * @param waitState        how clients wait for replies (ACTIVE spins longer before parking)
  * @param syscallPolicy    the syscall sandbox
  * @param printfSink       where printf output goes
@@ -30,7 +32,7 @@ import org.hsa4j.signal.WaitState;
  */
 public record ServicesConfig(int ports, int lanes, int serverThreads, int handlerThreads, long idleSpinNanos,
                              long repollNanos, long callTimeoutNanos, long deferredTimeoutNanos,
-                             long portWaitNanos, WaitState waitState,
+                             long portWaitNanos, long serviceTimeoutNanos, WaitState waitState,
                              SyscallPolicy syscallPolicy, PrintfSink printfSink, NetPolicy netPolicy,
                              int netThreads, long deviceChunkBytes) {
     public ServicesConfig {
@@ -41,9 +43,9 @@ public record ServicesConfig(int ports, int lanes, int serverThreads, int handle
         if (ports < 0 || ports > 65536 || lanes < 0 || lanes > 64) {
             throw new IllegalArgumentException("ports 0..65536 and lanes 0..64, were " + ports + " and " + lanes);
         }
-        if (deferredTimeoutNanos < 1_000_000 || portWaitNanos < 1_000_000) {
-            throw new IllegalArgumentException("deferred timeout and port wait >= 1 ms, were " + deferredTimeoutNanos
-                    + " and " + portWaitNanos);
+        if (deferredTimeoutNanos < 1_000_000 || portWaitNanos < 1_000_000 || serviceTimeoutNanos < 1_000_000) {
+            throw new IllegalArgumentException("deferred timeout, port wait and service timeout >= 1 ms, were "
+                    + deferredTimeoutNanos + ", " + portWaitNanos + " and " + serviceTimeoutNanos);
         }
         if (netThreads < 1) {
             throw new IllegalArgumentException("at least one net thread");
@@ -72,6 +74,7 @@ public record ServicesConfig(int ports, int lanes, int serverThreads, int handle
         b.callTimeoutNanos = callTimeoutNanos;
         b.deferredTimeoutNanos = deferredTimeoutNanos;
         b.portWaitNanos = portWaitNanos;
+        b.serviceTimeoutNanos = serviceTimeoutNanos;
         b.waitState = waitState;
         b.syscallPolicy = syscallPolicy;
         b.printfSink = printfSink;
@@ -92,6 +95,7 @@ public record ServicesConfig(int ports, int lanes, int serverThreads, int handle
         private long callTimeoutNanos = 30_000_000_000L;
         private long deferredTimeoutNanos = 60_000_000_000L;
         private long portWaitNanos = 30_000_000_000L;
+        private long serviceTimeoutNanos = 30_000_000_000L;
         private WaitState waitState = WaitState.BLOCKED;
         private SyscallPolicy syscallPolicy = SyscallPolicy.ALLOW_ALL;
         private PrintfSink printfSink = PrintfSink.STDOUT;
@@ -156,6 +160,12 @@ public record ServicesConfig(int ports, int lanes, int serverThreads, int handle
             return this;
         }
 
+        /** Longest run of a service on a server or handler thread before the watchdog times it out; default 30 s. */
+        public Builder serviceTimeoutNanos(long v) {
+            serviceTimeoutNanos = v;
+            return this;
+        }
+
         /** How clients wait for replies. */
         public Builder waitState(WaitState v) {
             waitState = v;
@@ -195,7 +205,7 @@ public record ServicesConfig(int ports, int lanes, int serverThreads, int handle
         /** The configuration. */
         public ServicesConfig build() {
             return new ServicesConfig(ports, lanes, serverThreads, handlerThreads, idleSpinNanos, repollNanos,
-                    callTimeoutNanos, deferredTimeoutNanos, portWaitNanos, waitState, syscallPolicy, printfSink, netPolicy,
+                    callTimeoutNanos, deferredTimeoutNanos, portWaitNanos, serviceTimeoutNanos, waitState, syscallPolicy, printfSink, netPolicy,
                     netThreads, deviceChunkBytes);
         }
     }

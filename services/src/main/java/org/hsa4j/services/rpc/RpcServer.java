@@ -7,8 +7,10 @@ import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
@@ -61,6 +63,8 @@ public final class RpcServer implements AutoCloseable {
     private static final int SLEEPING = 1;
     private static final int WOKEN = 2;
     private static final int ABORTED_DISPATCHES_KEPT = 4096;
+    /** Most threads the watchdog keeps moved aside (stuck in a service) at once. */
+    static final int MAX_MOVED_ASIDE = 64;
     /** Idle rounds of a spinning server thread between two reads of the clock (a power of two). */
     private static final int CLOCK_ROUNDS = 16;
     /** Longs from one server thread's counter to the next: a cache line apart. */
@@ -75,17 +79,21 @@ public final class RpcServer implements AutoCloseable {
      *
      * @param deferredTimeoutNanos the server-side deadline of a deferred reply (nanosleep, accept, recv):
      *                             past it the call ends with {@link RpcStatus#TIMEOUT} and its port comes back
+     * @param serviceTimeoutNanos  how long a service may run on a server or handler thread: past it the
+     *                             watchdog ends its call with {@link RpcStatus#TIMEOUT} and moves the
+     *                             thread aside (a fresh one takes its place)
      */
     public record Config(int serverThreads, int handlerThreads, long idleSpinNanos, long repollNanos,
-                         long callTimeoutNanos, long deferredTimeoutNanos) {
+                         long callTimeoutNanos, long deferredTimeoutNanos, long serviceTimeoutNanos) {
         public Config {
             if (serverThreads < 1 || handlerThreads < 1) {
                 throw new IllegalArgumentException("at least one server and one handler thread are needed");
             }
-            if (idleSpinNanos < 0 || repollNanos < 1_000 || callTimeoutNanos < 1_000_000 || deferredTimeoutNanos < 1_000_000) {
-                throw new IllegalArgumentException("idle spin >= 0, re-poll >= 1 us, call timeout >= 1 ms and deferred "
-                        + "timeout >= 1 ms, were " + idleSpinNanos + ", " + repollNanos + ", " + callTimeoutNanos + ", "
-                        + deferredTimeoutNanos);
+            if (idleSpinNanos < 0 || repollNanos < 1_000 || callTimeoutNanos < 1_000_000 || deferredTimeoutNanos < 1_000_000
+                    || serviceTimeoutNanos < 1_000_000) {
+                throw new IllegalArgumentException("idle spin >= 0, re-poll >= 1 us, call, deferred and service timeouts "
+                        + ">= 1 ms, were " + idleSpinNanos + ", " + repollNanos + ", " + callTimeoutNanos + ", "
+                        + deferredTimeoutNanos + ", " + serviceTimeoutNanos);
             }
         }
     }
@@ -95,7 +103,15 @@ public final class RpcServer implements AutoCloseable {
     private final Config config;
     /** Each agent's view of SVM by agent index: a call's buffers are touched through its caller's. */
     private final Svm[] views;
-    private final Thread[] scanners;
+    /** The server threads by index; the watchdog replaces a stuck one. */
+    private final AtomicReferenceArray<Thread> scanners;
+    /** The server threads' workers by index, as the watchdog sees them. */
+    private final AtomicReferenceArray<Worker> scannerWorkers;
+    private final String name;
+    /** Threads moved aside by the watchdog whose stuck service has not returned yet. */
+    private final AtomicInteger movedAside = new AtomicInteger();
+    private final LongAdder stuckCalls = new LongAdder();
+    private int generations;
     private final AtomicIntegerArray states;
     private final HandlerPool handlers;
     /** Deferred replies' deadlines: one daemon thread, timers removed when their call ends first. */
@@ -129,6 +145,7 @@ public final class RpcServer implements AutoCloseable {
         this.registry = Objects.requireNonNull(registry, "registry");
         this.config = Objects.requireNonNull(config, "config");
         this.views = agentViews(ports.runtime().agents());
+        this.name = name;
         this.handlers = new HandlerPool(config.handlerThreads(), ports.ports(), this::run, name);
         this.timers = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, name + "-timers");
@@ -136,19 +153,26 @@ public final class RpcServer implements AutoCloseable {
             return t;
         });
         timers.setRemoveOnCancelPolicy(true);
-        this.scanners = new Thread[config.serverThreads()];
-        this.states = new AtomicIntegerArray(scanners.length);
-        this.servedByScanner = new AtomicLongArray((scanners.length + 2) * COUNTER_STRIDE);
-        for (int i = 0; i < scanners.length; i++) {
-            int index = i;
-            Thread t = new Thread(() -> scan(index), name + "-server-" + i);
-            t.setDaemon(true);
-            scanners[i] = t;
-        }
+        this.scanners = new AtomicReferenceArray<>(config.serverThreads());
+        this.scannerWorkers = new AtomicReferenceArray<>(config.serverThreads());
+        this.states = new AtomicIntegerArray(config.serverThreads());
+        this.servedByScanner = new AtomicLongArray((config.serverThreads() + 2) * COUNTER_STRIDE);
         ports.doorbell().addWaiter(doorbellWaiter);
-        for (Thread t : scanners) {
-            t.start();
+        for (int i = 0; i < config.serverThreads(); i++) {
+            startScanner(i, 0);
         }
+        long period = Math.max(1_000_000, config.serviceTimeoutNanos() / 4);
+        timers.scheduleAtFixedRate(this::watchdog, period, period, TimeUnit.NANOSECONDS);
+    }
+
+    /** Starts incarnation {@code generation} of server thread {@code index}. */
+    private void startScanner(int index, int generation) {
+        Worker worker = new Worker();
+        Thread t = new Thread(() -> scan(index, worker), name + "-server-" + index + (generation == 0 ? "" : "." + generation));
+        t.setDaemon(true);
+        scannerWorkers.set(index, worker);
+        scanners.set(index, t);
+        t.start();
     }
 
     private static Svm[] agentViews(List<Agent> agents) {
@@ -198,7 +222,7 @@ public final class RpcServer implements AutoCloseable {
     /** Calls that reached a service or were answered with an error status. */
     public long callsServed() {
         long sum = servedElsewhere.sum();
-        for (int i = 0; i < scanners.length; i++) {
+        for (int i = 0; i < scanners.length(); i++) {
             sum += servedByScanner.get((i + 1) * COUNTER_STRIDE);
         }
         return sum;
@@ -223,12 +247,20 @@ public final class RpcServer implements AutoCloseable {
         timeouts.increment();
     }
 
+    /** Calls the watchdog ended because their service ran past the service timeout. */
+    public long stuckCalls() {
+        return stuckCalls.sum();
+    }
+
     /** The server and handler threads, for diagnostics (CPU accounting). */
     public Thread[] threads() {
         Thread[] h = handlers.threads();
-        Thread[] all = new Thread[scanners.length + h.length];
-        System.arraycopy(scanners, 0, all, 0, scanners.length);
-        System.arraycopy(h, 0, all, scanners.length, h.length);
+        int n = scanners.length();
+        Thread[] all = new Thread[n + h.length];
+        for (int i = 0; i < n; i++) {
+            all[i] = scanners.get(i);
+        }
+        System.arraycopy(h, 0, all, n, h.length);
         return all;
     }
 
@@ -259,7 +291,7 @@ public final class RpcServer implements AutoCloseable {
 
     // ---- server threads -------------------------------------------------------------------------
 
-    private void scan(int index) {
+    private void scan(int index, Worker worker) {
         long sleepers = RpcLayout.SET_SLEEPERS;
         long idleSince = System.nanoTime();
         long sleep = MIN_REPOLL_NANOS;
@@ -268,10 +300,13 @@ public final class RpcServer implements AutoCloseable {
         boolean spin = true;
         int idleRounds = 0;
         boolean afterRepoll = false;
-        Watch watch = new Watch((index + 1) * COUNTER_STRIDE);
+        Watch watch = new Watch((index + 1) * COUNTER_STRIDE, worker);
         try {
             while (running) {
                 if (serveWatched(watch) || scanOnce(watch)) {
+                    if (worker.retired()) {
+                        return; // moved aside while stuck in a service: a fresh thread serves in its place
+                    }
                     if (afterRepoll) {
                         repollFinds.increment();
                     }
@@ -323,14 +358,16 @@ public final class RpcServer implements AutoCloseable {
         }
     }
 
-    /** A scanning thread's own state: the port it watches between calls (it holds its claim), or -1, and its counter. */
+    /** A scanning thread's own state: the port it watches between calls (it holds its claim), or -1, its counter and its worker. */
     private static final class Watch {
         /** Index of the thread's slot in {@link #servedByScanner}. */
         final int counter;
+        final Worker worker;
         int port = -1;
 
-        Watch(int counter) {
+        Watch(int counter, Worker worker) {
             this.counter = counter;
+            this.worker = worker;
         }
     }
 
@@ -394,9 +431,9 @@ public final class RpcServer implements AutoCloseable {
 
     /** Unparks one sleeping server thread, if any. */
     void wakeOne() {
-        for (int i = 0; i < scanners.length; i++) {
+        for (int i = 0, n = states.length(); i < n; i++) {
             if (states.get(i) == SLEEPING && states.compareAndSet(i, SLEEPING, WOKEN)) {
-                LockSupport.unpark(scanners[i]);
+                LockSupport.unpark(scanners.get(i));
                 return;
             }
         }
@@ -493,7 +530,7 @@ public final class RpcServer implements AutoCloseable {
         if (mayWatch) {
             call.allowWatch();
         }
-        dispatch(call, call.wellFormed());
+        dispatch(call, call.wellFormed(), watch.worker);
         return call.endWatch();
     }
 
@@ -527,8 +564,8 @@ public final class RpcServer implements AutoCloseable {
         return watch;
     }
 
-    /** Routes a call to its service, or answers it with an error status. */
-    void dispatch(ServerCall call, boolean wellFormed) {
+    /** Routes a call to its service (an INLINE one on {@code worker}'s thread), or answers it with an error status. */
+    void dispatch(ServerCall call, boolean wellFormed, Worker worker) {
         if (!wellFormed) {
             call.finish(RpcStatus.BAD_REQUEST);
             return;
@@ -543,7 +580,7 @@ public final class RpcServer implements AutoCloseable {
             return;
         }
         if (entry.mode() == ServiceMode.INLINE) {
-            run(entry, call);
+            run(entry, call, worker);
         } else {
             handlers.submit(entry, call);
         }
@@ -564,13 +601,19 @@ public final class RpcServer implements AutoCloseable {
             call.finish(RpcStatus.UNKNOWN_OPCODE);
             return;
         }
-        run(entry, call);
+        run(entry, call, null);
     }
 
-    /** Runs a service on the current thread and ends its call unless the service deferred it. */
-    void run(OpcodeRegistry.Entry entry, ServerCall call) {
+    /**
+     * Runs a service on the current thread and ends its call unless the service deferred it;
+     * {@code worker} (null for another transport's thread) shows the watchdog what runs.
+     */
+    void run(OpcodeRegistry.Entry entry, ServerCall call, Worker worker) {
         if (call.isFinished()) {
             return; // cancelled while it waited in the handler ring
+        }
+        if (worker != null) {
+            worker.enter(call);
         }
         try {
             entry.service().serve(call);
@@ -585,7 +628,74 @@ public final class RpcServer implements AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, "service " + entry.name() + " failed on opcode "
                     + Opcodes.toString(call.opcode()), t);
             call.finish(RpcStatus.SERVICE_ERROR);
+        } finally {
+            if (worker != null && worker.exit()) {
+                movedAside.decrementAndGet();
+            }
         }
+    }
+
+    // ---- the watchdog ---------------------------------------------------------------------------
+
+    /**
+     * Runs every quarter of the service timeout on the timer thread: a worker seen running the same
+     * call for the service timeout is stuck. Its call ends with TIMEOUT (its caller gets the status
+     * and its port back; the service, if it ever returns, writes nothing to the port), and its
+     * thread is moved aside: a fresh thread takes its place, and the stuck one ends once its
+     * service returns. So one stuck service never stops the others: not the calls of a stuck
+     * INLINE service's server thread, not printf and file I/O behind stuck handlers. At most
+     * {@link #MAX_MOVED_ASIDE} threads may be stuck at once; past that the calls still end, but no
+     * thread is added.
+     */
+    private void watchdog() {
+        long now = System.nanoTime();
+        for (int i = 0, n = scannerWorkers.length(); i < n; i++) {
+            Worker w = scannerWorkers.get(i);
+            if (isStuck(w, now) && moveAside(w)) {
+                startScanner(i, ++generations);
+            }
+        }
+        for (int i = 0, n = handlers.size(); i < n; i++) {
+            Worker w = handlers.worker(i);
+            if (isStuck(w, now) && moveAside(w)) {
+                handlers.replace(i, ++generations);
+            }
+        }
+    }
+
+    private boolean isStuck(Worker w, long now) {
+        ServerCall c = w.running();
+        if (c == null || c != w.seen) {
+            w.seen = c;
+            w.seenSince = now;
+            return false;
+        }
+        return now - w.seenSince >= config.serviceTimeoutNanos();
+    }
+
+    /**
+     * Ends the stuck worker's call with TIMEOUT and retires the worker if its thread is still in
+     * that call: true when it did, and a fresh thread is to take its place.
+     */
+    private boolean moveAside(Worker w) {
+        ServerCall c = w.seen;
+        w.seen = null;
+        if (!running) {
+            return false;
+        }
+        if (c.abandon(RpcStatus.TIMEOUT)) {
+            timeouts.increment();
+            stuckCalls.increment();
+        }
+        boolean retired = movedAside.incrementAndGet() <= MAX_MOVED_ASIDE && w.retire(c);
+        if (!retired) {
+            movedAside.decrementAndGet();
+        } else {
+            LOG.log(System.Logger.Level.WARNING, "a service ran past " + config.serviceTimeoutNanos() / 1_000_000
+                    + " ms on opcode " + Opcodes.toString(c.opcode()) + ": its call ended with TIMEOUT and its thread "
+                    + "was moved aside");
+        }
+        return retired;
     }
 
     /** Ends the deferred {@code call} with TIMEOUT if it has not ended by its deadline. */
@@ -628,10 +738,11 @@ public final class RpcServer implements AutoCloseable {
         running = false;
         ports.markClosed();
         ports.doorbell().removeWaiter(doorbellWaiter);
-        for (Thread t : scanners) {
-            LockSupport.unpark(t);
+        for (int i = 0; i < scanners.length(); i++) {
+            LockSupport.unpark(scanners.get(i));
         }
-        for (Thread t : scanners) {
+        for (int i = 0; i < scanners.length(); i++) {
+            Thread t = scanners.get(i);
             try {
                 t.join(timeoutMillis);
             } catch (InterruptedException e) {
