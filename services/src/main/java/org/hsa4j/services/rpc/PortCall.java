@@ -7,8 +7,9 @@ import org.hsa4j.memory.Svm;
 /**
  * A call carried by an RPC port, on the server side. Made by a server thread that claimed the
  * port (its {@link RpcLayout#SERVER_CLAIM}) and found an OPEN packet in the server's turn; from then
- * on only the thread running the service (or, after {@link #defer()}, whoever finishes it) touches
- * the port's server side, until {@link #complete} sends the final packet and releases the claim.
+ * on only the thread running the service (or, after {@link #defer()}, whoever finishes it, or
+ * whoever ends it from outside: a cancelling caller, a deadline, the watchdog) touches the port's
+ * server side, until {@link #complete} sends the final packet and releases the claim.
  *
  * <p>Arguments are read straight from the lanes until the first payload exchange overwrites the
  * lane buffers; then they are copied first. Results are staged and written with the final packet,

@@ -39,7 +39,10 @@ import org.hsa4j.signal.SignalWaiter;
  * port's {@link PortSet.ServerSlot} from its OPEN packet to its final packet, so a caller that
  * cancels ends it at once ({@link ServerCall#abandon}), deferred or not, and gets the port back.
  * A deferred reply has a deadline ({@link Config#deferredTimeoutNanos()}): past it, the call ends
- * with TIMEOUT the same way, so a reply that never comes holds its port for a bounded time.
+ * with TIMEOUT the same way, so a reply that never comes holds its port for a bounded time. A
+ * watchdog ends a service that runs past {@link Config#serviceTimeoutNanos()} on a server or
+ * handler thread and moves that thread aside (see {@link #watchdog()}), so a stuck service never
+ * blocks the others.
  *
  * <h2>Sleeping and waking</h2>
  * A server thread with nothing to do spins for a while, then counts itself in the
