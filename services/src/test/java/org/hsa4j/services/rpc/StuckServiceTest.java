@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 class StuckServiceTest {
     private static final int STUCK = Opcodes.of(Opcodes.USER_NAMESPACE_FIRST, 1);
     private static final int PLUS_ONE = Opcodes.of(Opcodes.USER_NAMESPACE_FIRST, 2);
-    private static final long SERVICE_TIMEOUT = TimeUnit.MILLISECONDS.toNanos(100);
+    /** Long enough that no call of the test but the stuck ones runs that long, even on a loaded machine. */
+    private static final long SERVICE_TIMEOUT = TimeUnit.SECONDS.toNanos(2);
 
     @TempDir
     Path dir;
