@@ -85,12 +85,13 @@ public final class Services implements AutoCloseable {
         printfService.register(registry);
         this.netService = new NetService(config.netThreads(), config.netPolicy());
         netService.register(registry);
-        this.client = new RpcClient(ports, config.waitState());
+        this.client = new RpcClient(ports, config.waitState(), config.portWaitNanos());
         RpcServer started = null;
         AgentDispatchBridge registered = null;
         try {
             started = new RpcServer(ports, registry, new RpcServer.Config(config.serverThreads(),
-                    config.handlerThreads(), config.idleSpinNanos(), config.repollNanos(), config.callTimeoutNanos()),
+                    config.handlerThreads(), config.idleSpinNanos(), config.repollNanos(), config.callTimeoutNanos(),
+                    config.deferredTimeoutNanos(), config.serviceTimeoutNanos()),
                     "hsa4j-rpc");
             this.syscallService = new SyscallService(started, fds, timer, config.syscallPolicy());
             syscallService.register(registry);

@@ -18,6 +18,11 @@ import org.hsa4j.signal.WaitState;
  * @param repollNanos      longest sleep of an idle server thread between two looks at the ports (the
  *                         bound on a missed doorbell; sleeps start at 1 ms and double up to it)
  * @param callTimeoutNanos how long a server waits for a client's next packet within a call
+ * @param deferredTimeoutNanos the server-side deadline of a deferred reply (nanosleep, accept, recv):
+ *                         past it the call ends with TIMEOUT and its port comes back
+ * @param portWaitNanos    how long a caller waits for a free port before its call ends with BUSY
+ * @param serviceTimeoutNanos how long a service may run on a server or handler thread: past it its call
+ *                         ends with TIMEOUT and the thread is moved aside (a fresh one serves in its place)
  * @param waitState        how clients wait for replies (ACTIVE spins longer before parking)
  * @param syscallPolicy    the syscall sandbox (default: files beneath the working directory and java.io.tmpdir)
  * @param printfSink       where printf output goes
@@ -27,7 +32,8 @@ import org.hsa4j.signal.WaitState;
  * @param deviceChunkBytes bytes per chunk of the default device heap
  */
 public record ServicesConfig(int ports, int lanes, int serverThreads, int handlerThreads, long idleSpinNanos,
-                             long repollNanos, long callTimeoutNanos, WaitState waitState,
+                             long repollNanos, long callTimeoutNanos, long deferredTimeoutNanos,
+                             long portWaitNanos, long serviceTimeoutNanos, WaitState waitState,
                              SyscallPolicy syscallPolicy, PrintfSink printfSink, NetPolicy netPolicy,
                              int netThreads, long deviceChunkBytes) {
     public ServicesConfig {
@@ -37,6 +43,10 @@ public record ServicesConfig(int ports, int lanes, int serverThreads, int handle
         Objects.requireNonNull(netPolicy, "netPolicy");
         if (ports < 0 || ports > 65536 || lanes < 0 || lanes > 64) {
             throw new IllegalArgumentException("ports 0..65536 and lanes 0..64, were " + ports + " and " + lanes);
+        }
+        if (deferredTimeoutNanos < 1_000_000 || portWaitNanos < 1_000_000 || serviceTimeoutNanos < 1_000_000) {
+            throw new IllegalArgumentException("deferred timeout, port wait and service timeout >= 1 ms, were "
+                    + deferredTimeoutNanos + ", " + portWaitNanos + " and " + serviceTimeoutNanos);
         }
         if (netThreads < 1) {
             throw new IllegalArgumentException("at least one net thread");
@@ -63,6 +73,9 @@ public record ServicesConfig(int ports, int lanes, int serverThreads, int handle
         b.idleSpinNanos = idleSpinNanos;
         b.repollNanos = repollNanos;
         b.callTimeoutNanos = callTimeoutNanos;
+        b.deferredTimeoutNanos = deferredTimeoutNanos;
+        b.portWaitNanos = portWaitNanos;
+        b.serviceTimeoutNanos = serviceTimeoutNanos;
         b.waitState = waitState;
         b.syscallPolicy = syscallPolicy;
         b.printfSink = printfSink;
@@ -81,6 +94,9 @@ public record ServicesConfig(int ports, int lanes, int serverThreads, int handle
         private long idleSpinNanos = 25_000;
         private long repollNanos = 50_000_000;
         private long callTimeoutNanos = 30_000_000_000L;
+        private long deferredTimeoutNanos = 60_000_000_000L;
+        private long portWaitNanos = 30_000_000_000L;
+        private long serviceTimeoutNanos = 30_000_000_000L;
         private WaitState waitState = WaitState.BLOCKED;
         private SyscallPolicy syscallPolicy = SyscallPolicy.defaults();
         private PrintfSink printfSink = PrintfSink.STDOUT;
@@ -133,6 +149,24 @@ public record ServicesConfig(int ports, int lanes, int serverThreads, int handle
             return this;
         }
 
+        /** Server-side deadline of a deferred reply (nanosleep, accept, recv); default 60 s. */
+        public Builder deferredTimeoutNanos(long v) {
+            deferredTimeoutNanos = v;
+            return this;
+        }
+
+        /** Longest wait of a caller for a free port before its call ends with BUSY; default 30 s. */
+        public Builder portWaitNanos(long v) {
+            portWaitNanos = v;
+            return this;
+        }
+
+        /** Longest run of a service on a server or handler thread before the watchdog times it out; default 30 s. */
+        public Builder serviceTimeoutNanos(long v) {
+            serviceTimeoutNanos = v;
+            return this;
+        }
+
         /** How clients wait for replies. */
         public Builder waitState(WaitState v) {
             waitState = v;
@@ -172,7 +206,8 @@ public record ServicesConfig(int ports, int lanes, int serverThreads, int handle
         /** The configuration. */
         public ServicesConfig build() {
             return new ServicesConfig(ports, lanes, serverThreads, handlerThreads, idleSpinNanos, repollNanos,
-                    callTimeoutNanos, waitState, syscallPolicy, printfSink, netPolicy, netThreads, deviceChunkBytes);
+                    callTimeoutNanos, deferredTimeoutNanos, portWaitNanos, serviceTimeoutNanos, waitState, syscallPolicy, printfSink, netPolicy,
+                    netThreads, deviceChunkBytes);
         }
     }
 }

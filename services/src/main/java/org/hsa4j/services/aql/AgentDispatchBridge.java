@@ -37,7 +37,7 @@ public final class AgentDispatchBridge implements AutoCloseable {
             call.await(server.config().callTimeoutNanos());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            call.finish(RpcStatus.CLOSED);
+            call.runIfLive(() -> call.finish(RpcStatus.CLOSED));
         } catch (RuntimeException e) {
             call.finish(RpcStatus.SERVICE_ERROR);
         }

@@ -112,7 +112,8 @@ final class PacketCall extends ServerCall {
     /** Waits until the call ended (a deferred service may end it on another thread); TIMEOUT after {@code nanos}. */
     RpcStatus await(long nanos) throws InterruptedException {
         if (!done.await(nanos, TimeUnit.NANOSECONDS)) {
-            finish(RpcStatus.TIMEOUT);
+            // under the call's monitor: deferred work finishing now (a recv's copy) happens before or not at all
+            runIfLive(() -> finish(RpcStatus.TIMEOUT));
             done.await();
         }
         return outcome;

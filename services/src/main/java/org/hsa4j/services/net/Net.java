@@ -28,7 +28,7 @@ public final class Net {
         if (s == RpcStatus.OK) {
             return inOut[0];
         }
-        return s == RpcStatus.UNKNOWN_OPCODE ? -Errno.ENOSYS : -Errno.EIO;
+        return s == RpcStatus.UNKNOWN_OPCODE ? -Errno.ENOSYS : s == RpcStatus.TIMEOUT ? -Errno.ETIMEDOUT : -Errno.EIO;
     }
 
     /** listen on {@code ipv4}:{@code port} (0 picks a free port): a socket id. */

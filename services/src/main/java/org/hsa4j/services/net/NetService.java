@@ -51,6 +51,13 @@ import org.hsa4j.services.syscall.Errno;
  * and {@linkplain ServerCall#defer() defers} its reply to the Netty callback that completes it, so
  * an accept that waits for a client or a recv that waits for data occupies no thread at all.
  *
+ * <p>A waiting accept or recv whose call ended (its caller cancelled it, or it passed its
+ * deadline) is skipped when its connection or data comes: the bytes a recv would have taken, and
+ * the connection an accept would have got, go to the next one, and the ended call's buffer (which
+ * may belong to another allocation by then) is never written. Taking the bytes, writing them and
+ * finishing the call happen in {@link ServerCall#runIfLive}, so they happen before the call ends or
+ * not at all.
+ *
  * <p>Connections are read on demand (auto-read off): a recv with no buffered data asks the channel
  * for one read, so a kernel that does not read applies back-pressure to its peer. Data arrives in
  * SVM buffers the host may access; result 0 of a lane is the count, or {@code -errno}. Sockets live
@@ -192,24 +199,31 @@ public final class NetService implements AutoCloseable {
         private final ArrayDeque<Object[]> waiting = new ArrayDeque<>();
         private boolean closedListener;
 
+        /** Hands a new connection to the first waiting accept still live (a cancelled one is skipped), or keeps it ready. */
         void offer(Connection c) {
-            Object[] w;
-            synchronized (this) {
-                if (closedListener) {
-                    w = null;
-                } else {
-                    w = waiting.poll();
-                    if (w == null) {
-                        ready.add(c);
-                        return;
+            while (true) {
+                Object[] w;
+                synchronized (this) {
+                    if (closedListener) {
+                        w = null;
+                    } else {
+                        w = waiting.poll();
+                        if (w == null) {
+                            ready.add(c);
+                            return;
+                        }
                     }
                 }
+                if (w == null) {
+                    c.channel.close();
+                    return;
+                }
+                LaneJoin join = (LaneJoin) w[0];
+                int lane = (Integer) w[1];
+                if (join.call.runIfLive(() -> hand(c, join, lane))) {
+                    return;
+                }
             }
-            if (w == null) {
-                c.channel.close();
-                return;
-            }
-            hand(c, (LaneJoin) w[0], (Integer) w[1]);
         }
 
         void accept(LaneJoin join, int lane) {
@@ -354,8 +368,6 @@ public final class NetService implements AutoCloseable {
         /** Answers waiting recvs from buffered data (or 0 at end of stream); asks for a read if some still wait. */
         private void serve() {
             while (true) {
-                Recv r;
-                long n;
                 synchronized (this) {
                     if (recvs.isEmpty() || (inbound.isEmpty() && !eof)) {
                         boolean wantRead = !recvs.isEmpty() && !eof;
@@ -364,20 +376,27 @@ public final class NetService implements AutoCloseable {
                         }
                         return;
                     }
-                    r = recvs.poll();
-                    n = 0;
-                    while (n < r.target.byteSize() && !inbound.isEmpty()) {
-                        ByteBuf b = inbound.peek();
-                        int k = (int) Math.min(b.readableBytes(), r.target.byteSize() - n);
-                        b.readBytes(r.target.asSlice(n, k).asByteBuffer());
-                        n += k;
-                        if (!b.isReadable()) {
-                            inbound.poll().release();
-                        }
-                    }
+                    Recv r = recvs.poll();
+                    // a recv whose call ended (cancelled, past its deadline) is dropped: its
+                    // caller's buffer may be someone else's now, and the bytes stay for the next recv
+                    r.join.call.runIfLive(() -> r.join.done(r.lane, take(r.target)));
                 }
-                r.join.done(r.lane, n);
             }
+        }
+
+        /** Moves buffered bytes into {@code target} (under this connection's lock): the count. */
+        private long take(MemorySegment target) {
+            long n = 0;
+            while (n < target.byteSize() && !inbound.isEmpty()) {
+                ByteBuf b = inbound.peek();
+                int k = (int) Math.min(b.readableBytes(), target.byteSize() - n);
+                b.readBytes(target.asSlice(n, k).asByteBuffer());
+                n += k;
+                if (!b.isReadable()) {
+                    inbound.poll().release();
+                }
+            }
+            return n;
         }
 
         void close() {

@@ -1,7 +1,7 @@
 package org.hsa4j.services.rpc;
 
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import com.lmax.disruptor.AlertException;
 import com.lmax.disruptor.PhasedBackoffWaitStrategy;
@@ -25,6 +25,11 @@ import com.lmax.disruptor.TimeoutException;
  * handlers spin briefly, yield, then block on the wait strategy's lock: no CPU when idle. Every
  * call holds a port until it ends, so at most as many calls as ports are ever waiting in the ring
  * (even with every handler blocked): a ring at least that large never makes a server thread wait.
+ *
+ * <p>A handler stuck in one call for longer than the service timeout is moved aside by the
+ * server's watchdog ({@link #replace}): a fresh thread takes over its sequence (which the stuck
+ * thread does not hold while it runs a call) and the stuck thread ends once its call returns,
+ * without touching the sequence again. So stuck services never use up the handlers.
  */
 final class HandlerPool implements AutoCloseable {
     private static final class Slot {
@@ -36,31 +41,66 @@ final class HandlerPool implements AutoCloseable {
     private final SequenceBarrier barrier;
     private final Sequence claim = new Sequence(-1);
     private final Sequence[] progress;
-    private final Thread[] threads;
-    private final BiConsumer<OpcodeRegistry.Entry, ServerCall> runner;
+    private final AtomicReferenceArray<Thread> threads;
+    private final AtomicReferenceArray<Worker> workers;
+    private final Runner runner;
+    private final String name;
     private volatile boolean running = true;
 
-    HandlerPool(int handlers, int minRingSize, BiConsumer<OpcodeRegistry.Entry, ServerCall> runner, String name) {
+    /** Runs one call's service on a handler thread, marked on that thread's worker. */
+    @FunctionalInterface
+    interface Runner {
+        void run(OpcodeRegistry.Entry entry, ServerCall call, Worker worker);
+    }
+
+    HandlerPool(int handlers, int minRingSize, Runner runner, String name) {
         this.runner = runner;
+        this.name = name;
         int size = Integer.highestOneBit(Math.max(minRingSize, 2) - 1) << 1;
         ring = RingBuffer.createMultiProducer(Slot::new, size,
                 PhasedBackoffWaitStrategy.withLock(20, 50, TimeUnit.MICROSECONDS));
         barrier = ring.newBarrier();
         progress = new Sequence[handlers];
-        threads = new Thread[handlers];
+        threads = new AtomicReferenceArray<>(handlers);
+        workers = new AtomicReferenceArray<>(handlers);
         for (int i = 0; i < handlers; i++) {
             progress[i] = new Sequence(Long.MAX_VALUE);
         }
         ring.addGatingSequences(claim);
         ring.addGatingSequences(progress);
         for (int i = 0; i < handlers; i++) {
-            Sequence mine = progress[i];
-            Thread t = new Thread(() -> work(mine), name + "-handler-" + i);
-            t.setDaemon(true);
-            threads[i] = t;
+            start(i, 0);
         }
-        for (Thread t : threads) {
-            t.start();
+    }
+
+    /** Starts incarnation {@code generation} of handler {@code i} on its sequence. */
+    private void start(int i, int generation) {
+        Sequence mine = progress[i];
+        Worker worker = new Worker();
+        Thread t = new Thread(() -> work(mine, worker), name + "-handler-" + i + (generation == 0 ? "" : "." + generation));
+        t.setDaemon(true);
+        workers.set(i, worker);
+        threads.set(i, t);
+        t.start();
+    }
+
+    /** Number of handler threads. */
+    int size() {
+        return progress.length;
+    }
+
+    /** The current worker of handler {@code i}. */
+    Worker worker(int i) {
+        return workers.get(i);
+    }
+
+    /**
+     * Moves handler {@code i} aside (its thread is stuck in a call, and the watchdog retired its
+     * worker) and starts a fresh thread on its sequence: {@code generation} names it.
+     */
+    void replace(int i, int generation) {
+        if (running) {
+            start(i, generation);
         }
     }
 
@@ -75,10 +115,14 @@ final class HandlerPool implements AutoCloseable {
 
     /** The handler threads, for diagnostics. */
     Thread[] threads() {
-        return threads.clone();
+        Thread[] all = new Thread[threads.length()];
+        for (int i = 0; i < all.length; i++) {
+            all[i] = threads.get(i);
+        }
+        return all;
     }
 
-    private void work(Sequence mine) {
+    private void work(Sequence mine, Worker worker) {
         boolean claimNext = true;
         long next = 0;
         long available = -1;
@@ -99,7 +143,10 @@ final class HandlerPool implements AutoCloseable {
                     slot.call = null;
                     mine.set(Long.MAX_VALUE);
                     claimNext = true;
-                    runner.accept(entry, call);
+                    runner.run(entry, call, worker);
+                    if (worker.retired()) {
+                        return; // moved aside while stuck: a fresh thread owns the sequence now
+                    }
                 } else {
                     available = barrier.waitFor(next);
                 }
@@ -121,7 +168,8 @@ final class HandlerPool implements AutoCloseable {
         running = false;
         barrier.alert();
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
-        for (Thread t : threads) {
+        for (int i = 0; i < threads.length(); i++) {
+            Thread t = threads.get(i);
             long left = deadline - System.nanoTime();
             if (left > 0) {
                 try {

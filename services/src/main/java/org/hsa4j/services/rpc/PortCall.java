@@ -7,12 +7,22 @@ import org.hsa4j.memory.Svm;
 /**
  * A call carried by an RPC port, on the server side. Made by a server thread that claimed the
  * port (its {@link RpcLayout#SERVER_CLAIM}) and found an OPEN packet in the server's turn; from then
- * on only the thread running the service (or, after {@link #defer()}, whoever finishes it) touches
- * the port's server side, until {@link #complete} sends the final packet and releases the claim.
+ * on only the thread running the service (or, after {@link #defer()}, whoever finishes it, or
+ * whoever ends it from outside: a cancelling caller, a deadline, the watchdog) touches the port's
+ * server side, until {@link #complete} sends the final packet and releases the claim.
  *
  * <p>Arguments are read straight from the lanes until the first payload exchange overwrites the
  * lane buffers; then they are copied first. Results are staged and written with the final packet,
  * so a payload exchange cannot clobber them.
+ *
+ * <h2>Ended from outside</h2>
+ * A call may end while its service still runs (its caller cancelled it, or the watchdog timed the
+ * service out, see {@link ServerCall#abandon}); the port then goes back to its callers at once and
+ * may carry the next call while the service goes on. So every write of this call to the port (a
+ * chunk and its flip, the final packet) happens under the call's monitor after a check that the
+ * call is live, and the end from outside copies the arguments first: a service that goes on reads
+ * its own arguments and writes nothing to the port, and its next exchange throws
+ * {@link CallEndedException}.
  */
 final class PortCall extends ServerCall {
     private final RpcServer server;
@@ -32,15 +42,16 @@ final class PortCall extends ServerCall {
     private Thread watcher;
     /** True once the final packet went out with the watch set: the watcher kept the claim. */
     private boolean kept;
-    private long[][] args;
+    /** The lanes' arguments once copied out of the port (before a payload exchange or an end from outside), else null. */
+    private volatile long[][] args;
     private long[][] results;
 
-    PortCall(RpcServer server, PortSet ports, Svm svm, int port, int serverFlag) {
+    PortCall(RpcServer server, PortSet ports, int port, int serverFlag) {
         this.server = server;
         this.ports = ports;
-        this.svm = svm;
         this.port = port;
         this.portOffset = ports.portOffset(port);
+        this.svm = server.agentView(ports.getInt(portOffset + RpcLayout.CALLER_AGENT));
         this.serverFlag = serverFlag;
         this.opcode = ports.getInt(portOffset + RpcLayout.OPCODE);
         this.laneMask = ports.getLong(portOffset + RpcLayout.LANE_MASK);
@@ -48,9 +59,9 @@ final class PortCall extends ServerCall {
         this.callerPacket = ports.getLong(portOffset + RpcLayout.CALLER_PACKET);
     }
 
-    /** True when the lane mask names only lanes the port has. */
-    boolean laneMaskValid() {
-        return server.laneMaskValid(laneMask);
+    /** True when the lane mask names only lanes the port has and the calling agent is one of the runtime's. */
+    boolean wellFormed() {
+        return svm != null && server.laneMaskValid(laneMask);
     }
 
     int port() {
@@ -108,10 +119,16 @@ final class PortCall extends ServerCall {
     @Override
     public long arg(int lane, int index) {
         checkLane(lane, index);
-        if (args != null) {
-            return args[lane][index];
+        long[][] a = args;
+        if (a != null) {
+            return a[lane][index];
         }
-        return ports.getLong(portOffset + RpcLayout.laneOffset(lane) + 8L * index);
+        long v = ports.getLong(portOffset + RpcLayout.laneOffset(lane) + 8L * index);
+        // ended from outside meanwhile: the port may carry another call now, the copy is this one's
+        if (isFinished() && (a = args) != null) {
+            return a[lane][index];
+        }
+        return v;
     }
 
     @Override
@@ -127,8 +144,9 @@ final class PortCall extends ServerCall {
         r[index] = value;
     }
 
-    private void snapshotArgs() {
-        if (args != null) {
+    /** Copies the arguments out of the lanes while they still hold them (the server's turn, before any exchange). */
+    private synchronized void snapshotArgs() {
+        if (args != null || !turn || isFinished()) {
             return;
         }
         long[][] copy = new long[64][];
@@ -141,6 +159,18 @@ final class PortCall extends ServerCall {
             }
         }
         args = copy;
+    }
+
+    @Override
+    void beforeAbandon() {
+        snapshotArgs();
+    }
+
+    /** Throws when the call ended from outside; called under the monitor before each write to the port. */
+    private void checkLive() {
+        if (isFinished()) {
+            throw new CallEndedException(RpcStatus.CANCELLED, "the call was ended from outside (cancelled or timed out)");
+        }
     }
 
     // ---- turns ----------------------------------------------------------------------------------
@@ -182,7 +212,10 @@ final class PortCall extends ServerCall {
                 parkForClient(flagOffset, start);
             }
         }
-        turn = true;
+        synchronized (this) {
+            checkLive();
+            turn = true;
+        }
         int kind = ports.getInt(portOffset + RpcLayout.KIND);
         if (kind == RpcLayout.KIND_CANCEL) {
             throw new CallEndedException(RpcStatus.CANCELLED, "the client cancelled the call");
@@ -224,7 +257,10 @@ final class PortCall extends ServerCall {
         byte[][] out = new byte[64][];
         long packets = 1;
         for (long c = 0; c < packets; c++) {
-            post(RpcStatus.CONTINUE_WORD, 0);
+            synchronized (this) {
+                checkLive();
+                post(RpcStatus.CONTINUE_WORD, 0);
+            }
             awaitClient();
             if (c == 0) {
                 int rank = 0;
@@ -258,16 +294,19 @@ final class PortCall extends ServerCall {
             packets = Math.max(packets, RpcCall.packetsFor(payload[lane].length, chunk));
         }
         for (long c = 0; c < packets; c++) {
-            int rank = 0;
-            for (long m = laneMask; m != 0; m &= m - 1, rank++) {
-                byte[] d = payload[Long.numberOfTrailingZeros(m)];
-                long region = dataBase + (long) rank * chunk;
-                if (c == 0) {
-                    ports.setLong(region, d.length);
+            synchronized (this) {
+                checkLive();
+                int rank = 0;
+                for (long m = laneMask; m != 0; m &= m - 1, rank++) {
+                    byte[] d = payload[Long.numberOfTrailingZeros(m)];
+                    long region = dataBase + (long) rank * chunk;
+                    if (c == 0) {
+                        ports.setLong(region, d.length);
+                    }
+                    copyChunk(region, chunk, c, d, true);
                 }
-                copyChunk(region, chunk, c, d, true);
+                post(RpcStatus.CONTINUE_WORD, 0);
             }
-            post(RpcStatus.CONTINUE_WORD, 0);
             awaitClient();
         }
     }
@@ -300,14 +339,20 @@ final class PortCall extends ServerCall {
 
     /**
      * Sends the final packet, or, when the client has the turn (the server gave up waiting for
-     * its next packet), leaves the status for the server thread that will find that packet.
+     * its next packet), leaves the status for the server thread that will find that packet. The
+     * call leaves its port's server slot in the same slot monitor as its final flip, so a caller
+     * cancelling it sees either the call or its final packet.
      */
     @Override
-    protected void complete(RpcStatus status) {
+    protected synchronized void complete(RpcStatus status) {
         if (ports.isFreed()) {
             return;
         }
+        PortSet.ServerSlot slot = ports.serverSlot(port);
         if (!turn) {
+            synchronized (slot) {
+                slot.unregister(this);
+            }
             ports.abandoned.set(port, 1 + status.code());
             server.releaseClaim(port);
             return;
@@ -328,11 +373,17 @@ final class PortCall extends ServerCall {
             // the watch goes out with the final packet: the client's next post reads it and leaves
             // the pending bit alone, since this thread keeps the claim and reads the client flag itself
             kept = true;
-            post(status.finalWord(), 1);
+            synchronized (slot) {
+                slot.unregister(this);
+                post(status.finalWord(), 1);
+            }
             ports.wakePortWaiter();
             return;
         }
-        post(status.finalWord(), 0);
+        synchronized (slot) {
+            slot.unregister(this);
+            post(status.finalWord(), 0);
+        }
         ports.wakePortWaiter();
         server.releaseClaim(port);
     }

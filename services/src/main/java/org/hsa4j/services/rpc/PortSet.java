@@ -75,6 +75,8 @@ public final class PortSet implements AutoCloseable {
      * before the next one's), so the one-shot calls allocate nothing.
      */
     final RpcCall[] spareCalls;
+    /** Per port: the server side of the call in progress, for a caller that cancels it (see {@link ServerSlot}). */
+    private final ServerSlot[] serverSlots;
     /**
      * Per port ({@link #keeperIndex}), who keeps it between one-shot calls: null when nobody does
      * (its lock is free, or held for a call the usual way); the caller thread that keeps it, its lock
@@ -120,6 +122,10 @@ public final class PortSet implements AutoCloseable {
         this.serverWaiters = new AtomicReferenceArray<>(ports);
         this.abandoned = new AtomicIntegerArray(ports);
         this.spareCalls = new RpcCall[ports];
+        this.serverSlots = new ServerSlot[ports];
+        for (int p = 0; p < ports; p++) {
+            serverSlots[p] = new ServerSlot();
+        }
         this.keepers = new AtomicReferenceArray<>((ports + 2) * KEEPER_STRIDE);
         int stripes = Integer.highestOneBit(Math.clamp(2L * Runtime.getRuntime().availableProcessors(), 2, 64) * 2 - 1);
         this.stripeMask = stripes - 1;
@@ -241,6 +247,79 @@ public final class PortSet implements AutoCloseable {
         if (t != null) {
             LockSupport.unpark(t);
         }
+    }
+
+    // ---- cancelling a call the server is serving ------------------------------------------------
+
+    /**
+     * One port's server call in progress, Java-side, guarded by its own monitor: a {@link PortCall}
+     * from its OPEN packet until its final packet (registered by the server thread that made it,
+     * unregistered by whoever ends it, in the same monitor as that final packet's flip), and the
+     * cancel its caller asked for before the server made the call.
+     *
+     * <p>Why a monitor and not a compare-and-set: a cancelling caller must tell apart a call the
+     * server has not made yet (it must not run: the server will see the cancel) from one that ended
+     * on its own (its outcome, bytes a recv took, must reach the caller). Holding the monitor, the
+     * caller sees either the call, or no call and the flag of a final packet already flipped, or no
+     * call and no final packet yet; in the last case the server's registration, in the same
+     * monitor, finds the cancel.
+     */
+    static final class ServerSlot {
+        private ServerCall call;
+        /** Set by a caller that cancelled before the server made its call; consumed by the registration or cleared by the port's next caller. */
+        private volatile boolean cancelled;
+
+        /** Registers {@code c} as the port's call; false (the cancel consumed) when its caller cancelled it first. */
+        synchronized boolean register(ServerCall c) {
+            if (cancelled) {
+                cancelled = false;
+                return false;
+            }
+            call = c;
+            return true;
+        }
+
+        /** Unregisters {@code c}; the caller holds this monitor around the final packet's flip. */
+        void unregister(ServerCall c) {
+            if (call == c) {
+                call = null;
+            }
+        }
+    }
+
+    /** The server slot of port {@code p}. */
+    ServerSlot serverSlot(int p) {
+        return serverSlots[p];
+    }
+
+    /** Clears a cancel a port's previous caller left behind (its call was answered before the server could see it); by the port's new lock holder. */
+    void clearStaleCancel(int p) {
+        ServerSlot s = serverSlots[p];
+        if (s.cancelled) {
+            s.cancelled = false;
+        }
+    }
+
+    /**
+     * Cancels the call on port {@code p} for its caller, whose flag is {@code clientFlag}: true
+     * when the call ends CANCELLED without touching the caller's memory again (ended now, or never
+     * to run: the server will find the cancel when it makes the call), false when it ended on its
+     * own first: its final packet is there or follows at once, and its outcome stands.
+     */
+    boolean cancelServerCall(int p, int clientFlag) {
+        ServerSlot s = serverSlots[p];
+        ServerCall c;
+        synchronized (s) {
+            c = s.call;
+            if (c == null) {
+                if (loadIntAcquire(portOffset(p) + RpcLayout.SERVER_FLAG) == clientFlag) {
+                    return false;
+                }
+                s.cancelled = true;
+                return true;
+            }
+        }
+        return c.abandon(RpcStatus.CANCELLED);
     }
 
     /** Rings the doorbell when some server thread sleeps (the flag store before this read is volatile). */

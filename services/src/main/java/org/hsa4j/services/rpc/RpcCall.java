@@ -40,6 +40,8 @@ public final class RpcCall implements AutoCloseable {
     static final long ACTIVE_SPIN_NANOS = 200_000;
     /** Spin before parking for a BLOCKED wait. */
     static final long BLOCKED_SPIN_NANOS = 10_000;
+    /** Longest wait for the final packet of a call that ended on its own as its caller cancelled it. */
+    static final long ENDED_CALL_WAIT_NANOS = 10_000_000_000L;
     /** Largest payload one lane may send or receive. */
     public static final long MAX_PAYLOAD = 1L << 30;
 
@@ -54,6 +56,7 @@ public final class RpcCall implements AutoCloseable {
     private int activeLanes;
     private long callerDispatch;
     private long callerPacket;
+    private int callerAgent;
     private WaitState waitState;
     private int flag;
     private boolean opened;
@@ -63,11 +66,11 @@ public final class RpcCall implements AutoCloseable {
     private RpcStatus status;
 
     RpcCall(RpcClient client, int port, int opcode, long laneMask, long callerDispatch, long callerPacket,
-            WaitState waitState, int flag) {
+            int callerAgent, WaitState waitState, int flag) {
         this.ports = client.ports();
         this.port = port;
         this.portOffset = ports.portOffset(port);
-        reuse(client, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
+        reuse(client, opcode, laneMask, callerDispatch, callerPacket, callerAgent, waitState, flag);
     }
 
     /**
@@ -77,13 +80,14 @@ public final class RpcCall implements AutoCloseable {
      * accesses).
      */
     RpcCall reuse(RpcClient client, int opcode, long laneMask, long callerDispatch, long callerPacket,
-                  WaitState waitState, int flag) {
+                  int callerAgent, WaitState waitState, int flag) {
         this.client = client;
         this.opcode = opcode;
         this.laneMask = laneMask;
         this.activeLanes = Long.bitCount(laneMask);
         this.callerDispatch = callerDispatch;
         this.callerPacket = callerPacket;
+        this.callerAgent = callerAgent;
         this.waitState = waitState;
         this.flag = flag;
         this.opened = false;
@@ -222,7 +226,7 @@ public final class RpcCall implements AutoCloseable {
     // ---- packets --------------------------------------------------------------------------------
 
     /**
-     * Sends the OPEN packet (opcode, lane mask, caller and the staged arguments). True while the
+     * Sends the OPEN packet (opcode, lane mask, caller dispatch and agent, and the staged arguments). True while the
      * call goes on; false when it already ended (see {@link #status()}).
      */
     public boolean send() {
@@ -242,6 +246,7 @@ public final class RpcCall implements AutoCloseable {
         ports.setLongIfChanged(portOffset + RpcLayout.LANE_MASK, laneMask);
         ports.setLongIfChanged(portOffset + RpcLayout.CALLER_DISPATCH, callerDispatch);
         ports.setLongIfChanged(portOffset + RpcLayout.CALLER_PACKET, callerPacket);
+        ports.setIntIfChanged(portOffset + RpcLayout.CALLER_AGENT, callerAgent);
         post(RpcLayout.KIND_OPEN);
     }
 
@@ -274,8 +279,9 @@ public final class RpcCall implements AutoCloseable {
     /**
      * Waits for the client's turn (the server flag equals ours): spins, then parks with a timed
      * re-check, unparked by the server's flip. False when the server closed meanwhile, or when the
-     * thread is interrupted (the interrupt status stays set; the call ends CANCELLED and the port,
-     * released by close, is recovered by the protocol like any abandoned call).
+     * thread is interrupted (the interrupt status stays set; the call is cancelled on the server,
+     * which ends it CANCELLED at once and gives the port back even when its service deferred the
+     * reply, unless it ended on its own first: then its outcome stands).
      */
     private boolean awaitTurn() {
         long flagOffset = portOffset + RpcLayout.SERVER_FLAG;
@@ -328,7 +334,7 @@ public final class RpcCall implements AutoCloseable {
         if (ended) {
             return false;
         }
-        if (!awaitTurn()) {
+        if (!awaitTurn() && !(interrupted && !ports.cancelServerCall(port, flag) && awaitEndedCall())) {
             fail(interrupted ? RpcStatus.CANCELLED : RpcStatus.CLOSED);
             return false;
         }
@@ -343,6 +349,24 @@ public final class RpcCall implements AutoCloseable {
             cancel();
             status = RpcStatus.PROTOCOL_ERROR;
             return false;
+        }
+        return true;
+    }
+
+    /**
+     * Waits, not interruptibly, for the final packet of a call that ended on its own just as its
+     * interrupted caller cancelled it: the packet follows at once, so the wait is short (and
+     * bounded by {@link #ENDED_CALL_WAIT_NANOS}); true when it came, so the call's outcome stands.
+     */
+    private boolean awaitEndedCall() {
+        long flagOffset = portOffset + RpcLayout.SERVER_FLAG;
+        long start = System.nanoTime();
+        while (ports.loadIntAcquire(flagOffset) != flag) {
+            if (ports.isClosing() || System.nanoTime() - start > ENDED_CALL_WAIT_NANOS) {
+                return false;
+            }
+            // the thread's interrupt status stays set, so parking would return at once
+            Thread.yield();
         }
         return true;
     }
@@ -369,6 +393,7 @@ public final class RpcCall implements AutoCloseable {
      * server closed meanwhile.
      */
     boolean takeOver() {
+        ports.clearStaleCancel(port);
         if (!awaitTurn()) {
             return false;
         }

@@ -38,14 +38,30 @@ public final class RpcClient {
     private static final long MAX_BACKOFF_NANOS = 1_000_000;
     private static final int CLOSED = -1;
     private static final int INTERRUPTED = -2;
+    private static final int NO_PORT = -3;
+    /** Default longest wait for a free port before a call ends with {@link RpcStatus#BUSY}. */
+    public static final long DEFAULT_PORT_WAIT_NANOS = 30_000_000_000L;
 
     private final PortSet ports;
     private final WaitState waitState;
+    private final long portWaitNanos;
 
-    /** A client of {@code ports} whose calls wait for replies in {@code waitState}. */
+    /** A client of {@code ports} whose calls wait for replies in {@code waitState}, and for a port up to the default limit. */
     public RpcClient(PortSet ports, WaitState waitState) {
+        this(ports, waitState, DEFAULT_PORT_WAIT_NANOS);
+    }
+
+    /**
+     * A client of {@code ports} whose calls wait for replies in {@code waitState}; a call that finds
+     * every port taken for {@code portWaitNanos} ends with {@link RpcStatus#BUSY} without being sent.
+     */
+    public RpcClient(PortSet ports, WaitState waitState, long portWaitNanos) {
         this.ports = Objects.requireNonNull(ports, "ports");
         this.waitState = Objects.requireNonNull(waitState, "waitState");
+        if (portWaitNanos < 1) {
+            throw new IllegalArgumentException("port wait must be positive, was " + portWaitNanos);
+        }
+        this.portWaitNanos = portWaitNanos;
     }
 
     /** The port set this client calls through. */
@@ -60,7 +76,7 @@ public final class RpcClient {
 
     /** A client of the same ports waiting in {@code state}. */
     public RpcClient withWaitState(WaitState state) {
-        return state == waitState ? this : new RpcClient(ports, state);
+        return state == waitState ? this : new RpcClient(ports, state, portWaitNanos);
     }
 
     /** Lanes per port: the most lanes one batched call can carry. */
@@ -82,9 +98,12 @@ public final class RpcClient {
 
     /**
      * Opens a call through {@code svm}, recording the calling dispatch (its kernarg address and
-     * packet id; 0 for the host). Waits for a free port; a call opened after the server closed
-     * has no port and status {@link RpcStatus#CLOSED}, one whose thread is interrupted while it
-     * waits for a port has none and status {@link RpcStatus#CANCELLED}.
+     * packet id; 0 for the host) and the agent whose view {@code svm} is: the service touches the
+     * call's buffers with that agent's access rights. Waits for a free port; a call opened after
+     * the server closed has no port and status {@link RpcStatus#CLOSED}, one whose thread is
+     * interrupted while it waits for a port has none and status {@link RpcStatus#CANCELLED}, one
+     * that found every port taken for the port wait limit has none and status
+     * {@link RpcStatus#BUSY}.
      */
     public RpcCall open(Svm svm, long callerDispatch, long callerPacket, int opcode, long laneMask) {
         return take(svm, callerDispatch, callerPacket, opcode, laneMask, false);
@@ -103,8 +122,9 @@ public final class RpcClient {
             throw new IllegalArgumentException("lane mask " + Long.toHexString(laneMask) + " must be a non-empty subset of "
                     + lanes + " lanes");
         }
+        int agent = svm.agentIndex();
         if (oneShot) {
-            RpcCall kept = takeKept(callerDispatch, callerPacket, opcode, laneMask);
+            RpcCall kept = takeKept(callerDispatch, callerPacket, agent, opcode, laneMask);
             if (kept != null) {
                 return kept;
             }
@@ -114,20 +134,21 @@ public final class RpcClient {
             int port = ports.isClosing() ? CLOSED : acquire();
             if (port < 0) {
                 ports.callClosed();
-                return new RpcCall(this, opcode, laneMask, port == CLOSED ? RpcStatus.CLOSED : RpcStatus.CANCELLED);
+                return new RpcCall(this, opcode, laneMask, port == CLOSED ? RpcStatus.CLOSED
+                        : port == INTERRUPTED ? RpcStatus.CANCELLED : RpcStatus.BUSY);
             }
             int flag = ports.getInt(ports.portOffset(port) + RpcLayout.CLIENT_FLAG);
             RpcCall call;
             if (!oneShot) {
-                call = new RpcCall(this, port, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
+                call = new RpcCall(this, port, opcode, laneMask, callerDispatch, callerPacket, agent, waitState, flag);
             } else {
                 // the spare slot is read and written only by the port's lock holder
                 RpcCall spare = ports.spareCalls[port];
                 if (spare == null) {
-                    call = new RpcCall(this, port, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
+                    call = new RpcCall(this, port, opcode, laneMask, callerDispatch, callerPacket, agent, waitState, flag);
                     ports.spareCalls[port] = call;
                 } else {
-                    call = spare.reuse(this, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
+                    call = spare.reuse(this, opcode, laneMask, callerDispatch, callerPacket, agent, waitState, flag);
                 }
             }
             if (call.takeOver()) {
@@ -141,7 +162,7 @@ public final class RpcClient {
      * A one-shot call on the port this thread kept from its last one (its lock, count and client's
      * turn kept with it), or null when it keeps none or another caller took the port over.
      */
-    private RpcCall takeKept(long callerDispatch, long callerPacket, int opcode, long laneMask) {
+    private RpcCall takeKept(long callerDispatch, long callerPacket, int agent, int opcode, long laneMask) {
         Thread me = Thread.currentThread();
         int port = home(ports.ports());
         if (ports.keeper(port) != me || !ports.takeKept(port, me)) {
@@ -150,11 +171,11 @@ public final class RpcClient {
         int flag = ports.getInt(ports.portOffset(port) + RpcLayout.CLIENT_FLAG);
         RpcCall spare = ports.spareCalls[port];
         if (spare == null) {
-            spare = new RpcCall(this, port, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
+            spare = new RpcCall(this, port, opcode, laneMask, callerDispatch, callerPacket, agent, waitState, flag);
             ports.spareCalls[port] = spare;
             return spare;
         }
-        return spare.reuse(this, opcode, laneMask, callerDispatch, callerPacket, waitState, flag);
+        return spare.reuse(this, opcode, laneMask, callerDispatch, callerPacket, agent, waitState, flag);
     }
 
     /**
@@ -181,13 +202,16 @@ public final class RpcClient {
 
     /**
      * Takes a free port (lock 0 -> 1, then not still busy on the server side); {@link #CLOSED} when
-     * the server closed, {@link #INTERRUPTED} when the thread is interrupted while it waits.
+     * the server closed, {@link #INTERRUPTED} when the thread is interrupted while it waits,
+     * {@link #NO_PORT} when every port stayed taken for the port wait limit (exhaustion is a
+     * status, never a hang).
      */
     private int acquire() {
         int n = ports.ports();
         int start = home(n);
         long backoff = 1_000;
         int rounds = 0;
+        long parkedSince = 0;
         while (!ports.isClosing()) {
             for (int i = 0; i < n; i++) {
                 int p = start + i;
@@ -217,6 +241,12 @@ public final class RpcClient {
             Thread me = Thread.currentThread();
             if (me.isInterrupted()) {
                 return INTERRUPTED;
+            }
+            long now = System.nanoTime();
+            if (parkedSince == 0) {
+                parkedSince = now | 1;
+            } else if (now - parkedSince >= portWaitNanos) {
+                return NO_PORT;
             }
             // register, then look once more: releasePort stores the lock and then polls the
             // waiters, and a server handing a port back with a final packet flips its flag and

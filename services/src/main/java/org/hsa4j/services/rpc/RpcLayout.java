@@ -32,7 +32,7 @@ package org.hsa4j.services.rpc;
  *
  * <h2>Field owners</h2>
  * Client-written (in the client's turn): {@link #KIND}, {@link #OPCODE}, {@link #LANE_MASK},
- * {@link #CALLER_DISPATCH}, {@link #CALLER_PACKET}. Server-written (in the server's turn):
+ * {@link #CALLER_DISPATCH}, {@link #CALLER_PACKET}, {@link #CALLER_AGENT}. Server-written (in the server's turn):
  * {@link #STATUS}; by the claim holder: {@link #SERVER_WATCH}. Lane buffers: whoever has the turn.
  */
 public final class RpcLayout {
@@ -66,7 +66,7 @@ public final class RpcLayout {
     /** Magic value of a port set ("RPC4"). */
     public static final int MAGIC_VALUE = 0x52504334;
     /** Version of this layout. */
-    public static final int VERSION_VALUE = 4;
+    public static final int VERSION_VALUE = 5;
     /** {@link #SET_STATE}: serving. */
     public static final int STATE_RUNNING = 0;
     /** {@link #SET_STATE}: shut down; clients stop waiting and get {@link RpcStatus#CLOSED}. */
@@ -100,6 +100,12 @@ public final class RpcLayout {
      * screlease store before the watcher stops and reads the client flag once more.
      */
     public static final long SERVER_WATCH = SERVER_PACKET + 8;
+    /**
+     * i32 index of the calling agent (its bit in access masks), written with the OPEN packet at the
+     * end of the turn line: the server reads and writes the caller's buffers through that agent's
+     * view, with its access rights, never through the host's.
+     */
+    public static final long CALLER_AGENT = 56;
     /** Offset of the reserved line, unused, so the lock line is not the turn line's neighbour in a 128-byte pair the cores prefetch together. */
     public static final long RESERVED_LINE = 64;
     /**

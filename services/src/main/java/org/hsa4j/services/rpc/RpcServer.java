@@ -1,13 +1,20 @@
 package org.hsa4j.services.rpc;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
+import org.hsa4j.agent.Agent;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.signal.SignalWaiter;
 
@@ -23,10 +30,19 @@ import org.hsa4j.signal.SignalWaiter;
  * packet arrived meanwhile, so no packet is left behind between a failed claim and a release.
  *
  * <h2>Running calls</h2>
- * An unknown opcode, a malformed lane mask or a call from an aborted dispatch is answered at once
- * with an error status. {@link ServiceMode#INLINE} services run on the server thread;
+ * An unknown opcode, a malformed lane mask, an unknown calling agent or a call from an aborted
+ * dispatch is answered at once with an error status. A service touches the call's buffers through
+ * the calling agent's view of SVM ({@link ServerCall#svm()}), so with that agent's access rights:
+ * a GPU caller's plain system memory faults (XNACK off) for the service as it would in the kernel. {@link ServiceMode#INLINE} services run on the server thread;
  * {@link ServiceMode#HANDLER} services go through the {@link HandlerPool} ring. Whatever a service
- * throws ends its call with a status; the server thread goes on.
+ * throws ends its call with a status; the server thread goes on. A port call is registered in its
+ * port's {@link PortSet.ServerSlot} from its OPEN packet to its final packet, so a caller that
+ * cancels ends it at once ({@link ServerCall#abandon}), deferred or not, and gets the port back.
+ * A deferred reply has a deadline ({@link Config#deferredTimeoutNanos()}): past it, the call ends
+ * with TIMEOUT the same way, so a reply that never comes holds its port for a bounded time. A
+ * watchdog ends a service that runs past {@link Config#serviceTimeoutNanos()} on a server or
+ * handler thread and moves that thread aside (see {@link #watchdog()}), so a stuck service never
+ * blocks the others.
  *
  * <h2>Sleeping and waking</h2>
  * A server thread with nothing to do spins for a while, then counts itself in the
@@ -50,6 +66,8 @@ public final class RpcServer implements AutoCloseable {
     private static final int SLEEPING = 1;
     private static final int WOKEN = 2;
     private static final int ABORTED_DISPATCHES_KEPT = 4096;
+    /** Most threads the watchdog keeps moved aside (stuck in a service) at once. */
+    static final int MAX_MOVED_ASIDE = 64;
     /** Idle rounds of a spinning server thread between two reads of the clock (a power of two). */
     private static final int CLOCK_ROUNDS = 16;
     /** Longs from one server thread's counter to the next: a cache line apart. */
@@ -59,16 +77,26 @@ public final class RpcServer implements AutoCloseable {
     /** Longest idle spin the server adapts to when calls keep arriving just after it fell asleep. */
     static final long MAX_ADAPTIVE_SPIN_NANOS = 1_000_000;
 
-    /** How the server runs. */
+    /**
+     * How the server runs.
+     *
+     * @param deferredTimeoutNanos the server-side deadline of a deferred reply (nanosleep, accept, recv):
+     *                             past it the call ends with {@link RpcStatus#TIMEOUT} and its port comes back
+     * @param serviceTimeoutNanos  how long a service may run on a server or handler thread: past it the
+     *                             watchdog ends its call with {@link RpcStatus#TIMEOUT} and moves the
+     *                             thread aside (a fresh one takes its place)
+     */
     public record Config(int serverThreads, int handlerThreads, long idleSpinNanos, long repollNanos,
-                         long callTimeoutNanos) {
+                         long callTimeoutNanos, long deferredTimeoutNanos, long serviceTimeoutNanos) {
         public Config {
             if (serverThreads < 1 || handlerThreads < 1) {
                 throw new IllegalArgumentException("at least one server and one handler thread are needed");
             }
-            if (idleSpinNanos < 0 || repollNanos < 1_000 || callTimeoutNanos < 1_000_000) {
-                throw new IllegalArgumentException("idle spin >= 0, re-poll >= 1 us and call timeout >= 1 ms, were "
-                        + idleSpinNanos + ", " + repollNanos + ", " + callTimeoutNanos);
+            if (idleSpinNanos < 0 || repollNanos < 1_000 || callTimeoutNanos < 1_000_000 || deferredTimeoutNanos < 1_000_000
+                    || serviceTimeoutNanos < 1_000_000) {
+                throw new IllegalArgumentException("idle spin >= 0, re-poll >= 1 us, call, deferred and service timeouts "
+                        + ">= 1 ms, were " + idleSpinNanos + ", " + repollNanos + ", " + callTimeoutNanos + ", "
+                        + deferredTimeoutNanos + ", " + serviceTimeoutNanos);
             }
         }
     }
@@ -76,10 +104,21 @@ public final class RpcServer implements AutoCloseable {
     private final PortSet ports;
     private final OpcodeRegistry registry;
     private final Config config;
-    private final Svm svm;
-    private final Thread[] scanners;
+    /** Each agent's view of SVM by agent index: a call's buffers are touched through its caller's. */
+    private final Svm[] views;
+    /** The server threads by index; the watchdog replaces a stuck one. */
+    private final AtomicReferenceArray<Thread> scanners;
+    /** The server threads' workers by index, as the watchdog sees them. */
+    private final AtomicReferenceArray<Worker> scannerWorkers;
+    private final String name;
+    /** Threads moved aside by the watchdog whose stuck service has not returned yet. */
+    private final AtomicInteger movedAside = new AtomicInteger();
+    private final LongAdder stuckCalls = new LongAdder();
+    private int generations;
     private final AtomicIntegerArray states;
     private final HandlerPool handlers;
+    /** Deferred replies' deadlines: one daemon thread, timers removed when their call ends first. */
+    private final ScheduledThreadPoolExecutor timers;
     private final SignalWaiter doorbellWaiter = s -> wakeOne();
     private final Map<Long, Long> abortedDispatches = new LinkedHashMap<>(16, 0.75f, false) {
         private static final long serialVersionUID = 1L;
@@ -108,21 +147,52 @@ public final class RpcServer implements AutoCloseable {
         this.ports = Objects.requireNonNull(ports, "ports");
         this.registry = Objects.requireNonNull(registry, "registry");
         this.config = Objects.requireNonNull(config, "config");
-        this.svm = ports.runtime().svm();
+        this.views = agentViews(ports.runtime().agents());
+        this.name = name;
         this.handlers = new HandlerPool(config.handlerThreads(), ports.ports(), this::run, name);
-        this.scanners = new Thread[config.serverThreads()];
-        this.states = new AtomicIntegerArray(scanners.length);
-        this.servedByScanner = new AtomicLongArray((scanners.length + 2) * COUNTER_STRIDE);
-        for (int i = 0; i < scanners.length; i++) {
-            int index = i;
-            Thread t = new Thread(() -> scan(index), name + "-server-" + i);
+        this.timers = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, name + "-timers");
             t.setDaemon(true);
-            scanners[i] = t;
-        }
+            return t;
+        });
+        timers.setRemoveOnCancelPolicy(true);
+        this.scanners = new AtomicReferenceArray<>(config.serverThreads());
+        this.scannerWorkers = new AtomicReferenceArray<>(config.serverThreads());
+        this.states = new AtomicIntegerArray(config.serverThreads());
+        this.servedByScanner = new AtomicLongArray((config.serverThreads() + 2) * COUNTER_STRIDE);
         ports.doorbell().addWaiter(doorbellWaiter);
-        for (Thread t : scanners) {
-            t.start();
+        for (int i = 0; i < config.serverThreads(); i++) {
+            startScanner(i, 0);
         }
+        long period = Math.max(1_000_000, config.serviceTimeoutNanos() / 4);
+        timers.scheduleAtFixedRate(this::watchdog, period, period, TimeUnit.NANOSECONDS);
+    }
+
+    /** Starts incarnation {@code generation} of server thread {@code index}. */
+    private void startScanner(int index, int generation) {
+        Worker worker = new Worker();
+        Thread t = new Thread(() -> scan(index, worker), name + "-server-" + index + (generation == 0 ? "" : "." + generation));
+        t.setDaemon(true);
+        scannerWorkers.set(index, worker);
+        scanners.set(index, t);
+        t.start();
+    }
+
+    private static Svm[] agentViews(List<Agent> agents) {
+        int n = 0;
+        for (Agent a : agents) {
+            n = Math.max(n, a.svm().agentIndex() + 1);
+        }
+        Svm[] views = new Svm[n];
+        for (Agent a : agents) {
+            views[a.svm().agentIndex()] = a.svm();
+        }
+        return views;
+    }
+
+    /** The view of SVM of the agent with index {@code agent}, or null when the runtime has none. */
+    Svm agentView(int agent) {
+        return agent >= 0 && agent < views.length ? views[agent] : null;
     }
 
     /** The registry this server looks opcodes up in. */
@@ -155,7 +225,7 @@ public final class RpcServer implements AutoCloseable {
     /** Calls that reached a service or were answered with an error status. */
     public long callsServed() {
         long sum = servedElsewhere.sum();
-        for (int i = 0; i < scanners.length; i++) {
+        for (int i = 0; i < scanners.length(); i++) {
             sum += servedByScanner.get((i + 1) * COUNTER_STRIDE);
         }
         return sum;
@@ -171,7 +241,7 @@ public final class RpcServer implements AutoCloseable {
         return repollFinds.sum();
     }
 
-    /** Calls given up because the client sent no packet within the call timeout. */
+    /** Calls given up because the client sent no packet within the call timeout, or a deferred reply passed its deadline. */
     public long timeouts() {
         return timeouts.sum();
     }
@@ -180,12 +250,20 @@ public final class RpcServer implements AutoCloseable {
         timeouts.increment();
     }
 
+    /** Calls the watchdog ended because their service ran past the service timeout. */
+    public long stuckCalls() {
+        return stuckCalls.sum();
+    }
+
     /** The server and handler threads, for diagnostics (CPU accounting). */
     public Thread[] threads() {
         Thread[] h = handlers.threads();
-        Thread[] all = new Thread[scanners.length + h.length];
-        System.arraycopy(scanners, 0, all, 0, scanners.length);
-        System.arraycopy(h, 0, all, scanners.length, h.length);
+        int n = scanners.length();
+        Thread[] all = new Thread[n + h.length];
+        for (int i = 0; i < n; i++) {
+            all[i] = scanners.get(i);
+        }
+        System.arraycopy(h, 0, all, n, h.length);
         return all;
     }
 
@@ -216,7 +294,7 @@ public final class RpcServer implements AutoCloseable {
 
     // ---- server threads -------------------------------------------------------------------------
 
-    private void scan(int index) {
+    private void scan(int index, Worker worker) {
         long sleepers = RpcLayout.SET_SLEEPERS;
         long idleSince = System.nanoTime();
         long sleep = MIN_REPOLL_NANOS;
@@ -225,10 +303,13 @@ public final class RpcServer implements AutoCloseable {
         boolean spin = true;
         int idleRounds = 0;
         boolean afterRepoll = false;
-        Watch watch = new Watch((index + 1) * COUNTER_STRIDE);
+        Watch watch = new Watch((index + 1) * COUNTER_STRIDE, worker);
         try {
             while (running) {
                 if (serveWatched(watch) || scanOnce(watch)) {
+                    if (worker.retired()) {
+                        return; // moved aside while stuck in a service: a fresh thread serves in its place
+                    }
                     if (afterRepoll) {
                         repollFinds.increment();
                     }
@@ -280,14 +361,16 @@ public final class RpcServer implements AutoCloseable {
         }
     }
 
-    /** A scanning thread's own state: the port it watches between calls (it holds its claim), or -1, and its counter. */
+    /** A scanning thread's own state: the port it watches between calls (it holds its claim), or -1, its counter and its worker. */
     private static final class Watch {
         /** Index of the thread's slot in {@link #servedByScanner}. */
         final int counter;
+        final Worker worker;
         int port = -1;
 
-        Watch(int counter) {
+        Watch(int counter, Worker worker) {
             this.counter = counter;
+            this.worker = worker;
         }
     }
 
@@ -351,9 +434,9 @@ public final class RpcServer implements AutoCloseable {
 
     /** Unparks one sleeping server thread, if any. */
     void wakeOne() {
-        for (int i = 0; i < scanners.length; i++) {
+        for (int i = 0, n = states.length(); i < n; i++) {
             if (states.get(i) == SLEEPING && states.compareAndSet(i, SLEEPING, WOKEN)) {
-                LockSupport.unpark(scanners[i]);
+                LockSupport.unpark(scanners.get(i));
                 return;
             }
         }
@@ -441,11 +524,16 @@ public final class RpcServer implements AutoCloseable {
                         ports.getLong(port + RpcLayout.CALLER_PACKET)))) {
             return answerInPlace(p, serverFlag, mayWatch);
         }
-        PortCall call = new PortCall(this, ports, svm, p, serverFlag);
+        PortCall call = new PortCall(this, ports, p, serverFlag);
+        if (!ports.serverSlot(p).register(call)) {
+            // its caller cancelled it before this thread made it: it ends without running
+            call.finish(RpcStatus.CANCELLED);
+            return false;
+        }
         if (mayWatch) {
             call.allowWatch();
         }
-        dispatch(call, call.laneMaskValid());
+        dispatch(call, call.wellFormed(), watch.worker);
         return call.endWatch();
     }
 
@@ -479,8 +567,8 @@ public final class RpcServer implements AutoCloseable {
         return watch;
     }
 
-    /** Routes a call to its service, or answers it with an error status. */
-    void dispatch(ServerCall call, boolean wellFormed) {
+    /** Routes a call to its service (an INLINE one on {@code worker}'s thread), or answers it with an error status. */
+    void dispatch(ServerCall call, boolean wellFormed, Worker worker) {
         if (!wellFormed) {
             call.finish(RpcStatus.BAD_REQUEST);
             return;
@@ -495,7 +583,7 @@ public final class RpcServer implements AutoCloseable {
             return;
         }
         if (entry.mode() == ServiceMode.INLINE) {
-            run(entry, call);
+            run(entry, call, worker);
         } else {
             handlers.submit(entry, call);
         }
@@ -516,15 +604,26 @@ public final class RpcServer implements AutoCloseable {
             call.finish(RpcStatus.UNKNOWN_OPCODE);
             return;
         }
-        run(entry, call);
+        run(entry, call, null);
     }
 
-    /** Runs a service on the current thread and ends its call unless the service deferred it. */
-    void run(OpcodeRegistry.Entry entry, ServerCall call) {
+    /**
+     * Runs a service on the current thread and ends its call unless the service deferred it;
+     * {@code worker} (null for another transport's thread) shows the watchdog what runs.
+     */
+    void run(OpcodeRegistry.Entry entry, ServerCall call, Worker worker) {
+        if (call.isFinished()) {
+            return; // cancelled while it waited in the handler ring
+        }
+        if (worker != null) {
+            worker.enter(call);
+        }
         try {
             entry.service().serve(call);
             if (!call.isDeferred()) {
                 call.finish(RpcStatus.OK);
+            } else {
+                armDeadline(call);
             }
         } catch (CallEndedException e) {
             call.finish(e.status());
@@ -532,6 +631,89 @@ public final class RpcServer implements AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, "service " + entry.name() + " failed on opcode "
                     + Opcodes.toString(call.opcode()), t);
             call.finish(RpcStatus.SERVICE_ERROR);
+        } finally {
+            if (worker != null && worker.exit()) {
+                movedAside.decrementAndGet();
+            }
+        }
+    }
+
+    // ---- the watchdog ---------------------------------------------------------------------------
+
+    /**
+     * Runs every quarter of the service timeout on the timer thread: a worker seen running the same
+     * call for the service timeout is stuck. Its call ends with TIMEOUT (its caller gets the status
+     * and its port back; the service, if it ever returns, writes nothing to the port), and its
+     * thread is moved aside: a fresh thread takes its place, and the stuck one ends once its
+     * service returns. So one stuck service never stops the others: not the calls of a stuck
+     * INLINE service's server thread, not printf and file I/O behind stuck handlers. At most
+     * {@link #MAX_MOVED_ASIDE} threads may be stuck at once; past that the calls still end, but no
+     * thread is added.
+     */
+    private void watchdog() {
+        long now = System.nanoTime();
+        for (int i = 0, n = scannerWorkers.length(); i < n; i++) {
+            Worker w = scannerWorkers.get(i);
+            if (isStuck(w, now) && moveAside(w)) {
+                startScanner(i, ++generations);
+            }
+        }
+        for (int i = 0, n = handlers.size(); i < n; i++) {
+            Worker w = handlers.worker(i);
+            if (isStuck(w, now) && moveAside(w)) {
+                handlers.replace(i, ++generations);
+            }
+        }
+    }
+
+    private boolean isStuck(Worker w, long now) {
+        ServerCall c = w.running();
+        if (c == null || c != w.seen) {
+            w.seen = c;
+            w.seenSince = now;
+            return false;
+        }
+        return now - w.seenSince >= config.serviceTimeoutNanos();
+    }
+
+    /**
+     * Ends the stuck worker's call with TIMEOUT and retires the worker if its thread is still in
+     * that call: true when it did, and a fresh thread is to take its place.
+     */
+    private boolean moveAside(Worker w) {
+        ServerCall c = w.seen;
+        w.seen = null;
+        if (!running) {
+            return false;
+        }
+        if (c.abandon(RpcStatus.TIMEOUT)) {
+            timeouts.increment();
+            stuckCalls.increment();
+        }
+        boolean retired = movedAside.incrementAndGet() <= MAX_MOVED_ASIDE && w.retire(c);
+        if (!retired) {
+            movedAside.decrementAndGet();
+        } else {
+            LOG.log(System.Logger.Level.WARNING, "a service ran past " + config.serviceTimeoutNanos() / 1_000_000
+                    + " ms on opcode " + Opcodes.toString(c.opcode()) + ": its call ended with TIMEOUT and its thread "
+                    + "was moved aside");
+        }
+        return retired;
+    }
+
+    /** Ends the deferred {@code call} with TIMEOUT if it has not ended by its deadline. */
+    private void armDeadline(ServerCall call) {
+        if (call.isFinished()) {
+            return;
+        }
+        try {
+            call.deadline(timers.schedule(() -> {
+                if (call.abandon(RpcStatus.TIMEOUT)) {
+                    timeouts.increment();
+                }
+            }, config.deferredTimeoutNanos(), TimeUnit.NANOSECONDS));
+        } catch (RejectedExecutionException closing) {
+            // the server is stopping: its callers end with CLOSED
         }
     }
 
@@ -559,10 +741,11 @@ public final class RpcServer implements AutoCloseable {
         running = false;
         ports.markClosed();
         ports.doorbell().removeWaiter(doorbellWaiter);
-        for (Thread t : scanners) {
-            LockSupport.unpark(t);
+        for (int i = 0; i < scanners.length(); i++) {
+            LockSupport.unpark(scanners.get(i));
         }
-        for (Thread t : scanners) {
+        for (int i = 0; i < scanners.length(); i++) {
+            Thread t = scanners.get(i);
             try {
                 t.join(timeoutMillis);
             } catch (InterruptedException e) {
@@ -571,6 +754,7 @@ public final class RpcServer implements AutoCloseable {
             }
         }
         handlers.stop(timeoutMillis);
+        timers.shutdownNow();
     }
 
     @Override

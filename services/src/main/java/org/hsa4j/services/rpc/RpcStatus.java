@@ -17,7 +17,10 @@ public enum RpcStatus {
     CANCELLED(3),
     /** Client and service disagreed on the call's packet sequence. */
     PROTOCOL_ERROR(4),
-    /** The server waited too long for the client's next packet. */
+    /**
+     * The call took too long: the server waited past the call timeout for the client's next packet,
+     * a deferred reply passed its deadline, or the watchdog found its service stuck.
+     */
     TIMEOUT(5),
     /** The calling dispatch was aborted (syscall abort); its calls are refused. */
     ABORTED(6),
@@ -25,8 +28,13 @@ public enum RpcStatus {
     CLOSED(7),
     /** A reply did not fit the caller's buffer (agent dispatch transport). */
     OVERFLOW(8),
-    /** The request was malformed (bad lane mask, bad length). */
-    BAD_REQUEST(9);
+    /** The request was malformed (bad lane mask, bad length, unknown calling agent). */
+    BAD_REQUEST(9),
+    /**
+     * Every port stayed taken for the client's port wait limit (as {@code HsaStatus.RESOURCE_BUSY}):
+     * the call was never sent; the caller may try again.
+     */
+    BUSY(10);
 
     /** Bit 31 of the status word: set on the server's last packet of a call. */
     public static final int FINAL_BIT = 1 << 31;

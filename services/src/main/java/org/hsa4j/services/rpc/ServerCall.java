@@ -2,6 +2,7 @@ package org.hsa4j.services.rpc;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.Future;
 
 import org.hsa4j.memory.Svm;
 
@@ -13,6 +14,13 @@ import org.hsa4j.memory.Svm;
  * {@link #sendN}, set results with {@link #result}. The call ends once, with {@link #finish}: by
  * the server when the service returns (OK), or by the service itself, possibly later and from
  * another thread after {@link #defer()} (a network reply, a timer).
+ *
+ * <p>A call may also end from outside its service ({@link #abandon}): its caller cancelled it, a
+ * deferred call passed its deadline, or the watchdog timed out a stuck service. From then on the
+ * service must leave the caller's memory alone: work that finishes later (bytes a recv received,
+ * a connection an accept got) goes through {@link #runIfLive}, which runs it only while the call
+ * is live and keeps the call from ending from outside while it runs (both hold the call's monitor),
+ * so such work either happens before the call ended or not at all, and loses nothing.
  */
 public abstract class ServerCall {
     private static final VarHandle FINISHED;
@@ -28,6 +36,8 @@ public abstract class ServerCall {
     /** 1 once the call ended (compare-and-swap): a field, not an AtomicBoolean, so a call allocates one object less. */
     private volatile int finished;
     private volatile boolean deferred;
+    /** The deferred call's deadline timer, cancelled when the call ends. */
+    private volatile Future<?> deadline;
 
     /** The opcode. */
     public abstract int opcode();
@@ -82,7 +92,10 @@ public abstract class ServerCall {
         sendN(perLane);
     }
 
-    /** The host's view of SVM, for pointer arguments. */
+    /**
+     * The calling agent's view of SVM, for pointer arguments: buffers are read and written with the
+     * caller's access rights (memory the caller may not touch faults, as it would in the kernel).
+     */
     public abstract Svm svm();
 
     /** The calling dispatch's kernarg address (its identity), 0 for a host caller. */
@@ -118,8 +131,58 @@ public abstract class ServerCall {
         if (!FINISHED.compareAndSet(this, 0, 1)) {
             return false;
         }
-        complete(status);
+        try {
+            complete(status);
+        } finally {
+            Future<?> d = deadline;
+            if (d != null) {
+                d.cancel(false);
+            }
+        }
         return true;
+    }
+
+    /**
+     * Runs {@code action} (a write into the caller's memory, a hand-over of a resource, and the
+     * {@link #finish} that reports it) only while the call is live, holding the call's monitor so
+     * that it cannot end from outside meanwhile: true when it ran, false when the call had ended
+     * (the work is then not the caller's any more and must stay where it was).
+     */
+    public final boolean runIfLive(Runnable action) {
+        synchronized (this) {
+            if (finished != 0) {
+                return false;
+            }
+            action.run();
+            return true;
+        }
+    }
+
+    /**
+     * Ends the call with {@code status} from outside its service (a caller's cancel, a deadline,
+     * the watchdog), after a {@link #runIfLive} in progress: true when this ended it, false when it
+     * had ended already.
+     */
+    final boolean abandon(RpcStatus status) {
+        synchronized (this) {
+            if (finished != 0) {
+                return false;
+            }
+            beforeAbandon();
+            return finish(status);
+        }
+    }
+
+    /** Called under the call's monitor just before {@link #abandon} ends a live call; a transport keeps what its service may still read. */
+    void beforeAbandon() {
+    }
+
+    /** Arms the deferred call's deadline timer; it is cancelled when the call ends (at once if it ended already). */
+    final void deadline(Future<?> timer) {
+        deadline = timer;
+        if (finished != 0) {
+            timer.cancel(false);
+        }
     }
 
     /** Sends the last packet of the call with {@code status}; called once. */

@@ -159,9 +159,9 @@ public final class SyscallService {
         try {
             return switch (s) {
                 case CLOSE -> close(a0);
-                case READ -> read(svm, a0, a1, a2, -1);
+                case READ -> read(call, svm, a0, a1, a2, -1);
                 case WRITE -> write(svm, a0, a1, a2, -1);
-                case PREAD -> a3 < 0 ? -Errno.EINVAL : read(svm, a0, a1, a2, a3);
+                case PREAD -> a3 < 0 ? -Errno.EINVAL : read(call, svm, a0, a1, a2, a3);
                 case PWRITE -> a3 < 0 ? -Errno.EINVAL : write(svm, a0, a1, a2, a3);
                 case LSEEK -> lseek(a0, a1, a2);
                 case FSTAT -> fstat(svm, a0, a1);
@@ -236,7 +236,7 @@ public final class SyscallService {
         return 0;
     }
 
-    private long read(Svm svm, long fd, long buffer, long count, long offset) throws IOException {
+    private long read(ServerCall call, Svm svm, long fd, long buffer, long count, long offset) throws IOException {
         FdTable.Entry e = fds.get(fd);
         if (e == null) {
             return -Errno.EBADF;
@@ -269,7 +269,11 @@ public final class SyscallService {
         if (n <= 0) {
             return 0;
         }
-        MemorySegment.copy(bytes, 0, target, ValueLayout.JAVA_BYTE, 0, n);
+        // a stream read may block for long: a call that ended meanwhile (cancelled, timed out by
+        // the watchdog) must not have its caller's buffer written now
+        if (!call.runIfLive(() -> MemorySegment.copy(bytes, 0, target, ValueLayout.JAVA_BYTE, 0, n))) {
+            return -Errno.EIO;
+        }
         return n;
     }
 

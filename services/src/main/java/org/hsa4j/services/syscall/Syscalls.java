@@ -32,7 +32,8 @@ public final class Syscalls {
         if (status == RpcStatus.ABORTED) {
             throw new DispatchAbortedException(0, "the dispatch was aborted; its syscalls are refused");
         }
-        return status == RpcStatus.UNKNOWN_OPCODE ? -Errno.ENOSYS : -Errno.EIO;
+        return status == RpcStatus.UNKNOWN_OPCODE ? -Errno.ENOSYS : status == RpcStatus.TIMEOUT ? -Errno.ETIMEDOUT
+                : -Errno.EIO;
     }
 
     private long call(WorkItem wi, Syscall s, long... args) {

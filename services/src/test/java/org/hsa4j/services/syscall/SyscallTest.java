@@ -182,16 +182,30 @@ class SyscallTest {
     }
 
     @Test
-    void shouldReturnEfaultForABufferTheHostMayNotAccess() throws IOException {
+    void shouldReturnEfaultForABufferTheCallerMayNotAccess() throws IOException {
+        Path file = Files.writeString(dir.resolve("f"), "abc");
+        long plain = f.rt.systemMalloc(64);
+        assertEquals(-Errno.EFAULT, inKernel(wi -> {
+            long fd = sys.open(wi, file.toString(), OpenFlags.O_RDONLY, 0);
+            long n = sys.read(wi, fd, plain, 3);
+            sys.close(wi, fd);
+            return n;
+        }));
+        assertEquals(-Errno.EFAULT, inKernel(wi -> sys.fstat(wi, 1, 0x1234)));
+    }
+
+    @Test
+    void shouldReadIntoTheCallingGpusOwnDeviceMemory() throws IOException {
         Path file = Files.writeString(dir.resolve("f"), "abc");
         long deviceOnly = f.rt.deviceMalloc(f.rt.gpuAgent(), 64);
-        assertEquals(-Errno.EFAULT, inKernel(wi -> {
+        assertEquals(3, inKernel(wi -> {
             long fd = sys.open(wi, file.toString(), OpenFlags.O_RDONLY, 0);
             long n = sys.read(wi, fd, deviceOnly, 3);
             sys.close(wi, fd);
             return n;
         }));
-        assertEquals(-Errno.EFAULT, inKernel(wi -> sys.fstat(wi, 1, 0x1234)));
+        assertEquals("abc", new String(f.rt.gpuAgent().svm().segment(deviceOnly, 3).toArray(ValueLayout.JAVA_BYTE),
+                StandardCharsets.UTF_8));
     }
 
     @Test
