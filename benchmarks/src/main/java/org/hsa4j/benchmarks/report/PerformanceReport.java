@@ -121,8 +121,25 @@ public final class PerformanceReport {
         if (out.getParent() != null) {
             Files.createDirectories(out.getParent());
         }
-        Files.writeString(out, report.render());
+        Files.writeString(out, report.render() + keptSection(out));
         System.out.println("hsa4j: wrote " + out + ": " + report.verdict + (report.smoke ? " (smoke run)" : ""));
+    }
+
+    /** Marks the start of a hand-recorded part of the report that every regeneration keeps. */
+    static final String KEPT_MARKER = "<!-- kept by PerformanceReport: hand-recorded A/B runs below -->";
+
+    /**
+     * The hand-recorded part of an existing report: its text from {@link #KEPT_MARKER} on, with a
+     * blank line before it, or nothing. A/B comparisons of two builds (two jars, one run each)
+     * cannot come from one JMH run, so they live there and survive a new full run.
+     */
+    static String keptSection(Path existing) throws IOException {
+        if (!Files.exists(existing)) {
+            return "";
+        }
+        String text = Files.readString(existing);
+        int at = text.indexOf(KEPT_MARKER);
+        return at < 0 ? "" : "\n" + text.substring(at);
     }
 
     /** The plain JMH command that runs the same benchmarks with the same JVM flags. */
