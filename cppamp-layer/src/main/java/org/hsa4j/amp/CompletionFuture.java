@@ -81,6 +81,7 @@ public final class CompletionFuture {
     static CompletionFuture pending(Amp amp, Object what) {
         CompletionFuture f = new CompletionFuture(amp, what, PENDING, null);
         f.slot = amp.signals().acquire(f);
+        adopt(amp, f);
         return f;
     }
 
@@ -91,7 +92,17 @@ public final class CompletionFuture {
 
     /** A future that has already failed with {@code failure}. */
     static CompletionFuture failed(Amp amp, Object what, HsaException failure) {
-        return new CompletionFuture(amp, what, FAILED, Objects.requireNonNull(failure));
+        CompletionFuture f = new CompletionFuture(amp, what, FAILED, Objects.requireNonNull(failure));
+        adopt(amp, f);
+        return f;
+    }
+
+    /** Makes {@code f} part of the then() continuation running on this thread, if one is. */
+    private static void adopt(Amp amp, CompletionFuture f) {
+        Nest n = amp.continuations().currentNest();
+        if (n != null) {
+            n.adopt(f);
+        }
     }
 
     // ---- waiting --------------------------------------------------------------------------------
@@ -175,39 +186,56 @@ public final class CompletionFuture {
             long start = System.nanoTime();
             ContinuationExecutor helper = amp.continuations();
             boolean onHelper = helper.isCurrentThread();
-            while (state == PENDING) {
-                long left = timeoutNanos == Long.MAX_VALUE ? Long.MAX_VALUE
-                        : timeoutNanos - (System.nanoTime() - start);
-                if (left <= 0) {
-                    return false;
+            // tasks run here while a continuation waits belong to no nest of the waiting one
+            Nest waiting = onHelper ? helper.enter(null) : null;
+            try {
+                return helpOrWait(helper, onHelper, mode, timeoutNanos, start);
+            } finally {
+                if (onHelper) {
+                    helper.enter(waiting);
                 }
-                if (Thread.currentThread().isInterrupted()) {
-                    throw new HsaException(HsaStatus.INVALID_RUNTIME_STATE, "interrupted while waiting for " + what);
-                }
-                if (onHelper && helper.runOne()) {
-                    continue;
-                }
-                try {
-                    long slice = onHelper ? Math.min(left, 50_000) : left;
-                    slot.signal.waitScacquire(SignalCondition.LT, 1, slice, mode);
-                } catch (HsaException e) {
-                    // the signal was failed: poll() below records it
-                }
-                poll();
             }
-            return true;
         } finally {
             release();
         }
+    }
+
+    private boolean helpOrWait(ContinuationExecutor helper, boolean onHelper, WaitState mode, long timeoutNanos,
+                               long start) {
+        while (state == PENDING) {
+            long left = timeoutNanos == Long.MAX_VALUE ? Long.MAX_VALUE
+                    : timeoutNanos - (System.nanoTime() - start);
+            if (left <= 0) {
+                return false;
+            }
+            if (Thread.currentThread().isInterrupted()) {
+                throw new HsaException(HsaStatus.INVALID_RUNTIME_STATE, "interrupted while waiting for " + what);
+            }
+            if (onHelper && helper.runOne()) {
+                continue;
+            }
+            try {
+                long slice = onHelper ? Math.min(left, 50_000) : left;
+                slot.signal.waitScacquire(SignalCondition.LT, 1, slice, mode);
+            } catch (HsaException e) {
+                // the signal was failed: poll() below records it
+            }
+            poll();
+        }
+        return true;
     }
 
     // ---- chaining -------------------------------------------------------------------------------
 
     /**
      * Runs {@code continuation} on the layer's continuation thread once this future has succeeded,
-     * and returns a future that completes when it has run. May be called any number of times, before
-     * or after completion. If this future fails, the continuation does not run and the returned
-     * future fails with the same cause; if the continuation throws, the returned future fails.
+     * and returns a future that completes when it has run and every future it made meanwhile (its
+     * dispatches, markers and nested then() chains) has completed. May be called any number of times,
+     * before or after completion. If this future fails, the continuation does not run and the returned
+     * future fails with the same cause; if the continuation throws, or a future it made fails, the
+     * returned future fails with that cause, so a failure deep in a then()-inside-then() chain reaches
+     * the outermost future. (A continuation must not wait, through a future it makes, for the future
+     * this call returns: that one waits for it.)
      */
     public CompletionFuture then(Runnable continuation) {
         Objects.requireNonNull(continuation, "continuation");
@@ -248,14 +276,59 @@ public final class CompletionFuture {
             return;
         }
         s.recordStart(amp.runtime().timestamp());
+        ContinuationExecutor ex = amp.continuations();
+        Nest nest = new Nest(amp, s);
+        Nest outer = ex.enter(nest);
         try {
             continuation.run();
         } catch (Throwable t) {
-            s.fail(new HsaException(HsaStatus.EXCEPTION, "continuation of " + what + " threw " + t, t));
-            return;
+            nest.fail(new HsaException(HsaStatus.EXCEPTION, "continuation of " + what + " threw " + t, t));
+        } finally {
+            ex.enter(outer);
         }
-        s.recordEnd(amp.runtime().timestamp());
-        s.subtractScrelease(1);
+        nest.arrive(null);
+    }
+
+    /**
+     * A then() continuation and the futures made on the continuation thread while it ran: its future
+     * (whose signal is {@code signal}) succeeds when the continuation and all of them have, and fails
+     * with the first failure among them. Touched on the continuation thread only: each adopted
+     * future's completion is handed there, which also keeps a deep nest from completing recursively.
+     */
+    static final class Nest {
+        private final Amp amp;
+        private final Signal signal;
+        private int open = 1;
+        private boolean settled;
+
+        Nest(Amp amp, Signal signal) {
+            this.amp = amp;
+            this.signal = signal;
+        }
+
+        void adopt(CompletionFuture child) {
+            open++;
+            child.whenDone(c -> amp.continuations().execute(() -> arrive(c)));
+        }
+
+        /** One part is done: the continuation itself (null) or an adopted future. */
+        void arrive(CompletionFuture child) {
+            if (child != null && child.state == FAILED) {
+                fail(child.failure);
+            }
+            if (--open == 0 && !settled) {
+                settled = true;
+                signal.recordEnd(amp.runtime().timestamp());
+                signal.subtractScrelease(1);
+            }
+        }
+
+        void fail(HsaException cause) {
+            if (!settled) {
+                settled = true;
+                signal.fail(cause);
+            }
+        }
     }
 
     private void runComposition(Supplier<CompletionFuture> next, CompletionFuture outer) {

@@ -19,6 +19,8 @@ final class ContinuationExecutor implements AutoCloseable {
     private volatile Thread thread;
     private volatile boolean parked;
     private volatile boolean closed;
+    /** The then() continuation running now, which adopts the futures made meanwhile; this thread only. */
+    private CompletionFuture.Nest nest;
 
     ContinuationExecutor(String name) {
         this.name = name;
@@ -49,6 +51,18 @@ final class ContinuationExecutor implements AutoCloseable {
     /** True on the executor's own thread. */
     boolean isCurrentThread() {
         return Thread.currentThread() == thread;
+    }
+
+    /** Makes {@code n} the running continuation's nest (on this thread only); returns the one it replaces. */
+    CompletionFuture.Nest enter(CompletionFuture.Nest n) {
+        CompletionFuture.Nest outer = nest;
+        nest = n;
+        return outer;
+    }
+
+    /** The nest of the continuation running on the calling thread, or null (always null on other threads). */
+    CompletionFuture.Nest currentNest() {
+        return isCurrentThread() ? nest : null;
     }
 
     /** Runs one queued task on the calling thread (used by a continuation that waits); false when none. */
