@@ -3,6 +3,7 @@ package org.hsa4j.amp;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Objects;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 
@@ -272,6 +273,21 @@ public final class AcceleratorView implements AutoCloseable {
                 null, null, 0, 0);
     }
 
+    /**
+     * Makes the work queued on this view after this call wait for {@code outside}, a stage from
+     * outside the layer ({@code hipStreamWaitEvent}): a barrier-AND packet whose dependency signal is
+     * completed when {@code outside} completes, or failed if it fails (then the marker and the work
+     * queued behind it fail, as behind any failed dependency). Nothing blocks a thread meanwhile;
+     * {@code outside}'s completion costs one signal update on the thread that completes it. Returns
+     * the marker's future.
+     */
+    public CompletionFuture waitFor(CompletionStage<?> outside) {
+        Objects.requireNonNull(outside, "outside");
+        CompletionFuture dep = CompletionFuture.pending(amp, new CompletionFuture.Described("outside stage ", outside));
+        outside.whenComplete((v, t) -> dep.completeFromOutside(t));
+        return createBlockingMarker(dep);
+    }
+
     // ---- waiting ----------------------------------------------------------------------------------
 
     /** Waits until everything queued so far has completed (failures stay on their futures). */
@@ -386,7 +402,7 @@ public final class AcceleratorView implements AutoCloseable {
         Object[] held = new Object[deps.length];
         for (int i = 0; i < deps.length; i++) {
             CompletionFuture d = Objects.requireNonNull(deps[i], "dependency");
-            if (d.retain()) {
+            if (!d.isCancelled() && d.retain()) {
                 handles[i] = d.signal().handle();
                 held[i] = d;
             } else if (!d.succeeded()) {
