@@ -162,9 +162,12 @@ public final class CompletionFuture implements CompletionStage<Void>, Future<Voi
     // ---- waiting --------------------------------------------------------------------------------
 
     /**
-     * Waits until complete (spinning first, {@link WaitState#ACTIVE}) and rethrows a failure.
+     * Waits until complete (spinning first, {@link WaitState#ACTIVE}) and rethrows a failure, as
+     * C++AMP's {@code completion_future::get()}: unchecked, unlike {@link Future#get()}'s contract.
      *
+     * @return null
      * @throws HsaException the failure of the operation, with the original exception as its cause
+     * @throws CancellationException when cancelled
      */
     @Override
     public Void get() {
@@ -316,7 +319,11 @@ public final class CompletionFuture implements CompletionStage<Void>, Future<Voi
         };
     }
 
-    /** Null once succeeded. @throws IllegalStateException when not complete or not succeeded */
+    /**
+     * Null once succeeded.
+     *
+     * @throws IllegalStateException when not complete or not succeeded
+     */
     @Override
     public Void resultNow() {
         if (state() != State.SUCCESS) {
@@ -325,7 +332,11 @@ public final class CompletionFuture implements CompletionStage<Void>, Future<Voi
         return null;
     }
 
-    /** The {@link HsaException} once failed. @throws IllegalStateException when not complete or not failed */
+    /**
+     * The {@link HsaException} once failed.
+     *
+     * @throws IllegalStateException when not complete or not failed (a cancelled future has not failed)
+     */
     @Override
     public Throwable exceptionNow() {
         if (state() != State.FAILED) {
