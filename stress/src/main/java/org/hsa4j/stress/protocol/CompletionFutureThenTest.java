@@ -10,7 +10,7 @@ import org.hsa4j.amp.Amp;
 import org.hsa4j.amp.CompletionFuture;
 import org.hsa4j.amp.Extent;
 import org.hsa4j.runtime.HsaRuntime;
-import org.hsa4j.stress.BoundedWait;
+import org.hsa4j.testsupport.BoundedWait;
 import org.hsa4j.stress.StressRuntime;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;

@@ -9,7 +9,7 @@ import org.hsa4j.memory.Svm;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
-import org.hsa4j.stress.BoundedWait;
+import org.hsa4j.testsupport.BoundedWait;
 import org.hsa4j.stress.StressRuntime;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
