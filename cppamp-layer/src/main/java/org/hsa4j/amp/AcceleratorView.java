@@ -3,7 +3,10 @@ package org.hsa4j.amp;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 
@@ -69,6 +72,7 @@ public final class AcceleratorView implements AutoCloseable {
     private long nextLaunch;
     private boolean closed;
     private volatile CompletionFuture last;
+    private final Set<OutsideWait> outsideWaits = ConcurrentHashMap.newKeySet();
 
     AcceleratorView(Amp amp, Accelerator accelerator, int id, boolean isDefault) {
         this.amp = amp;
@@ -283,9 +287,31 @@ public final class AcceleratorView implements AutoCloseable {
      */
     public CompletionFuture waitFor(CompletionStage<?> outside) {
         Objects.requireNonNull(outside, "outside");
-        CompletionFuture dep = CompletionFuture.pending(amp, new CompletionFuture.Described("outside stage ", outside));
-        outside.whenComplete((v, t) -> dep.completeFromOutside(t));
-        return createBlockingMarker(dep);
+        OutsideWait w = new OutsideWait(
+                CompletionFuture.pending(amp, new CompletionFuture.Described("outside stage ", outside)));
+        outsideWaits.add(w);
+        outside.whenComplete((v, t) -> w.settle(t));
+        return createBlockingMarker(w.dependency);
+    }
+
+    /**
+     * The dependency of a {@link #waitFor} marker, settled once: by the outside stage, or failed by
+     * {@link #close} so that closing never waits for a stage that may never complete.
+     */
+    private final class OutsideWait {
+        final CompletionFuture dependency;
+        private final AtomicBoolean settled = new AtomicBoolean();
+
+        OutsideWait(CompletionFuture dependency) {
+            this.dependency = dependency;
+        }
+
+        void settle(Throwable failure) {
+            if (settled.compareAndSet(false, true)) {
+                outsideWaits.remove(this);
+                dependency.completeFromOutside(failure);
+            }
+        }
     }
 
     // ---- waiting ----------------------------------------------------------------------------------
@@ -450,7 +476,9 @@ public final class AcceleratorView implements AutoCloseable {
     // ---- life cycle -------------------------------------------------------------------------------
 
     /**
-     * Waits for the work queued so far, then destroys the queue and frees the launch table. The
+     * Fails the dependencies of {@link #waitFor} markers whose outside stage has not completed (so
+     * the work behind them fails instead of waiting forever), waits for the work queued so far,
+     * then destroys the queue and frees the launch table. The
      * default view is closed with its {@link Amp} only; closing it here does nothing.
      */
     @Override
@@ -467,6 +495,9 @@ public final class AcceleratorView implements AutoCloseable {
                 return;
             }
             closed = true;
+        }
+        for (OutsideWait w : outsideWaits) {
+            w.settle(new HsaException(HsaStatus.INVALID_QUEUE, this + " was closed before the outside stage completed"));
         }
         if (!amp.runtime().isClosed()) {
             wait(WaitState.BLOCKED);

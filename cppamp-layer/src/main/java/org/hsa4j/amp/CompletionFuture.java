@@ -283,6 +283,7 @@ public final class CompletionFuture implements CompletionStage<Void>, Future<Voi
      */
     @Override
     public boolean cancel(boolean mayInterruptIfRunning) {
+        poll();
         List<Consumer<CompletionFuture>> cbs;
         Launch l;
         synchronized (this) {

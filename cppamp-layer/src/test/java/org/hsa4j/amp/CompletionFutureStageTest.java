@@ -293,4 +293,16 @@ class CompletionFutureStageTest {
             v.close();
         }
     }
+
+    @Test
+    void shouldCloseAViewWaitingForAnOutsideStageThatNeverCompletes() {
+        AcceleratorView v = fx.accelerator.createView();
+        CompletableFuture<Void> never = new CompletableFuture<>();
+        CompletionFuture marker = v.waitFor(never);
+        CompletionFuture k = v.parallelForEach(new Extent(1), idx -> { });
+        v.close();
+        assertTrue(marker.isFailed(), "close() failed the marker instead of waiting forever");
+        assertTrue(k.waitFor(30, TimeUnit.SECONDS) && k.isFailed());
+        never.complete(null);
+    }
 }
