@@ -44,7 +44,8 @@ import org.hsa4j.signal.WaitState;
  * fails the signal (a compute unit, for a kernel) completes the future right after, with a few
  * field writes and no waiter registration; a host thread that sees the signal first completes it
  * itself (completion is idempotent). Continuations are never run there: {@link #then} and friends
- * hand them to the layer's single continuation thread. No thread per callback, and the callback
+ * hand them to the layer's single continuation thread. No thread per callback (the stage methods
+ * below take one virtual thread per future that uses them), and the callback
  * list, the dispatch's launch (its captured values) and its dependencies are all dropped the moment
  * the future completes, so no capture outlives its dispatch (HCC's futures held dangling captures).
  *
@@ -52,6 +53,8 @@ import org.hsa4j.signal.WaitState;
  * A reference count guards the signal: one reference for the completion itself, one per barrier
  * packet that names it as a dependency, one per host thread waiting on it. The last release
  * returns the signal to the pool, so a 64-byte SVM slot is reused as soon as nothing can read it.
+ * A cancelled future keeps the completion reference (and its launch and dependencies) until its
+ * signal finishes, that is until its packet retires, since the agent still writes the signal.
  * Completed futures keep their outcome and timestamps in fields.
  *
  * <h2>Failures</h2>

@@ -4,8 +4,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The one thread that runs future continuations ({@code then}, {@code thenCompose},
- * {@code toCompletableFuture}) of an {@link Amp}: never the caller's thread, never a compute unit
+ * The one thread that runs future continuations ({@code then}, {@code thenCompose}) of an
+ * {@link Amp} (the CompletionStage methods run elsewhere: see {@link CompletionFuture}): never the
+ * caller's thread, never a compute unit
  * (a continuation that blocks there would stall the agent), never a thread per callback. Started
  * with the first continuation; it spins briefly after each task (a nested then() chain hands over
  * in well under a microsecond) and then parks, so an idle layer costs nothing.
