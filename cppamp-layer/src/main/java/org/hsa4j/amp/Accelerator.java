@@ -84,22 +84,22 @@ public final class Accelerator {
 
     /** A view of the ints at SVM address {@code address} laid out as {@code extent}, with no copy. */
     public IntArrayView ints(long address, Extent extent) {
-        return new IntArrayView(ViewMemory.of(agent.svm(), address, extent.size() * Integer.BYTES), extent, null);
+        return new IntArrayView(ViewMemory.of(amp, agent.svm(), address, extent.size() * Integer.BYTES), extent, null);
     }
 
     /** A view of the longs at SVM address {@code address} laid out as {@code extent}, with no copy. */
     public LongArrayView longs(long address, Extent extent) {
-        return new LongArrayView(ViewMemory.of(agent.svm(), address, extent.size() * Long.BYTES), extent, null);
+        return new LongArrayView(ViewMemory.of(amp, agent.svm(), address, extent.size() * Long.BYTES), extent, null);
     }
 
     /** A view of the floats at SVM address {@code address} laid out as {@code extent}, with no copy. */
     public FloatArrayView floats(long address, Extent extent) {
-        return new FloatArrayView(ViewMemory.of(agent.svm(), address, extent.size() * Float.BYTES), extent, null);
+        return new FloatArrayView(ViewMemory.of(amp, agent.svm(), address, extent.size() * Float.BYTES), extent, null);
     }
 
     /** A view of the doubles at SVM address {@code address} laid out as {@code extent}, with no copy. */
     public DoubleArrayView doubles(long address, Extent extent) {
-        return new DoubleArrayView(ViewMemory.of(agent.svm(), address, extent.size() * Double.BYTES), extent, null);
+        return new DoubleArrayView(ViewMemory.of(amp, agent.svm(), address, extent.size() * Double.BYTES), extent, null);
     }
 
     @Override

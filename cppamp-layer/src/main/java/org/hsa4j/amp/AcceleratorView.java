@@ -3,6 +3,10 @@ package org.hsa4j.amp;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 
@@ -68,6 +72,7 @@ public final class AcceleratorView implements AutoCloseable {
     private long nextLaunch;
     private boolean closed;
     private volatile CompletionFuture last;
+    private final Set<OutsideWait> outsideWaits = ConcurrentHashMap.newKeySet();
 
     AcceleratorView(Amp amp, Accelerator accelerator, int id, boolean isDefault) {
         this.amp = amp;
@@ -272,6 +277,43 @@ public final class AcceleratorView implements AutoCloseable {
                 null, null, 0, 0);
     }
 
+    /**
+     * Makes the work queued on this view after this call wait for {@code outside}, a stage from
+     * outside the layer ({@code hipStreamWaitEvent}): a barrier-AND packet whose dependency signal is
+     * completed when {@code outside} completes, or failed if it fails (then the marker and the work
+     * queued behind it fail, as behind any failed dependency). Nothing blocks a thread meanwhile;
+     * {@code outside}'s completion costs one signal update on the thread that completes it. Returns
+     * the marker's future.
+     */
+    public CompletionFuture waitFor(CompletionStage<?> outside) {
+        Objects.requireNonNull(outside, "outside");
+        OutsideWait w = new OutsideWait(
+                CompletionFuture.pending(amp, new CompletionFuture.Described("outside stage ", outside)));
+        outsideWaits.add(w);
+        outside.whenComplete((v, t) -> w.settle(t));
+        return createBlockingMarker(w.dependency);
+    }
+
+    /**
+     * The dependency of a {@link #waitFor} marker, settled once: by the outside stage, or failed by
+     * {@link #close} so that closing never waits for a stage that may never complete.
+     */
+    private final class OutsideWait {
+        final CompletionFuture dependency;
+        private final AtomicBoolean settled = new AtomicBoolean();
+
+        OutsideWait(CompletionFuture dependency) {
+            this.dependency = dependency;
+        }
+
+        void settle(Throwable failure) {
+            if (settled.compareAndSet(false, true)) {
+                outsideWaits.remove(this);
+                dependency.completeFromOutside(failure);
+            }
+        }
+    }
+
     // ---- waiting ----------------------------------------------------------------------------------
 
     /** Waits until everything queued so far has completed (failures stay on their futures). */
@@ -386,7 +428,7 @@ public final class AcceleratorView implements AutoCloseable {
         Object[] held = new Object[deps.length];
         for (int i = 0; i < deps.length; i++) {
             CompletionFuture d = Objects.requireNonNull(deps[i], "dependency");
-            if (d.retain()) {
+            if (!d.isCancelled() && d.retain()) {
                 handles[i] = d.signal().handle();
                 held[i] = d;
             } else if (!d.succeeded()) {
@@ -434,7 +476,9 @@ public final class AcceleratorView implements AutoCloseable {
     // ---- life cycle -------------------------------------------------------------------------------
 
     /**
-     * Waits for the work queued so far, then destroys the queue and frees the launch table. The
+     * Fails the dependencies of {@link #waitFor} markers whose outside stage has not completed (so
+     * the work behind them fails instead of waiting forever), waits for the work queued so far,
+     * then destroys the queue and frees the launch table. The
      * default view is closed with its {@link Amp} only; closing it here does nothing.
      */
     @Override
@@ -451,6 +495,9 @@ public final class AcceleratorView implements AutoCloseable {
                 return;
             }
             closed = true;
+        }
+        for (OutsideWait w : outsideWaits) {
+            w.settle(new HsaException(HsaStatus.INVALID_QUEUE, this + " was closed before the outside stage completed"));
         }
         if (!amp.runtime().isClosed()) {
             wait(WaitState.BLOCKED);

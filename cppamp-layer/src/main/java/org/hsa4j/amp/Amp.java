@@ -9,6 +9,7 @@ import org.hsa4j.agent.Agent;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.signal.WaitState;
 
 /**
  * The C++AMP layer on one {@link HsaRuntime}: one {@link Accelerator} per GPU agent, the layer's
@@ -138,6 +139,15 @@ public final class Amp implements AutoCloseable {
             }
         }
         v.accelerator().forget(v);
+    }
+
+    /** Waits until the work queued so far on every view of the layer has completed (failures stay on their futures). */
+    void waitForQueuedWork(WaitState mode) {
+        for (AcceleratorView v : views) {
+            if (v != null) {
+                v.wait(mode);
+            }
+        }
     }
 
     /** The launch in slot {@code slot} of view {@code viewId}, or null. */

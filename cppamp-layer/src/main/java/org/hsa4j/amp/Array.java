@@ -27,7 +27,7 @@ public final class Array<V extends ArrayView> implements AutoCloseable {
         long bytes = Math.max(1, extent.size()) * elementSize;
         this.address = runtime.deviceMalloc(gpu, bytes);
         runtime.allowAccess(address, runtime.cpuAgent());
-        this.view = make.apply(new Allocated(ViewMemory.of(gpu.svm(), address, bytes), extent, owner));
+        this.view = make.apply(new Allocated(ViewMemory.of(owner.accelerator().amp(), gpu.svm(), address, bytes), extent, owner));
     }
 
     private record Allocated(ViewMemory memory, Extent extent, AcceleratorView owner) {

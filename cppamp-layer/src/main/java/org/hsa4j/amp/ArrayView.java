@@ -17,8 +17,9 @@ import org.hsa4j.signal.WaitState;
  * memory is row-major and dense, a {@code section} keeps its parent's strides. Every coordinate is
  * checked against the view's extent.
  *
- * <p>C++AMP's copy management has little to do over SVM: {@link #synchronize()} waits for the work
- * queued on the view's source accelerator view (if it has one) and fences; {@link #refresh()} fences;
+ * <p>C++AMP's copy management has little to do over SVM: {@link #synchronize()} waits for the kernels
+ * that may write the view (everything queued on the layer's accelerator views before the call) and
+ * fences; {@link #refresh()} fences;
  * {@link #discardData()} is a hint with nothing to skip.
  *
  * <p>Fidelity mode: when the runtime runs its {@link CoherenceModel}, every element read and write
@@ -90,11 +91,15 @@ public abstract sealed class ArrayView permits IntArrayView, LongArrayView, Floa
         return address + offset(idx) * elementSize();
     }
 
-    /** Waits for the work queued on the source view (if any), then fences so the host sees kernel writes. */
+    /**
+     * Waits for the kernels that write this view, then fences so the host sees their writes. The layer
+     * cannot tell which closures write which memory, so it waits for everything queued on every
+     * accelerator view of the layer before the call, whichever way the view was made (over an
+     * {@link Array} or over raw SVM with {@link Accelerator#floats}); work queued later is not waited
+     * for. Parks soon; an interrupt ends the wait with {@code HsaException(INVALID_RUNTIME_STATE)}.
+     */
     public void synchronize() {
-        if (source != null) {
-            source.wait(WaitState.BLOCKED);
-        }
+        memory.amp().waitForQueuedWork(WaitState.BLOCKED);
         VarHandle.fullFence();
     }
 

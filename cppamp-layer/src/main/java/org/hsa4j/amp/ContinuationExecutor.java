@@ -4,8 +4,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The one thread that runs future continuations ({@code then}, {@code thenCompose},
- * {@code toCompletableFuture}) of an {@link Amp}: never the caller's thread, never a compute unit
+ * The one thread that runs future continuations ({@code then}, {@code thenCompose}) of an
+ * {@link Amp} (the CompletionStage methods run elsewhere: see {@link CompletionFuture}): never the
+ * caller's thread, never a compute unit
  * (a continuation that blocks there would stall the agent), never a thread per callback. Started
  * with the first continuation; it spins briefly after each task (a nested then() chain hands over
  * in well under a microsecond) and then parks, so an idle layer costs nothing.
@@ -19,6 +20,8 @@ final class ContinuationExecutor implements AutoCloseable {
     private volatile Thread thread;
     private volatile boolean parked;
     private volatile boolean closed;
+    /** The then() continuation running now, which adopts the futures made meanwhile; this thread only. */
+    private CompletionFuture.Nest nest;
 
     ContinuationExecutor(String name) {
         this.name = name;
@@ -49,6 +52,18 @@ final class ContinuationExecutor implements AutoCloseable {
     /** True on the executor's own thread. */
     boolean isCurrentThread() {
         return Thread.currentThread() == thread;
+    }
+
+    /** Makes {@code n} the running continuation's nest (on this thread only); returns the one it replaces. */
+    CompletionFuture.Nest enter(CompletionFuture.Nest n) {
+        CompletionFuture.Nest outer = nest;
+        nest = n;
+        return outer;
+    }
+
+    /** The nest of the continuation running on the calling thread, or null (always null on other threads). */
+    CompletionFuture.Nest currentNest() {
+        return isCurrentThread() ? nest : null;
     }
 
     /** Runs one queued task on the calling thread (used by a continuation that waits); false when none. */

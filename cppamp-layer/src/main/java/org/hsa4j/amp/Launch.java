@@ -32,6 +32,8 @@ final class Launch {
     final int[] tile;
     final int tileSize;
     long generation;
+    /** Set by {@link CompletionFuture#cancel}: ranges and whole tiles not yet started are skipped. */
+    volatile boolean cancelled;
 
     private Launch(Kind kind, Object description, IndexKernel kernel, IndexLoop loop, Extent extent, long chunk,
                    TiledKernel tiledKernel, TileProgram program, int[] tile) {

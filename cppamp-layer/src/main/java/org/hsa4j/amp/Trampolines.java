@@ -66,6 +66,9 @@ final class Trampolines implements AutoCloseable {
 
     private void runUntiled(WorkItem w) {
         Launch l = launchOf(w);
+        if (l.cancelled) {
+            return;
+        }
         long from = w.flatGlobalId() * l.chunk;
         long to = Math.min(from + l.chunk, l.total);
         l.loop.run(l.kernel, l.rank, l.d1, l.d2, from, to);
@@ -76,6 +79,9 @@ final class Trampolines implements AutoCloseable {
             return;
         }
         Launch l = launchOf(w);
+        if (l.cancelled) {
+            return;
+        }
         TileFrame frame = TileFrame.current();
         TiledIndex t = new TiledIndex(l.tile, LOOP_BARRIER, frame);
         place(t, w);

@@ -9,13 +9,14 @@ import org.hsa4j.memory.Svm;
 /**
  * The memory under an {@link ArrayView}, resolved once when the view is made: the checked segment,
  * its SVM address and, in fidelity mode, the runtime's {@link CoherenceModel} and the
- * {@link Allocation} the model needs for every element access (null both when the mode is off).
+ * {@link Allocation} the model needs for every element access (null both when the mode is off);
+ * {@code amp} is the layer whose kernels may write it ({@link ArrayView#synchronize()} waits for them).
  */
-record ViewMemory(MemorySegment segment, long address, CoherenceModel model, Allocation allocation) {
-    /** {@code bytes} bytes at {@code address} as {@code svm}'s agent sees them. */
-    static ViewMemory of(Svm svm, long address, long bytes) {
+record ViewMemory(MemorySegment segment, long address, CoherenceModel model, Allocation allocation, Amp amp) {
+    /** {@code bytes} bytes at {@code address} as {@code svm}'s agent sees them, written by kernels of {@code amp}. */
+    static ViewMemory of(Amp amp, Svm svm, long address, long bytes) {
         MemorySegment segment = svm.segment(address, bytes);
         CoherenceModel model = svm.coherence();
-        return new ViewMemory(segment, address, model, model == null ? null : svm.resolve(address, bytes));
+        return new ViewMemory(segment, address, model, model == null ? null : svm.resolve(address, bytes), amp);
     }
 }

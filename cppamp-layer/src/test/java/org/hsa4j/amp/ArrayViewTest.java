@@ -154,6 +154,45 @@ class ArrayViewTest {
     }
 
     @Test
+    void shouldMakeSynchronizeOfAViewOverRawSvmWaitForTheKernelThatWritesIt() throws Exception {
+        FloatArrayView out = fx.accelerator.floats(fx.zeroed(4), new Extent(1));
+        AcceleratorView v = fx.accelerator.createView();
+        try {
+            Gate gate = new Gate(fx);
+            IndexKernel wait = gate.kernel();
+            CompletionFuture k = v.parallelForEach(new Extent(1), idx -> {
+                out.set(0, 1f);
+                wait.run(idx);
+                out.set(0, 2f);
+            });
+            float[] seen = new float[1];
+            Thread host = Thread.ofPlatform().start(() -> {
+                out.synchronize();
+                seen[0] = out.get(0);
+            });
+            awaitBlockedOrDone(host);
+            gate.open();
+            host.join(30_000);
+            assertFalse(host.isAlive(), "synchronize() returns once the kernel has");
+            assertEquals(2f, seen[0], "synchronize() returned before the kernel writing the view had finished");
+            assertTrue(k.isReady());
+        } finally {
+            v.close();
+        }
+    }
+
+    /** Waits (bounded) until {@code t} has parked or ended, without opening anything it waits for. */
+    private static void awaitBlockedOrDone(Thread t) throws InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (t.isAlive() && t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("the host thread neither parked nor ended in 30 s");
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
     void shouldKeepDataAcrossRefreshAndDiscard() {
         IntArrayView v = fx.ints(4);
         v.set(2, 9);

@@ -9,6 +9,7 @@ import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.signal.Signal;
+import org.hsa4j.testsupport.BoundedWait;
 
 /**
  * Submits AQL packets to a queue with the spec's protocol, as a user's test would write it, with

@@ -3,11 +3,10 @@ package org.hsa4j.examples.stress;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import java.util.concurrent.atomic.AtomicLong;
-
 import org.hsa4j.memory.Svm;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.RuntimeConfig;
+import org.hsa4j.testsupport.SvmSlots;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Description;
 import org.openjdk.jcstress.annotations.JCStressTest;
@@ -28,11 +27,13 @@ import org.openjdk.jcstress.infra.results.L_Result;
  * <li>one runtime per test class, started once in a static field with a small configuration and
  * never closed (its compute units are daemon threads that park when idle);</li>
  * <li>jcstress makes a new state object for every sample, millions per run, so a state must not
- * {@code hostMalloc} its memory: carve per-state slots out of one allocation made up front and
- * hand them out round-robin;</li>
+ * {@code hostMalloc} its memory: take a zeroed per-state slot from an {@link SvmSlots} of the
+ * {@code hsa4j-test-support} artifact, which carves them round-robin from one allocation made up
+ * front ({@code SignalRing} does the same for signals);</li>
  * <li>at most two actors (plus an arbiter): jcstress silently skips tests with more actors than
  * the machine has CPUs;</li>
- * <li>if an actor waits for the other, bound the wait and report a FORBIDDEN "TIMEOUT" outcome.</li>
+ * <li>if an actor waits for the other, bound the wait ({@code BoundedWait} of the same artifact)
+ * and report a FORBIDDEN "TIMEOUT" outcome.</li>
  * </ul>
  */
 @JCStressTest
@@ -49,18 +50,13 @@ public class MailboxStress {
     static final long FLAG = 0;
     static final long FIRST = 8;
     static final long SECOND = 16;
-    static final long BOX_BYTES = 64;
+    static final long BOX_BYTES = 24;
 
     /** Per-state mailboxes: far more slots than jcstress keeps states alive at once. */
-    static final int BOXES = 1 << 16;
-    static final long ARENA = RT.hostMalloc(BOXES * BOX_BYTES);
-    static final AtomicLong NEXT = new AtomicLong();
+    static final SvmSlots BOXES = SvmSlots.of(RT, BOX_BYTES);
 
-    final long box = ARENA + (NEXT.getAndIncrement() & (BOXES - 1)) * BOX_BYTES;
-
-    public MailboxStress() {
-        SVM.fill(box, BOX_BYTES, (byte) 0);
-    }
+    /** This sample's mailbox, zeroed. */
+    final long box = BOXES.next();
 
     /** Writes the message, then raises the flag with release. */
     @Actor

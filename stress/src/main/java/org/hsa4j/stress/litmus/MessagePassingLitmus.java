@@ -9,7 +9,7 @@ import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.stress.StressRuntime;
-import org.hsa4j.stress.SvmSlots;
+import org.hsa4j.testsupport.SvmSlots;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Description;
 import org.openjdk.jcstress.annotations.JCStressTest;

@@ -10,10 +10,10 @@ import org.hsa4j.memory.Svm;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;
-import org.hsa4j.stress.BoundedWait;
 import org.hsa4j.stress.PacketSubmitter;
-import org.hsa4j.stress.SignalRing;
-import org.hsa4j.stress.SvmSlots;
+import org.hsa4j.testsupport.BoundedWait;
+import org.hsa4j.testsupport.SignalRing;
+import org.hsa4j.testsupport.SvmSlots;
 import org.openjdk.jcstress.infra.results.LLL_Result;
 
 /**

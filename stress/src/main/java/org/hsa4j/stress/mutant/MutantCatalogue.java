@@ -45,6 +45,9 @@ public final class MutantCatalogue {
                 new Untwinned("ServiceWatchHandoffTest", hostOnly),
                 new Untwinned("ServiceKeptPortTest.OneShot", hostOnly),
                 new Untwinned("CompletionFutureThenTest.TwoThens, .ThenVersusCompletion", hostOnly),
+                new Untwinned("CompletionFutureCancelTest.CancelVersusCompletion", "cancel() and the completing thread"
+                        + " decide on the future's lock and heap fields, outside the model; the kernel's payload is a heap"
+                        + " field too: there is no fence, scope or grain to weaken"),
                 new Untwinned("DeviceHeapAllocationTest", "the claim is a system-scope CAS inside the services' allocator;"
                         + " its shape (two parties take from one word) is the ticket-counter twin"),
                 new Untwinned("LoadBufferingLitmus.AcquireRelease", "1, 1 needs a load to read a store that comes later"

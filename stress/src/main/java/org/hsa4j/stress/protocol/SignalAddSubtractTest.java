@@ -5,8 +5,8 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.signal.Signal;
-import org.hsa4j.stress.SignalRing;
 import org.hsa4j.stress.StressRuntime;
+import org.hsa4j.testsupport.SignalRing;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;

@@ -5,9 +5,9 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 import org.hsa4j.memory.Svm;
 import org.hsa4j.runtime.HsaRuntime;
-import org.hsa4j.stress.BoundedWait;
 import org.hsa4j.stress.StressRuntime;
-import org.hsa4j.stress.SvmSlots;
+import org.hsa4j.testsupport.BoundedWait;
+import org.hsa4j.testsupport.SvmSlots;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Description;
 import org.openjdk.jcstress.annotations.JCStressTest;

@@ -1,4 +1,4 @@
-package org.hsa4j.stress;
+package org.hsa4j.testsupport;
 
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
