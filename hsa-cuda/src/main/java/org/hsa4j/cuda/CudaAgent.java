@@ -68,6 +68,8 @@ public final class CudaAgent implements AutoCloseable {
     private final Set<CudaBuffer> buffers = ConcurrentHashMap.newKeySet();
     private final List<CudaModule> modules = new ArrayList<>();
     private final AtomicLong recoveries = new AtomicLong();
+    /** Why the device is lost for this process, or null while it serves. */
+    private volatile HsaException lost;
     private volatile boolean closed;
 
     private CudaAgent(HsaRuntime runtime, CudaPlatform platform, CudaDeviceInfo info) {
@@ -298,6 +300,10 @@ public final class CudaAgent implements AutoCloseable {
     public Queue createQueue(int size, QueueType type, QueueErrorCallback errorCallback) {
         Objects.requireNonNull(type, "type");
         checkOpen();
+        HsaException gone = lost;
+        if (gone != null) {
+            throw new HsaException(HsaStatus.FATAL, name() + " is lost: " + gone.getMessage(), gone);
+        }
         if (size < CudaDeviceInfo.QUEUE_MIN_SIZE || size > CudaDeviceInfo.QUEUE_MAX_SIZE || Integer.bitCount(size) != 1) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "queue size " + size + " must be a power of two in "
                     + CudaDeviceInfo.QUEUE_MIN_SIZE + ".." + CudaDeviceInfo.QUEUE_MAX_SIZE);
@@ -354,14 +360,29 @@ public final class CudaAgent implements AutoCloseable {
      * with work in that context go to the error state. Called by a processor without the context held.
      */
     void recover(int seen, HsaException cause, CudaQueueProcessor from) {
-        if (context.recover(seen)) {
+        HsaException reason = cause;
+        try {
+            if (!context.recover(seen)) {
+                return;
+            }
             recoveries.incrementAndGet();
-            for (CudaQueueProcessor p : processors) {
-                if (p != from) {
-                    p.contextLost(cause);
-                }
+        } catch (HsaException fatal) {
+            lost = fatal;
+            reason = fatal;
+        }
+        for (CudaQueueProcessor p : processors) {
+            if (p != from) {
+                p.contextLost(reason);
             }
         }
+    }
+
+    /**
+     * True once CUDA refused to recreate the context after a sticky error: the device can serve
+     * nothing more in this process (new queues are refused with FATAL); CPU agents are unaffected.
+     */
+    public boolean isLost() {
+        return lost != null;
     }
 
     private void checkOpen() {

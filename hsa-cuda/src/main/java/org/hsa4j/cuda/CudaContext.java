@@ -7,6 +7,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import org.hsa4j.cuda.driver.CudaDriver;
+import org.hsa4j.runtime.HsaException;
+import org.hsa4j.runtime.HsaStatus;
 
 /**
  * The primary CUDA context of one device, and the one place it is recreated.
@@ -83,6 +85,8 @@ final class CudaContext {
     /**
      * Recreates the context after a sticky error seen in generation {@code seen}: false when
      * another thread already did (or the context is closed). Must be called without the read lock.
+     *
+     * @throws HsaException FATAL when CUDA refuses a new context (the context is then closed for good)
      */
     boolean recover(int seen) {
         lock.writeLock().lock();
@@ -95,7 +99,15 @@ final class CudaContext {
             driver.cuDevicePrimaryCtxReset(device);
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment out = a.allocate(ADDRESS);
-                driver.check(driver.cuDevicePrimaryCtxRetain(out, device), "cuDevicePrimaryCtxRetain");
+                int rc = driver.cuDevicePrimaryCtxRetain(out, device);
+                if (rc != 0) {
+                    // CUDA documents sticky errors (an illegal address, say) as unrecoverable within
+                    // the process: nothing more can run on this device until the process restarts
+                    closed = true;
+                    throw new HsaException(HsaStatus.FATAL, "the device's context cannot be recreated after a "
+                            + "sticky error (cuDevicePrimaryCtxRetain: " + driver.errorName(rc) + " (" + rc
+                            + ")); CUDA needs a new process to use this device again");
+                }
                 context = out.get(ADDRESS, 0);
             }
             generation++;

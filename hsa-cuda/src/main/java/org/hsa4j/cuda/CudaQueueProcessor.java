@@ -351,19 +351,12 @@ final class CudaQueueProcessor implements Runnable {
     /**
      * A CUDA call for this queue failed with {@code rc}: the queue's error callback gets the mapped
      * status, the packet at {@code off} (if any) and in-flight work fail, and a sticky error makes
-     * the agent recreate the context before any of that is reported.
+     * the agent try to recreate the context (it is lost for good when CUDA refuses: see
+     * {@link CudaAgent#isLost()}).
      */
     private void failure(long off, int rc, int gen, String what) {
         CudaDriver d = agent.driver();
         CudaCallException e = (CudaCallException) CuResult.exception(rc, d.errorName(rc), what + " on " + agent.name());
-        if (e.poisonsContext()) {
-            // recreate the context first, so that whoever sees the failure (callback, signal) finds
-            // the agent serving new queues again
-            streamGeneration = -1;
-            stream = MemorySegment.NULL;
-            freeEvents.clear();
-            agent.recover(gen, e, this);
-        }
         if (off >= 0) {
             long completion = PacketTranslation.completionSignal(ring, off);
             consume(off);
@@ -373,6 +366,12 @@ final class CudaQueueProcessor implements Runnable {
             queue.raiseError(e);
         }
         failInflight(e);
+        if (e.poisonsContext()) {
+            streamGeneration = -1;
+            stream = MemorySegment.NULL;
+            freeEvents.clear();
+            agent.recover(gen, e, this);
+        }
     }
 
     private void failInflight(HsaException e) {
