@@ -408,6 +408,11 @@ public final class CudaAgent implements AutoCloseable {
                 }
             }
         }
+        if (lost != null) {
+            // the context died with the sticky error, and with it every module and allocation in
+            // it: there is nothing left to unload or free
+            return;
+        }
         List<CudaModule> ms;
         synchronized (modules) {
             ms = List.copyOf(modules);
