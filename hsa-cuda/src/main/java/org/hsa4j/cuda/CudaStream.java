@@ -63,12 +63,20 @@ public final class CudaStream implements AutoCloseable {
 
     /**
      * Launches {@code kernel} {@code times} times on {@code blocks} x {@code threads} (1-D) with
-     * {@code kernarg} (its bytes, laid out as the kernel's parameters; null for none), without waiting.
+     * {@code kernarg} (its bytes, laid out as the kernel's parameters, the first
+     * {@link CudaKernel#kernargSegmentSize()} of them passed; null for none), without waiting.
+     *
+     * @throws HsaException INVALID_ARGUMENT when {@code kernarg} is shorter than the kernel's parameters
      */
     public void launch(CudaKernel kernel, int blocks, int threads, MemorySegment kernarg, int times) {
         MemorySegment ex = MemorySegment.NULL;
         if (kernarg != null) {
-            extraSize.set(JAVA_LONG, 0, kernarg.byteSize());
+            long size = kernel.kernargSegmentSize();
+            if (kernarg.byteSize() < size) {
+                throw new HsaException(HsaStatus.INVALID_ARGUMENT, "kernarg of " + kernarg.byteSize()
+                        + " bytes is shorter than the " + size + " bytes of " + kernel.symbol() + "'s parameters");
+            }
+            extraSize.set(JAVA_LONG, 0, size);
             extra.setAtIndex(ADDRESS, 0, MemorySegment.ofAddress(PARAM_BUFFER_POINTER));
             extra.setAtIndex(ADDRESS, 1, kernarg);
             extra.setAtIndex(ADDRESS, 2, MemorySegment.ofAddress(PARAM_BUFFER_SIZE));
