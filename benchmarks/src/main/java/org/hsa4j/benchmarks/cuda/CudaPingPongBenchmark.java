@@ -86,6 +86,7 @@ public class CudaPingPongBenchmark {
     private MemorySegment host;
     private Signal done;
     private int round;
+    private boolean launched;
 
     @Setup(Level.Trial)
     public void start() {
@@ -107,6 +108,7 @@ public class CudaPingPongBenchmark {
             args.set(JAVA_LONG, 0, flag.address());
             args.set(JAVA_LONG, 8, SPIN_LIMIT);
             gpu.dispatch(serve, 1, 1, ka, done);
+            launched = true;
         } else {
             arena = Arena.ofShared();
             MemorySegment args = arena.allocate(16, 16);
@@ -114,6 +116,7 @@ public class CudaPingPongBenchmark {
             args.set(JAVA_LONG, 8, SPIN_LIMIT);
             stream = CudaStream.open(gpu.agent);
             stream.launch(serve, 1, 1, args);
+            launched = true;
         }
     }
 
@@ -125,6 +128,7 @@ public class CudaPingPongBenchmark {
         Executable x = rt.createExecutable().define("serve", KernelDescriptor.EMPTY, wi -> serve(f)).freeze();
         cpuQueue = rt.gpuAgent().createQueue(256, QueueType.SINGLE, null);
         CudaBench.dispatch(cpuQueue, new KernelDispatchPacket(), x.symbol("serve").kernelObject(), 1, 1, 0, done);
+        launched = true;
     }
 
     /** The CPU-pool kernel: hsa4j_pingpong_serve's protocol in Java, with a time limit per round. */
@@ -149,15 +153,17 @@ public class CudaPingPongBenchmark {
     @TearDown(Level.Trial)
     public void stop() {
         try {
-            INT.setVolatile(host, 0L, STOP);
-            if (stream != null) {
-                stream.synchronize();
-            } else {
-                Waits.await(done, SignalCondition.EQ, 0, WaitState.BLOCKED);
-            }
-            int last = (int) INT.getVolatile(host, 0L);
-            if (last != STOP) {
-                throw new IllegalStateException("the serving kernel ended by itself (flag " + last + "), not by the stop");
+            if (launched) {
+                INT.setVolatile(host, 0L, STOP);
+                if (stream != null) {
+                    stream.synchronize();
+                } else {
+                    Waits.await(done, SignalCondition.EQ, 0, WaitState.BLOCKED);
+                }
+                int last = (int) INT.getVolatile(host, 0L);
+                if (last != STOP) {
+                    throw new IllegalStateException("the serving kernel ended by itself (flag " + last + "), not by the stop");
+                }
             }
             if (gpu != null) {
                 gpu.checkQueue();

@@ -150,7 +150,9 @@ public class CudaVectorAddBenchmark {
     @TearDown(Level.Trial)
     public void stop() {
         try {
-            check();
+            if (c != null || hc != null) {
+                check();
+            }
             if (gpu != null) {
                 gpu.checkQueue();
             }

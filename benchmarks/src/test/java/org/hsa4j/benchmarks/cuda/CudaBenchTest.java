@@ -39,6 +39,19 @@ class CudaBenchTest {
     }
 
     @Test
+    void eachGpuSetupThatFailsLeavesATeardownThatCloses() {
+        CudaPingPongBenchmark p = new CudaPingPongBenchmark();
+        p.side = Side.RAW_CUDA;
+        assertThrows(IllegalStateException.class, p::start);
+        p.stop();
+        CudaVectorAddBenchmark v = new CudaVectorAddBenchmark();
+        v.side = CudaVectorAddBenchmark.Op.HSA4J_AQL;
+        v.elements = 1024;
+        assertThrows(IllegalStateException.class, v::start);
+        v.stop();
+    }
+
+    @Test
     void theCpuPoolLineRunsWithoutADevice() {
         CudaSync1WayBenchmark b = new CudaSync1WayBenchmark();
         b.side = Side.CPU_POOL;
