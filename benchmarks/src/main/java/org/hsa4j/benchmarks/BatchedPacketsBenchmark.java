@@ -150,7 +150,7 @@ public class BatchedPacketsBenchmark {
      * Writes and publishes empty 1-work-item dispatches of {@code kernelObject} into ids {@code first..last}
      * of {@code queue}; the last one carries the barrier bit and {@code doneHandle} (see the class comment).
      */
-    static void writeKernels(KernelDispatchPacket kernel, Queue queue, long first, long last, long kernelObject,
+    public static void writeKernels(KernelDispatchPacket kernel, Queue queue, long first, long last, long kernelObject,
                              long doneHandle) {
         MemorySegment ring = queue.ring();
         for (long id = first; id <= last; id++) {

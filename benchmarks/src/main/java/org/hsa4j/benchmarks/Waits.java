@@ -9,7 +9,7 @@ import org.hsa4j.signal.WaitState;
  * allows it), so the benchmarks loop on the condition; the loop gives up loudly after
  * {@link #DEADLINE_NANOS}, so a runtime bug fails the benchmark instead of hanging the run.
  */
-final class Waits {
+public final class Waits {
     /** Longest any single benchmark wait may take before the run is declared broken. */
     static final long DEADLINE_NANOS = 10_000_000_000L;
 
@@ -17,7 +17,7 @@ final class Waits {
     }
 
     /** Waits until {@code signal} satisfies {@code condition} against {@code value}; returns the value seen. */
-    static long await(Signal signal, SignalCondition condition, long value, WaitState state) {
+    public static long await(Signal signal, SignalCondition condition, long value, WaitState state) {
         long v = signal.waitScacquire(condition, value, DEADLINE_NANOS, state);
         if (condition.test(v, value)) {
             return v;

@@ -1,17 +1,14 @@
 package org.hsa4j.cuda;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.io.PrintStream;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
-import org.hsa4j.cuda.driver.CudaDriver;
 import org.hsa4j.packet.FenceScope;
 import org.hsa4j.packet.KernelDispatchPacket;
 import org.hsa4j.packet.PacketHeader;
@@ -35,6 +32,7 @@ import org.hsa4j.signal.WaitState;
  * <li>{@code dispatch}: empty-kernel round trip through the AQL queue (packet write to completion
  *     signal observed) against {@code cuLaunchKernel} + {@code cuStreamSynchronize}.
  * </ul>
+ * The raw baselines drive a {@link CudaStream}, as the JMH benchmarks of {@code org.hsa4j.benchmarks.cuda} do.
  * Usage: {@code CudaSeeds sync_1way|pingpong|dispatch|all}; exit status 0 when every check held.
  */
 public final class CudaSeeds {
@@ -174,34 +172,10 @@ public final class CudaSeeds {
     }
 
     private long[] rawPingpong(CudaKernel k, MemorySegment args, MemorySegment host, int rounds) {
-        CudaContext ctx = agent.context();
-        CudaDriver d = ctx.driver();
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment stream = a.allocate(ADDRESS);
-            MemorySegment extra = a.allocate(ADDRESS, 5);
-            MemorySegment size = a.allocate(JAVA_LONG);
-            size.set(JAVA_LONG, 0, 24);
-            extra.setAtIndex(ADDRESS, 0, MemorySegment.ofAddress(1));
-            extra.setAtIndex(ADDRESS, 1, args);
-            extra.setAtIndex(ADDRESS, 2, MemorySegment.ofAddress(2));
-            extra.setAtIndex(ADDRESS, 3, size);
-            extra.setAtIndex(ADDRESS, 4, MemorySegment.NULL);
-            ctx.enter();
-            try {
-                d.check(d.cuStreamCreate(stream, 1), "cuStreamCreate");
-                d.check(d.cuLaunchKernel(k.function(ctx.generation()), 1, 1, 1, 1, 1, 1, 0, stream.get(ADDRESS, 0),
-                        MemorySegment.NULL, extra), "cuLaunchKernel");
-            } finally {
-                ctx.exit();
-            }
+        try (CudaStream stream = CudaStream.open(agent)) {
+            stream.launch(k, 1, 1, args);
             long[] t = turns(host, rounds);
-            ctx.enter();
-            try {
-                d.check(d.cuStreamSynchronize(stream.get(ADDRESS, 0)), "cuStreamSynchronize");
-                d.cuStreamDestroy(stream.get(ADDRESS, 0));
-            } finally {
-                ctx.exit();
-            }
+            stream.synchronize();
             return t;
         }
     }
@@ -239,26 +213,13 @@ public final class CudaSeeds {
             }
             aql[i] = System.nanoTime() - s;
         }
-        CudaContext ctx = agent.context();
-        CudaDriver d = ctx.driver();
         long[] raw = new long[n];
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment streamOut = a.allocate(ADDRESS);
-            ctx.enter();
-            try {
-                d.check(d.cuStreamCreate(streamOut, 1), "cuStreamCreate");
-                MemorySegment stream = streamOut.get(ADDRESS, 0);
-                MemorySegment f = empty.function(ctx.generation());
-                for (int i = 0; i < n; i++) {
-                    long s = System.nanoTime();
-                    d.check(d.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, stream, MemorySegment.NULL, MemorySegment.NULL),
-                            "cuLaunchKernel");
-                    d.check(d.cuStreamSynchronize(stream), "cuStreamSynchronize");
-                    raw[i] = System.nanoTime() - s;
-                }
-                d.cuStreamDestroy(stream);
-            } finally {
-                ctx.exit();
+        try (CudaStream stream = CudaStream.open(agent)) {
+            for (int i = 0; i < n; i++) {
+                long s = System.nanoTime();
+                stream.launch(empty, 1, 1, null);
+                stream.synchronize();
+                raw[i] = System.nanoTime() - s;
             }
         }
         long[] a1 = Arrays.copyOfRange(aql, n / 4, n);

@@ -24,7 +24,7 @@ class CudaCodeObjectTest {
         CudaCodeObject c = CudaCodeObject.fromResource(KERNELS_PTX);
         assertEquals(CudaCodeObject.Format.PTX, c.format());
         assertEquals(List.of("hsa4j_empty", "hsa4j_vector_add", "hsa4j_mark", "hsa4j_count", "hsa4j_pingpong",
-                "hsa4j_fault"), c.ptxEntryNames());
+                "hsa4j_pingpong_serve", "hsa4j_fault"), c.ptxEntryNames());
     }
 
     @Test
@@ -40,6 +40,13 @@ class CudaCodeObjectTest {
         KernargLayout l = CudaCodeObject.fromResource(KERNELS_PTX).ptxEntries().get("hsa4j_pingpong");
         assertArrayEquals(new long[] {0, 8, 16}, l.offsets());
         assertEquals(24, l.bytes());
+    }
+
+    @Test
+    void kernargLayoutOfPingpongServeIsAPointerAndALong() {
+        KernargLayout l = CudaCodeObject.fromResource(KERNELS_PTX).ptxEntries().get("hsa4j_pingpong_serve");
+        assertArrayEquals(new long[] {0, 8}, l.offsets());
+        assertEquals(16, l.bytes());
     }
 
     @Test
@@ -93,7 +100,7 @@ class CudaCodeObjectTest {
     void aFileIsReadAsItsBytes(@TempDir Path dir) throws Exception {
         Path f = dir.resolve("k.ptx");
         Files.write(f, CudaCodeObject.fromResource(KERNELS_PTX).image());
-        assertEquals(6, CudaCodeObject.fromFile(f).ptxEntryNames().size());
+        assertEquals(7, CudaCodeObject.fromFile(f).ptxEntryNames().size());
     }
 
     @Test

@@ -57,6 +57,26 @@ extern "C" __global__ void hsa4j_pingpong(int* flag, int rounds, long long spin_
     }
 }
 
+// pingpong_serve: like pingpong, but without a round count, for benchmarks that cannot know it: the
+// kernel answers 2k+2 to the host's 2k+1 until the host writes a negative value (the stop), then
+// returns; gives up after `spin_limit` polls of one round and writes -1
+extern "C" __global__ void hsa4j_pingpong_serve(int* flag, long long spin_limit) {
+    for (int k = 0;; k++) {
+        long long spins = 0;
+        int v;
+        while ((v = load_acquire_sys(flag)) != 2 * k + 1) {
+            if (v < 0) {
+                return;
+            }
+            if (++spins > spin_limit) {
+                store_release_sys(flag, -1);
+                return;
+            }
+        }
+        store_release_sys(flag, 2 * k + 2);
+    }
+}
+
 // writes through `bad`: a pointer to memory the device cannot reach makes the kernel fault
 extern "C" __global__ void hsa4j_fault(int* bad) {
     *bad = 42;

@@ -1,0 +1,129 @@
+package org.hsa4j.benchmarks.cuda;
+
+import java.util.concurrent.TimeUnit;
+
+import org.hsa4j.benchmarks.BatchedPacketsBenchmark;
+import org.hsa4j.benchmarks.Waits;
+import org.hsa4j.cuda.CudaKernel;
+import org.hsa4j.cuda.CudaStream;
+import org.hsa4j.kernel.Executable;
+import org.hsa4j.kernel.KernelDescriptor;
+import org.hsa4j.packet.KernelDispatchPacket;
+import org.hsa4j.queue.Queue;
+import org.hsa4j.queue.QueueType;
+import org.hsa4j.runtime.HsaRuntime;
+import org.hsa4j.signal.Signal;
+import org.hsa4j.signal.SignalCondition;
+import org.hsa4j.signal.WaitState;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * FIGURE (issue 18): throughput of empty-kernel dispatches on the GPU, {@value #BATCH} per doorbell.
+ *
+ * <p>What it measures, per invocation ({@link #side}), scored per dispatch:
+ * <ul>
+ * <li>HSA4J_AQL: reserve {@value #BATCH} ids at once on the CUDA agent's {@value #QUEUE_SIZE}-slot
+ *     queue, write and publish {@value #BATCH} 1-work-item dispatches of {@code hsa4j_empty} (the
+ *     last with the barrier bit and the completion signal, as {@link BatchedPacketsBenchmark}
+ *     KERNEL_DISPATCH writes them), ring the doorbell once, spin until the signal reads 0.
+ * <li>RAW_CUDA, the baseline: {@value #BATCH} {@code cuLaunchKernel}s of the same kernel into one
+ *     stream, then one {@code cuStreamSynchronize}.
+ * <li>CPU_POOL, a reference line: the HSA4J_AQL batch on the runtime's CPU-pool agent with an empty
+ *     Java kernel.
+ * </ul>
+ * Goal: HSA4J_AQL at least 0.8x RAW_CUDA's dispatches/s, both from the same JMH run. Self-check:
+ * each batch waits (bounded) for its last packet, which the barrier bit orders after every other.
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 5, time = 1)
+@Measurement(iterations = 10, time = 1)
+@Fork(1)
+@State(Scope.Benchmark)
+public class CudaBatchedDispatchBenchmark {
+    /** Dispatches per doorbell (and per stream synchronisation). */
+    public static final int BATCH = 256;
+    /** Slots of the queue: a batch is a quarter of it. */
+    public static final int QUEUE_SIZE = 1024;
+
+    /** hsa4j's AQL path, the raw-CUDA baseline, or the CPU-pool reference. */
+    @Param({"HSA4J_AQL", "RAW_CUDA", "CPU_POOL"})
+    public Side side;
+
+    private HsaRuntime rt;
+    private CudaBench gpu;
+    private CudaStream stream;
+    private CudaKernel empty;
+    private Queue queue;
+    private long kernelObject;
+    private Signal done;
+    private final KernelDispatchPacket packet = new KernelDispatchPacket();
+
+    @Setup(Level.Trial)
+    public void start() {
+        rt = HsaRuntime.init();
+        done = rt.createSignal(0);
+        if (side == Side.CPU_POOL) {
+            queue = rt.gpuAgent().createQueue(QUEUE_SIZE, QueueType.SINGLE, null);
+            Executable x = rt.createExecutable().define("empty", KernelDescriptor.EMPTY, wi -> {
+            }).freeze();
+            kernelObject = x.symbol("empty").kernelObject();
+            return;
+        }
+        gpu = CudaBench.open(rt, QUEUE_SIZE);
+        empty = gpu.kernel("hsa4j_empty");
+        queue = gpu.queue;
+        kernelObject = empty.kernelObject();
+        if (side == Side.RAW_CUDA) {
+            stream = CudaStream.open(gpu.agent);
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void stop() {
+        try {
+            if (gpu != null) {
+                gpu.checkQueue();
+            }
+        } finally {
+            if (stream != null) {
+                stream.close();
+            }
+            if (gpu != null) {
+                gpu.close();
+            }
+            rt.close();
+        }
+    }
+
+    /** {@value #BATCH} empty dispatches and their completion; scored per dispatch. */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public long batch() {
+        if (side == Side.RAW_CUDA) {
+            stream.launch(empty, 1, 1, null, BATCH);
+            stream.synchronize();
+            return 0;
+        }
+        done.storeRelaxed(1);
+        long first = queue.addWriteIndexScacqScrel(BATCH);
+        long last = first + BATCH - 1;
+        queue.waitForSpace(last);
+        BatchedPacketsBenchmark.writeKernels(packet, queue, first, last, kernelObject, done.handle());
+        queue.ringDoorbell(last);
+        return Waits.await(done, SignalCondition.EQ, 0, WaitState.ACTIVE);
+    }
+}

@@ -1,0 +1,117 @@
+package org.hsa4j.benchmarks.cuda;
+
+import java.lang.foreign.MemorySegment;
+
+import org.hsa4j.cuda.CudaAgent;
+import org.hsa4j.cuda.CudaCodeObject;
+import org.hsa4j.cuda.CudaKernel;
+import org.hsa4j.cuda.CudaModule;
+import org.hsa4j.cuda.CudaPlatform;
+import org.hsa4j.packet.FenceScope;
+import org.hsa4j.packet.KernelDispatchPacket;
+import org.hsa4j.packet.PacketHeader;
+import org.hsa4j.packet.PacketType;
+import org.hsa4j.queue.Queue;
+import org.hsa4j.queue.QueueType;
+import org.hsa4j.runtime.HsaRuntime;
+import org.hsa4j.signal.Signal;
+
+/**
+ * The CUDA agent, its kernels and one AQL queue for a benchmark trial, opened beside a runtime.
+ * {@link #open} fails the trial with a clear message where there is no CUDA device, so a run that
+ * selects the {@code Cuda} benchmarks on a machine without one stops at once instead of measuring
+ * nothing ({@code ./hsa4j bench} leaves them out there).
+ */
+final class CudaBench implements AutoCloseable {
+    /** The kernels shipped with hsa-cuda ({@code hsa4j_kernels.cu}, built to PTX with nvcc). */
+    static final String KERNELS = "org/hsa4j/cuda/kernels/hsa4j_kernels.ptx";
+    /** System-scope acquire and release, no barrier bit: each dispatch's effects are visible to the host at completion. */
+    static final short HEADER = PacketHeader.of(PacketType.KERNEL_DISPATCH, false, FenceScope.SYSTEM, FenceScope.SYSTEM);
+
+    final HsaRuntime runtime;
+    final CudaAgent agent;
+    final CudaModule kernels;
+    final Queue queue;
+    private final KernelDispatchPacket packet = new KernelDispatchPacket();
+    private volatile RuntimeException queueError;
+
+    private CudaBench(HsaRuntime runtime, CudaAgent agent, int queueSize) {
+        this.runtime = runtime;
+        this.agent = agent;
+        this.kernels = agent.load(CudaCodeObject.fromResource(KERNELS));
+        this.queue = agent.createQueue(queueSize, QueueType.SINGLE, (e, q) -> queueError = e);
+    }
+
+    /**
+     * Opens device 0 beside {@code runtime} with a queue of {@code queueSize} packets.
+     *
+     * @throws IllegalStateException naming why, where CUDA finds no device
+     */
+    static CudaBench open(HsaRuntime runtime, int queueSize) {
+        CudaPlatform p = CudaPlatform.discover();
+        if (!p.available()) {
+            throw new IllegalStateException("no CUDA device: " + p.reason()
+                    + " (the Cuda* benchmarks need an NVIDIA GPU; ./hsa4j bench leaves them out where there is none)");
+        }
+        CudaAgent agent = CudaAgent.open(runtime, p, 0);
+        try {
+            return new CudaBench(runtime, agent, queueSize);
+        } catch (RuntimeException e) {
+            agent.close();
+            throw e;
+        }
+    }
+
+    CudaKernel kernel(String symbol) {
+        return kernels.kernel(symbol);
+    }
+
+    /** A kernarg segment of {@code bytes} in the runtime's kernarg pool: its address for the packet. */
+    long kernarg(long bytes) {
+        return runtime.allocate(runtime.kernargPool(), Math.max(16, bytes));
+    }
+
+    /** The host view of the kernarg segment at {@code address}. */
+    MemorySegment kernargBytes(long address, long bytes) {
+        return runtime.svm().segment(address, bytes);
+    }
+
+    /** Writes, publishes and rings one 1-D dispatch of {@code kernelObject} on {@code queue}. */
+    static void dispatch(Queue queue, KernelDispatchPacket packet, long kernelObject, int workgroup, int grid,
+                         long kernarg, Signal completion) {
+        long id = queue.addWriteIndexScacqScrel(1);
+        queue.waitForSpace(id);
+        packet.wrap(queue.ring(), queue.slotOffset(id))
+                .workgroupSize(workgroup, 1, 1)
+                .gridSize(grid, 1, 1)
+                .privateSegmentSize(0)
+                .groupSegmentSize(0)
+                .kernelObject(kernelObject)
+                .kernargAddress(kernarg)
+                .completionSignal(completion.handle());
+        packet.publish(HEADER, 1);
+        queue.ringDoorbell(id);
+    }
+
+    /** {@link #dispatch(Queue, KernelDispatchPacket, long, int, int, long, Signal)} on this agent's queue. */
+    void dispatch(CudaKernel kernel, int workgroup, int grid, long kernarg, Signal completion) {
+        dispatch(queue, packet, kernel.kernelObject(), workgroup, grid, kernarg, completion);
+    }
+
+    /** Throws the error the queue reported, if any. */
+    void checkQueue() {
+        RuntimeException e = queueError;
+        if (e != null) {
+            throw new IllegalStateException("the CUDA queue failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            queue.destroy();
+        } finally {
+            agent.close();
+        }
+    }
+}

@@ -1,0 +1,204 @@
+package org.hsa4j.benchmarks.cuda;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.TimeUnit;
+
+import org.hsa4j.benchmarks.Waits;
+import org.hsa4j.cuda.CudaBuffer;
+import org.hsa4j.cuda.CudaKernel;
+import org.hsa4j.cuda.CudaStream;
+import org.hsa4j.kernel.Executable;
+import org.hsa4j.kernel.KernelDescriptor;
+import org.hsa4j.packet.KernelDispatchPacket;
+import org.hsa4j.queue.Queue;
+import org.hsa4j.queue.QueueType;
+import org.hsa4j.runtime.HsaRuntime;
+import org.hsa4j.signal.Signal;
+import org.hsa4j.signal.SignalCondition;
+import org.hsa4j.signal.WaitState;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * FIGURE (issue 18): host-GPU ping-pong, one round trip per op.
+ *
+ * <p>What the figure is, and is not: issue 18 words it as "a CUDA kernel waits on an hsa4j signal and
+ * answers on another". hsa4j signals live in the runtime's SVM, which the GPU cannot reach today (SVM
+ * unification, part 2 of the issue, is not done), so no kernel can wait on one. The hsa4j side here
+ * is therefore a kernel <em>dispatched through the CUDA agent's AQL queue</em> ({@code
+ * hsa4j_pingpong_serve}) and this Java thread taking turns on one int in pinned memory, as {@code
+ * CudaSeeds pingpong} does: the host writes 2k+1 (release), the kernel answers 2k+2
+ * ({@code ld.acquire.sys}/{@code st.release.sys}). Once launched, the rounds of HSA4J_AQL and
+ * RAW_CUDA take the same path, so the figure shows that a kernel launched through hsa4j pays nothing
+ * per round; it says nothing yet about hsa4j signals on the GPU.
+ * <ul>
+ * <li>HSA4J_AQL: the serving kernel dispatched through the AQL queue (its completion signal is
+ *     awaited at teardown, after the host writes the stop value).
+ * <li>RAW_CUDA, the baseline: the same kernel launched with {@code cuLaunchKernel} on a stream of
+ *     its own: the raw CUDA ping-pong through pinned memory.
+ * <li>CPU_POOL, a reference line: a Java kernel on the CPU-pool agent serving the same protocol on
+ *     an int in SVM.
+ * </ul>
+ * Goal: HSA4J_AQL at most 1.25x RAW_CUDA, both from the same JMH run. Self-check: every op checks
+ * the answer is its own round's (a -1 means the kernel gave up), and teardown checks the kernel ended
+ * through the stop value, within a bounded wait.
+ */
+@BenchmarkMode(Mode.SampleTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 5, time = 1)
+@Measurement(iterations = 10, time = 1)
+@Fork(1)
+@State(Scope.Benchmark)
+public class CudaPingPongBenchmark {
+    /** The value that makes the serving kernel return. */
+    static final int STOP = -2;
+    /** Polls of one round before the GPU kernel gives up (tens of seconds: longer than any pause of JMH's). */
+    private static final long SPIN_LIMIT = 200_000_000L;
+    private static final long ROUND_NANOS = TimeUnit.SECONDS.toNanos(10);
+    private static final VarHandle INT = JAVA_INT.varHandle();
+
+    /** hsa4j's AQL-dispatched kernel, the raw-CUDA baseline, or the CPU-pool reference. */
+    @Param({"HSA4J_AQL", "RAW_CUDA", "CPU_POOL"})
+    public Side side;
+
+    private HsaRuntime rt;
+    private CudaBench gpu;
+    private CudaStream stream;
+    private CudaBuffer flag;
+    private Arena arena;
+    private Queue cpuQueue;
+    private MemorySegment host;
+    private Signal done;
+    private int round;
+    private boolean launched;
+
+    @Setup(Level.Trial)
+    public void start() {
+        rt = HsaRuntime.init();
+        done = rt.createSignal(1);
+        round = 0;
+        if (side == Side.CPU_POOL) {
+            startCpuPool();
+            return;
+        }
+        gpu = CudaBench.open(rt, 256);
+        CudaKernel serve = gpu.kernel("hsa4j_pingpong_serve");
+        flag = gpu.agent.allocatePinned(64);
+        host = flag.hostSegment();
+        INT.setVolatile(host, 0L, 0);
+        if (side == Side.HSA4J_AQL) {
+            long ka = gpu.kernarg(16);
+            MemorySegment args = gpu.kernargBytes(ka, 16);
+            args.set(JAVA_LONG, 0, flag.address());
+            args.set(JAVA_LONG, 8, SPIN_LIMIT);
+            gpu.dispatch(serve, 1, 1, ka, done);
+            launched = true;
+        } else {
+            arena = Arena.ofShared();
+            MemorySegment args = arena.allocate(16, 16);
+            args.set(JAVA_LONG, 0, flag.address());
+            args.set(JAVA_LONG, 8, SPIN_LIMIT);
+            stream = CudaStream.open(gpu.agent);
+            stream.launch(serve, 1, 1, args);
+            launched = true;
+        }
+    }
+
+    private void startCpuPool() {
+        long address = rt.hostMalloc(64);
+        host = rt.svm().segment(address, 64);
+        INT.setVolatile(host, 0L, 0);
+        MemorySegment f = host;
+        Executable x = rt.createExecutable().define("serve", KernelDescriptor.EMPTY, wi -> serve(f)).freeze();
+        cpuQueue = rt.gpuAgent().createQueue(256, QueueType.SINGLE, null);
+        CudaBench.dispatch(cpuQueue, new KernelDispatchPacket(), x.symbol("serve").kernelObject(), 1, 1, 0, done);
+        launched = true;
+    }
+
+    /** The CPU-pool kernel: hsa4j_pingpong_serve's protocol in Java, with a time limit per round. */
+    private static void serve(MemorySegment flag) {
+        for (int k = 0;; k++) {
+            long deadline = System.nanoTime() + ROUND_NANOS;
+            int v;
+            while ((v = (int) INT.getVolatile(flag, 0L)) != 2 * k + 1) {
+                if (v < 0) {
+                    return;
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    INT.setVolatile(flag, 0L, -1);
+                    return;
+                }
+                Thread.onSpinWait();
+            }
+            INT.setVolatile(flag, 0L, 2 * k + 2);
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void stop() {
+        try {
+            if (launched) {
+                INT.setVolatile(host, 0L, STOP);
+                if (stream != null) {
+                    stream.synchronize();
+                } else {
+                    Waits.await(done, SignalCondition.EQ, 0, WaitState.BLOCKED);
+                }
+                int last = (int) INT.getVolatile(host, 0L);
+                if (last != STOP) {
+                    throw new IllegalStateException("the serving kernel ended by itself (flag " + last + "), not by the stop");
+                }
+            }
+            if (gpu != null) {
+                gpu.checkQueue();
+            }
+        } finally {
+            if (stream != null) {
+                stream.close();
+            }
+            if (flag != null) {
+                flag.close();
+            }
+            if (arena != null) {
+                arena.close();
+            }
+            if (gpu != null) {
+                gpu.close();
+            }
+            rt.close();
+        }
+    }
+
+    /** One round: write 2k+1, spin until the kernel's 2k+2. */
+    @Benchmark
+    public int roundTrip() {
+        int k = round++;
+        int want = 2 * k + 2;
+        INT.setVolatile(host, 0L, 2 * k + 1);
+        long deadline = System.nanoTime() + ROUND_NANOS;
+        int v;
+        while ((v = (int) INT.getVolatile(host, 0L)) != want) {
+            if (v == -1 || System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("ping-pong round " + k + " did not come back (flag " + v + ")");
+            }
+            Thread.onSpinWait();
+        }
+        return v;
+    }
+}

@@ -1,0 +1,11 @@
+package org.hsa4j.benchmarks.cuda;
+
+/** Which program a CUDA benchmark runs: hsa4j's, its raw-CUDA baseline, or the CPU-pool reference line. */
+public enum Side {
+    /** Through an AQL queue of the CUDA agent ({@code CudaAgent.createQueue}), completion on an hsa4j signal. */
+    HSA4J_AQL,
+    /** The same work with plain driver calls on one stream ({@code CudaStream}): the baseline. */
+    RAW_CUDA,
+    /** The same program on the runtime's CPU-pool kernel agent ({@code HsaRuntime.gpuAgent()}): a reference line. */
+    CPU_POOL
+}
