@@ -74,6 +74,15 @@ final class CudaQueueProcessor implements Runnable {
     private final Thread thread;
     private final java.util.function.LongFunction<CudaKernel> kernels;
     private final ArrayDeque<InFlight> inflight = new ArrayDeque<>();
+    /**
+     * True while the stream holds launches no event covers yet: packets without a completion
+     * signal record no event (nobody waits for them), and the stream's order already runs later
+     * kernels after them; an event is recorded only when something must see them finish (a later
+     * barrier packet with the barrier bit, or the queue's end).
+     */
+    private boolean unfenced;
+    private long unfencedIndex;
+    private CudaKernel unfencedKernel;
     private final ArrayDeque<MemorySegment> freeEvents = new ArrayDeque<>();
     private volatile boolean stopping;
     private volatile HsaException lost;
@@ -161,6 +170,7 @@ final class CudaQueueProcessor implements Runnable {
             streamGeneration = -1;
             stream = MemorySegment.NULL;
             freeEvents.clear();
+            unfenced = false;
         }
         if (queue.state() != QueueState.ACTIVE) {
             boolean progress = poll();
@@ -182,11 +192,18 @@ final class CudaQueueProcessor implements Runnable {
             }
             return;
         }
-        if (PacketHeader.barrier(word) && !inflight.isEmpty()) {
-            if (!poll()) {
-                backOff();
+        // a kernel dispatch with the barrier bit needs no host wait: its stream starts it only after
+        // every kernel launched before it has finished (barrier packets are done on the host in order)
+        if (PacketHeader.barrier(word) && type != PacketType.KERNEL_DISPATCH.code()) {
+            if (unfenced && !fence()) {
+                return;
             }
-            return;
+            if (!inflight.isEmpty()) {
+                if (!poll()) {
+                    backOff();
+                }
+                return;
+            }
         }
         String problem = PacketTranslation.fenceProblem(word);
         if (problem != null) {
@@ -258,7 +275,7 @@ final class CudaQueueProcessor implements Runnable {
             rc = d.cuLaunchKernel(f, l.blocksX(), l.blocksY(), l.blocksZ(), l.threadsX(), l.threadsY(), l.threadsZ(),
                     l.dynamicShared(), stream, MemorySegment.NULL, ex);
             event = null;
-            if (rc == CuResult.SUCCESS) {
+            if (rc == CuResult.SUCCESS && completion != null) {
                 event = takeEvent();
                 rc = d.cuEventRecord(event, stream);
             }
@@ -277,8 +294,46 @@ final class CudaQueueProcessor implements Runnable {
         if (completion != null) {
             completion.recordStart(agent.runtime().timestamp());
         }
-        inflight.add(new InFlight(readIndex - 1, event, completion, PacketHeader.releaseScopeCode(word), l.kernel()));
+        if (event != null) {
+            inflight.add(new InFlight(readIndex - 1, event, completion, PacketHeader.releaseScopeCode(word), l.kernel()));
+            unfenced = false;   // the stream runs the earlier launches first: this event covers them
+        } else {
+            unfenced = true;
+            unfencedIndex = readIndex - 1;
+            unfencedKernel = l.kernel();
+        }
         idle = 0;
+    }
+
+    /**
+     * Records an event behind the launches no event covers yet, so that waiting for the in-flight
+     * work waits for them too; false when the record failed (the failure is reported).
+     */
+    private boolean fence() {
+        CudaContext ctx = agent.context();
+        CudaDriver d = ctx.driver();
+        int gen;
+        int rc;
+        MemorySegment event;
+        ctx.enter();
+        try {
+            gen = ctx.generation();
+            if (gen != streamGeneration) {
+                unfenced = false;   // the stream died with its context: contextLost() reports it
+                return false;
+            }
+            event = takeEvent();
+            rc = d.cuEventRecord(event, stream);
+        } finally {
+            ctx.exit();
+        }
+        unfenced = false;
+        if (rc != CuResult.SUCCESS) {
+            failure(-1, rc, gen, "cuEventRecord behind packet " + unfencedIndex + " on queue " + queue.id());
+            return false;
+        }
+        inflight.add(new InFlight(unfencedIndex, event, null, 0, unfencedKernel));
+        return true;
     }
 
     private void ensureStream(int gen) {
@@ -370,6 +425,7 @@ final class CudaQueueProcessor implements Runnable {
             streamGeneration = -1;
             stream = MemorySegment.NULL;
             freeEvents.clear();
+            unfenced = false;
             agent.recover(gen, e, this);
         }
     }
@@ -513,6 +569,13 @@ final class CudaQueueProcessor implements Runnable {
     /** On exit: waits (bounded) for in-flight kernels, fails what did not finish, frees the stream and events. */
     private void finish() {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        if (unfenced) {
+            try {
+                fence();
+            } catch (RuntimeException e) {
+                unfenced = false;   // the context is gone: nothing left to wait for
+            }
+        }
         while (!inflight.isEmpty() && System.nanoTime() - deadline < 0 && streamGeneration == agent.context().generation()) {
             try {
                 if (!poll()) {
