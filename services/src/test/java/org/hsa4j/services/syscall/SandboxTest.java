@@ -9,6 +9,8 @@ import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
 
@@ -77,6 +79,29 @@ class SandboxTest {
         return new String(host.segment(buf, n).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
     }
 
+    /**
+     * A writable directory beneath neither default root: the working directory's parent, unless
+     * the checkout itself lies in tmpdir (a clone under /tmp), then the home directory, /var/tmp or /.
+     */
+    private static Path outsideTheDefaultRoots() throws IOException {
+        Path cwd = Path.of("").toRealPath();
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir")).toRealPath();
+        List<Path> candidates = new ArrayList<>();
+        candidates.add(cwd.getParent());
+        candidates.add(Path.of(System.getProperty("user.home")));
+        candidates.add(Path.of("/var/tmp"));
+        candidates.add(Path.of("/"));
+        for (Path c : candidates) {
+            if (c != null && Files.isDirectory(c) && Files.isWritable(c)) {
+                Path real = c.toRealPath();
+                if (!real.startsWith(cwd) && !real.startsWith(tmp)) {
+                    return real;
+                }
+            }
+        }
+        throw new IllegalStateException("no writable directory outside " + cwd + " and " + tmp);
+    }
+
     private void confineToRoot() {
         f.services.setSyscallPolicy(SyscallPolicy.pathsUnder(root));
     }
@@ -90,9 +115,7 @@ class SandboxTest {
 
     @Test
     void shouldRefuseToCreateAFileOutsideTheWorkingDirectoryAndTmpdirByDefault() throws IOException {
-        Path cwd = Path.of("").toRealPath();
-        Path probe = cwd.getParent().resolve("hsa4j-sandbox-probe-" + ProcessHandle.current().pid());
-        assertFalse(probe.startsWith(Path.of(System.getProperty("java.io.tmpdir")).toRealPath()));
+        Path probe = outsideTheDefaultRoots().resolve("hsa4j-sandbox-probe-" + ProcessHandle.current().pid());
         try {
             assertEquals(-Errno.EPERM, inKernel(wi -> sys.open(wi, probe.toString(),
                     OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644)));
