@@ -6,12 +6,8 @@ import org.hsa4j.benchmarks.BatchedPacketsBenchmark;
 import org.hsa4j.benchmarks.Waits;
 import org.hsa4j.cuda.CudaKernel;
 import org.hsa4j.cuda.CudaStream;
-import org.hsa4j.kernel.Executable;
-import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.packet.KernelDispatchPacket;
 import org.hsa4j.queue.Queue;
-import org.hsa4j.queue.QueueType;
-import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;
 import org.hsa4j.signal.WaitState;
@@ -63,8 +59,7 @@ public class CudaBatchedDispatchBenchmark {
     @Param({"HSA4J_AQL", "RAW_CUDA", "CPU_POOL"})
     public Side side;
 
-    private HsaRuntime rt;
-    private CudaBench gpu;
+    private Trial trial;
     private CudaStream stream;
     private CudaKernel empty;
     private Queue queue;
@@ -74,39 +69,26 @@ public class CudaBatchedDispatchBenchmark {
 
     @Setup(Level.Trial)
     public void start() {
-        rt = HsaRuntime.init();
-        done = rt.createSignal(0);
+        trial = new Trial();
+        done = trial.runtime.createSignal(0);
         if (side == Side.CPU_POOL) {
-            queue = rt.gpuAgent().createQueue(QUEUE_SIZE, QueueType.SINGLE, null);
-            Executable x = rt.createExecutable().define("empty", KernelDescriptor.EMPTY, wi -> {
-            }).freeze();
-            kernelObject = x.symbol("empty").kernelObject();
+            queue = trial.cpuQueue(QUEUE_SIZE);
+            kernelObject = trial.cpuKernel("empty", wi -> {
+            });
             return;
         }
-        gpu = CudaBench.open(rt, QUEUE_SIZE);
+        CudaBench gpu = trial.gpu(QUEUE_SIZE);
         empty = gpu.kernel("hsa4j_empty");
         queue = gpu.queue;
         kernelObject = empty.kernelObject();
         if (side == Side.RAW_CUDA) {
-            stream = CudaStream.open(gpu.agent);
+            stream = trial.stream();
         }
     }
 
     @TearDown(Level.Trial)
     public void stop() {
-        try {
-            if (gpu != null) {
-                gpu.checkQueue();
-            }
-        } finally {
-            if (stream != null) {
-                stream.close();
-            }
-            if (gpu != null) {
-                gpu.close();
-            }
-            rt.close();
-        }
+        trial.close();
     }
 
     /** {@value #BATCH} empty dispatches and their completion; scored per dispatch. */

@@ -5,12 +5,8 @@ import java.util.concurrent.TimeUnit;
 import org.hsa4j.benchmarks.Waits;
 import org.hsa4j.cuda.CudaKernel;
 import org.hsa4j.cuda.CudaStream;
-import org.hsa4j.kernel.Executable;
-import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.packet.KernelDispatchPacket;
 import org.hsa4j.queue.Queue;
-import org.hsa4j.queue.QueueType;
-import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;
 import org.hsa4j.signal.WaitState;
@@ -57,7 +53,7 @@ public class CudaDispatchRoundTripBenchmark {
     @Param({"HSA4J_AQL", "RAW_CUDA", "CPU_POOL"})
     public Side side;
 
-    private HsaRuntime rt;
+    private Trial trial;
     private CudaBench gpu;
     private CudaStream stream;
     private CudaKernel empty;
@@ -68,37 +64,24 @@ public class CudaDispatchRoundTripBenchmark {
 
     @Setup(Level.Trial)
     public void start() {
-        rt = HsaRuntime.init();
-        done = rt.createSignal(0);
+        trial = new Trial();
+        done = trial.runtime.createSignal(0);
         if (side == Side.CPU_POOL) {
-            cpuQueue = rt.gpuAgent().createQueue(256, QueueType.SINGLE, null);
-            Executable x = rt.createExecutable().define("empty", KernelDescriptor.EMPTY, wi -> {
-            }).freeze();
-            cpuKernel = x.symbol("empty").kernelObject();
+            cpuQueue = trial.cpuQueue(256);
+            cpuKernel = trial.cpuKernel("empty", wi -> {
+            });
             return;
         }
-        gpu = CudaBench.open(rt, 256);
+        gpu = trial.gpu(256);
         empty = gpu.kernel("hsa4j_empty");
         if (side == Side.RAW_CUDA) {
-            stream = CudaStream.open(gpu.agent);
+            stream = trial.stream();
         }
     }
 
     @TearDown(Level.Trial)
     public void stop() {
-        try {
-            if (gpu != null) {
-                gpu.checkQueue();
-            }
-        } finally {
-            if (stream != null) {
-                stream.close();
-            }
-            if (gpu != null) {
-                gpu.close();
-            }
-            rt.close();
-        }
+        trial.close();
     }
 
     /** One empty-kernel dispatch and its completion observed. */

@@ -12,12 +12,7 @@ import org.hsa4j.benchmarks.Waits;
 import org.hsa4j.cuda.CudaBuffer;
 import org.hsa4j.cuda.CudaKernel;
 import org.hsa4j.cuda.CudaStream;
-import org.hsa4j.kernel.Executable;
-import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.packet.KernelDispatchPacket;
-import org.hsa4j.queue.Queue;
-import org.hsa4j.queue.QueueType;
-import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;
 import org.hsa4j.signal.WaitState;
@@ -77,12 +72,8 @@ public class CudaPingPongBenchmark {
     @Param({"HSA4J_AQL", "RAW_CUDA", "CPU_POOL"})
     public Side side;
 
-    private HsaRuntime rt;
-    private CudaBench gpu;
+    private Trial trial;
     private CudaStream stream;
-    private CudaBuffer flag;
-    private Arena arena;
-    private Queue cpuQueue;
     private MemorySegment host;
     private Signal done;
     private int round;
@@ -90,16 +81,16 @@ public class CudaPingPongBenchmark {
 
     @Setup(Level.Trial)
     public void start() {
-        rt = HsaRuntime.init();
-        done = rt.createSignal(1);
+        trial = new Trial();
+        done = trial.runtime.createSignal(1);
         round = 0;
         if (side == Side.CPU_POOL) {
             startCpuPool();
             return;
         }
-        gpu = CudaBench.open(rt, 256);
+        CudaBench gpu = trial.gpu(256);
         CudaKernel serve = gpu.kernel("hsa4j_pingpong_serve");
-        flag = gpu.agent.allocatePinned(64);
+        CudaBuffer flag = trial.own(gpu.agent.allocatePinned(64));
         host = flag.hostSegment();
         INT.setVolatile(host, 0L, 0);
         if (side == Side.HSA4J_AQL) {
@@ -108,26 +99,22 @@ public class CudaPingPongBenchmark {
             args.set(JAVA_LONG, 0, flag.address());
             args.set(JAVA_LONG, 8, SPIN_LIMIT);
             gpu.dispatch(serve, 1, 1, ka, done);
-            launched = true;
         } else {
-            arena = Arena.ofShared();
-            MemorySegment args = arena.allocate(16, 16);
+            MemorySegment args = trial.own(Arena.ofShared()).allocate(16, 16);
             args.set(JAVA_LONG, 0, flag.address());
             args.set(JAVA_LONG, 8, SPIN_LIMIT);
-            stream = CudaStream.open(gpu.agent);
+            stream = trial.stream();
             stream.launch(serve, 1, 1, args);
-            launched = true;
         }
+        launched = true;
     }
 
     private void startCpuPool() {
-        long address = rt.hostMalloc(64);
-        host = rt.svm().segment(address, 64);
+        host = trial.runtime.svm().segment(trial.runtime.hostMalloc(64), 64);
         INT.setVolatile(host, 0L, 0);
         MemorySegment f = host;
-        Executable x = rt.createExecutable().define("serve", KernelDescriptor.EMPTY, wi -> serve(f)).freeze();
-        cpuQueue = rt.gpuAgent().createQueue(256, QueueType.SINGLE, null);
-        CudaBench.dispatch(cpuQueue, new KernelDispatchPacket(), x.symbol("serve").kernelObject(), 1, 1, 0, done);
+        long serve = trial.cpuKernel("serve", wi -> serve(f));
+        CudaBench.dispatch(trial.cpuQueue(256), new KernelDispatchPacket(), serve, 1, 1, 0, done);
         launched = true;
     }
 
@@ -165,23 +152,8 @@ public class CudaPingPongBenchmark {
                     throw new IllegalStateException("the serving kernel ended by itself (flag " + last + "), not by the stop");
                 }
             }
-            if (gpu != null) {
-                gpu.checkQueue();
-            }
         } finally {
-            if (stream != null) {
-                stream.close();
-            }
-            if (flag != null) {
-                flag.close();
-            }
-            if (arena != null) {
-                arena.close();
-            }
-            if (gpu != null) {
-                gpu.close();
-            }
-            rt.close();
+            trial.close();
         }
     }
 

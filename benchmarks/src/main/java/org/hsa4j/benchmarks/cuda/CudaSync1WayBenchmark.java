@@ -12,11 +12,8 @@ import org.hsa4j.benchmarks.Waits;
 import org.hsa4j.cuda.CudaBuffer;
 import org.hsa4j.cuda.CudaKernel;
 import org.hsa4j.cuda.CudaStream;
-import org.hsa4j.kernel.Executable;
-import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.packet.KernelDispatchPacket;
 import org.hsa4j.queue.Queue;
-import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;
@@ -70,12 +67,10 @@ public class CudaSync1WayBenchmark {
     @Param({"HSA4J_AQL", "RAW_CUDA", "CPU_POOL"})
     public Side side;
 
-    private HsaRuntime rt;
+    private Trial trial;
     private CudaBench gpu;
     private CudaStream stream;
     private CudaKernel count;
-    private CudaBuffer counter;
-    private Arena arena;
     private MemorySegment host;
     private MemorySegment rawArgs;
     private long kernarg;
@@ -86,23 +81,23 @@ public class CudaSync1WayBenchmark {
 
     @Setup(Level.Trial)
     public void start() {
-        rt = HsaRuntime.init();
+        trial = new Trial();
+        HsaRuntime rt = trial.runtime;
         done = rt.createSignal(0);
         if (side == Side.CPU_POOL) {
             host = rt.svm().segment(rt.hostMalloc(64), 64);
             MemorySegment c = host;
-            Executable x = rt.createExecutable().define("count", KernelDescriptor.EMPTY, wi -> {
+            cpuKernel = trial.cpuKernel("count", wi -> {
                 for (int k = 0; k < TIMES; k++) {
                     INT.getAndAdd(c, 0L, 1);
                 }
-            }).freeze();
-            cpuKernel = x.symbol("count").kernelObject();
-            cpuQueue = rt.gpuAgent().createQueue(256, QueueType.SINGLE, null);
+            });
+            cpuQueue = trial.cpuQueue(256);
             return;
         }
-        gpu = CudaBench.open(rt, 256);
+        gpu = trial.gpu(256);
         count = gpu.kernel("hsa4j_count");
-        counter = gpu.agent.allocatePinned(64);
+        CudaBuffer counter = trial.own(gpu.agent.allocatePinned(64));
         host = counter.hostSegment();
         if (side == Side.HSA4J_AQL) {
             kernarg = gpu.kernarg(16);
@@ -110,35 +105,16 @@ public class CudaSync1WayBenchmark {
             args.set(JAVA_LONG, 0, counter.address());
             args.set(JAVA_INT, 8, TIMES);
         } else {
-            arena = Arena.ofShared();
-            rawArgs = arena.allocate(16, 16);
+            rawArgs = trial.own(Arena.ofShared()).allocate(16, 16);
             rawArgs.set(JAVA_LONG, 0, counter.address());
             rawArgs.set(JAVA_INT, 8, TIMES);
-            stream = CudaStream.open(gpu.agent);
+            stream = trial.stream();
         }
     }
 
     @TearDown(Level.Trial)
     public void stop() {
-        try {
-            if (gpu != null) {
-                gpu.checkQueue();
-            }
-        } finally {
-            if (stream != null) {
-                stream.close();
-            }
-            if (counter != null) {
-                counter.close();
-            }
-            if (arena != null) {
-                arena.close();
-            }
-            if (gpu != null) {
-                gpu.close();
-            }
-            rt.close();
-        }
+        trial.close();
     }
 
     /** One sync_1way run: reset, {@value #ATOMICS} atomics, completion, check; scored per atomic. */

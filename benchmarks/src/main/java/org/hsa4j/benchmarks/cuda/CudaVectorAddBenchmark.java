@@ -12,12 +12,8 @@ import org.hsa4j.benchmarks.Waits;
 import org.hsa4j.cuda.CudaBuffer;
 import org.hsa4j.cuda.CudaKernel;
 import org.hsa4j.cuda.CudaStream;
-import org.hsa4j.kernel.Executable;
-import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.packet.KernelDispatchPacket;
 import org.hsa4j.queue.Queue;
-import org.hsa4j.queue.QueueType;
-import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;
 import org.hsa4j.signal.WaitState;
@@ -85,14 +81,13 @@ public class CudaVectorAddBenchmark {
     private static final byte A_BYTE = 0x3F;
     private static final byte B_BYTE = 0x40;
 
-    private HsaRuntime rt;
+    private Trial trial;
     private CudaBench gpu;
     private CudaStream stream;
     private CudaKernel add;
     private CudaBuffer a;
     private CudaBuffer b;
     private CudaBuffer c;
-    private Arena arena;
     private MemorySegment rawArgs;
     private long kernarg;
     private MemorySegment ha;
@@ -106,31 +101,30 @@ public class CudaVectorAddBenchmark {
     @Setup(Level.Trial)
     public void start() {
         long bytes = 4L * elements;
-        rt = HsaRuntime.init();
-        done = rt.createSignal(0);
-        arena = Arena.ofShared();
+        trial = new Trial();
+        done = trial.runtime.createSignal(0);
+        Arena arena = trial.own(Arena.ofShared());
         if (side == Op.CPU_POOL) {
             ha = arena.allocate(bytes, 64).fill(A_BYTE);
             hb = arena.allocate(bytes, 64).fill(B_BYTE);
             hc = arena.allocate(bytes, 64);
             MemorySegment x = ha, y = hb, z = hc;
             int n = elements;
-            Executable e = rt.createExecutable().define("vector_add", KernelDescriptor.EMPTY, wi -> {
+            cpuKernel = trial.cpuKernel("vector_add", wi -> {
                 long i = wi.flatGlobalId();
                 if (i < n) {
                     z.setAtIndex(JAVA_FLOAT, i, x.getAtIndex(JAVA_FLOAT, i) + y.getAtIndex(JAVA_FLOAT, i));
                 }
-            }).freeze();
-            cpuKernel = e.symbol("vector_add").kernelObject();
-            cpuQueue = rt.gpuAgent().createQueue(256, QueueType.SINGLE, null);
+            });
+            cpuQueue = trial.cpuQueue(256);
             return;
         }
-        gpu = CudaBench.open(rt, 256);
+        gpu = trial.gpu(256);
         add = gpu.kernel("hsa4j_vector_add");
-        a = gpu.agent.allocateDevice(bytes);
-        b = gpu.agent.allocateDevice(bytes);
-        c = gpu.agent.allocateDevice(bytes);
-        stream = CudaStream.open(gpu.agent);
+        a = trial.own(gpu.agent.allocateDevice(bytes));
+        b = trial.own(gpu.agent.allocateDevice(bytes));
+        c = trial.own(gpu.agent.allocateDevice(bytes));
+        stream = trial.stream();
         stream.fill(a.address(), A_BYTE, bytes);
         stream.fill(b.address(), B_BYTE, bytes);
         stream.fill(c.address(), (byte) 0, bytes);
@@ -153,23 +147,8 @@ public class CudaVectorAddBenchmark {
             if (c != null || hc != null) {
                 check();
             }
-            if (gpu != null) {
-                gpu.checkQueue();
-            }
         } finally {
-            if (stream != null) {
-                stream.close();
-            }
-            for (CudaBuffer x : new CudaBuffer[] {a, b, c}) {
-                if (x != null) {
-                    x.close();
-                }
-            }
-            if (gpu != null) {
-                gpu.close();
-            }
-            arena.close();
-            rt.close();
+            trial.close();
         }
     }
 
@@ -177,17 +156,19 @@ public class CudaVectorAddBenchmark {
     private void check() {
         float fa = Float.intBitsToFloat(0x3F3F3F3F);
         float want = side == Op.DEVICE_COPY ? fa : fa + Float.intBitsToFloat(0x40404040);
-        MemorySegment one = arena.allocate(4, 4);
-        for (long i : new long[] {0, elements / 2, elements - 1}) {
-            float got;
-            if (side == Op.CPU_POOL) {
-                got = hc.getAtIndex(JAVA_FLOAT, i);
-            } else {
-                c.copyToHost(one, 4 * i);
-                got = one.get(JAVA_FLOAT, 0);
-            }
-            if (got != want) {
-                throw new IllegalStateException(side + ": c[" + i + "] is " + got + ", not " + want);
+        try (Arena local = Arena.ofConfined()) {
+            MemorySegment one = local.allocate(4, 4);
+            for (long i : new long[] {0, elements / 2, elements - 1}) {
+                float got;
+                if (side == Op.CPU_POOL) {
+                    got = hc.getAtIndex(JAVA_FLOAT, i);
+                } else {
+                    c.copyToHost(one, 4 * i);
+                    got = one.get(JAVA_FLOAT, 0);
+                }
+                if (got != want) {
+                    throw new IllegalStateException(side + ": c[" + i + "] is " + got + ", not " + want);
+                }
             }
         }
     }
