@@ -261,6 +261,9 @@ public final class CudaAgent implements AutoCloseable {
 
     void free(CudaBuffer b) {
         buffers.remove(b);
+        if (lost != null) {
+            return;   // the context died with a sticky error, and the memory with it
+        }
         context.enter();
         try {
             if (b.generation() != context.generation()) {
@@ -361,6 +364,14 @@ public final class CudaAgent implements AutoCloseable {
      */
     void recover(int seen, HsaException cause, CudaQueueProcessor from) {
         HsaException reason = cause;
+        if (context.generation() == seen) {
+            // a reset frees every allocation of the context: no host segment may reach it after
+            for (CudaBuffer b : buffers) {
+                if (b.generation() == seen) {
+                    b.invalidate();
+                }
+            }
+        }
         try {
             if (!context.recover(seen)) {
                 return;

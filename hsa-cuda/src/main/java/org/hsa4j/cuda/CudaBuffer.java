@@ -1,5 +1,6 @@
 package org.hsa4j.cuda;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 import org.hsa4j.runtime.HsaException;
@@ -10,6 +11,10 @@ import org.hsa4j.runtime.HsaStatus;
  * not host-visible; pinned and managed memory are, at the same address (unified addressing), so
  * {@link #hostSegment()} gives the host its bytes. A buffer dies with the context that made it:
  * after the agent recovers from a fault every older buffer is invalid.
+ *
+ * <p>The host segment is scoped to an arena of the buffer's own, closed before the memory goes back
+ * to CUDA (on {@link #close} or before a context reset frees it): a segment kept past that throws
+ * IllegalStateException instead of touching freed memory, which could crash the JVM.
  */
 public final class CudaBuffer implements AutoCloseable {
     /** Where the bytes live. */
@@ -27,16 +32,33 @@ public final class CudaBuffer implements AutoCloseable {
     private final long address;
     private final long bytes;
     private final MemorySegment host;
+    private final Arena scope;
     private final int generation;
     private boolean freed;
 
+    /** A buffer at {@code address}; {@code host} is the raw host view of host-visible memory, or null. */
     CudaBuffer(CudaAgent agent, Kind kind, long address, long bytes, MemorySegment host, int generation) {
         this.agent = agent;
         this.kind = kind;
         this.address = address;
         this.bytes = bytes;
-        this.host = host;
+        this.scope = host == null ? null : Arena.ofShared();
+        this.host = host == null ? null : host.reinterpret(bytes, scope, null);
         this.generation = generation;
+    }
+
+    /**
+     * Closes the host segment's arena, once: every access through it fails from now on. Called
+     * before the memory is freed or its context reset.
+     */
+    void invalidate() {
+        if (scope != null) {
+            synchronized (this) {
+                if (scope.scope().isAlive()) {
+                    scope.close();
+                }
+            }
+        }
     }
 
     /** The kind. */
@@ -130,6 +152,7 @@ public final class CudaBuffer implements AutoCloseable {
             }
             freed = true;
         }
+        invalidate();
         agent.free(this);
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -51,6 +52,7 @@ class CudaFaultTest {
 
     @Test
     void aFaultingKernelIsAMemoryFaultAndTheAgentThenServesOrRefusesClearly() throws Exception {
+        MemorySegment keptAcrossTheFault = gpu.agent.allocatePinned(64).hostSegment();
         CompletableFuture<HsaException> error = new CompletableFuture<>();
         Queue bad = gpu.agent.createQueue(64, QueueType.SINGLE, (e, q) -> error.complete(e));
         Signal faulted = gpu.runtime.createSignal(1);
@@ -60,6 +62,9 @@ class CudaFaultTest {
         assertTrue(e.getMessage().contains("CUDA_ERROR_ILLEGAL_ADDRESS"), e.getMessage());
         assertEquals(HsaStatus.MEMORY_FAULT, assertThrows(HsaException.class, () -> GpuFixture.awaitZero(faulted)).status());
         bad.destroy(); // joins the queue's processor, which has tried to recreate the context by then
+        // the reset that was tried freed every allocation of the old context: a kept host segment
+        // must throw, not read freed memory (which could crash the JVM)
+        assertThrows(IllegalStateException.class, () -> keptAcrossTheFault.get(JAVA_INT, 0));
 
         if (gpu.agent.isLost()) {
             // CUDA documents sticky errors as unrecoverable within the process (driver 580 on an H100

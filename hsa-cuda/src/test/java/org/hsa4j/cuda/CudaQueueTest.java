@@ -57,6 +57,16 @@ class CudaQueueTest {
     }
 
     @Test
+    void aHostSegmentKeptPastItsBufferThrowsInsteadOfTouchingFreedMemory() {
+        CudaBuffer pinned = gpu.agent.allocatePinned(4096);
+        MemorySegment kept = pinned.hostSegment();
+        kept.set(JAVA_INT, 0, 7);
+        pinned.close();
+        assertThrows(IllegalStateException.class, () -> kept.get(JAVA_INT, 0));
+        assertEquals(HsaStatus.INVALID_ALLOCATION, assertThrows(HsaException.class, pinned::hostSegment).status());
+    }
+
+    @Test
     void vectorAddRunsThroughTheQueueAndDecrementsTheCompletionSignal() {
         int n = 1000;
         try (CudaBuffer a = gpu.agent.allocatePinned(4L * n); CudaBuffer b = gpu.agent.allocatePinned(4L * n);
