@@ -404,6 +404,7 @@ public final class AcceleratorView implements AutoCloseable {
                         .completionSignal(handle);
                 p.publish(KERNEL_HEADER, dims);
             }
+            future.submittedAt(q.id(), first + packets - 1);
             q.ringDoorbell(first + packets - 1);
             last = future;
         }

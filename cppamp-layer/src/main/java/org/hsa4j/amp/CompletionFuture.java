@@ -19,6 +19,8 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
+import org.hsa4j.agent.RunningPacket;
+import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.HsaStatus;
@@ -120,6 +122,9 @@ public final class CompletionFuture implements CompletionStage<Void>, Future<Voi
     private long begin;
     private long end;
     private List<Consumer<CompletionFuture>> callbacks;
+    /** The queue and packet id of the packet that completes this future, or -1 (not a view's packet). */
+    private volatile long queueId = -1;
+    private volatile long packetId = -1;
     private AcceleratorView launchView;
     private Launch launch;
     private int launchSlot;
@@ -364,10 +369,32 @@ public final class CompletionFuture implements CompletionStage<Void>, Future<Voi
         return HsaRuntime.TIMESTAMP_FREQUENCY;
     }
 
+    /** Records the packet that completes this future: packet {@code packet} of queue {@code queue}. */
+    void submittedAt(long queue, long packet) {
+        queueId = queue;
+        packetId = packet;
+    }
+
+    /**
+     * Refuses a wait that can never end: a kernel waiting for a later packet of the in-order queue
+     * it runs from (every packet of a view has the barrier bit, so that packet starts only after the
+     * waiting kernel ends), as {@code parallelForEachAndWait} on its own view from inside a kernel.
+     */
+    private void refuseWaitOnOwnQueue() {
+        ComputeUnitThread unit = ComputeUnitThread.current();
+        if (unit != null && unit.currentWork() instanceof RunningPacket running && queueId >= 0
+                && running.queueId() == queueId && packetId > running.packetId()) {
+            throw new HsaException(HsaStatus.ERROR, "a kernel (packet " + running.packetId() + " of queue " + queueId
+                    + ") waits for " + what + " (packet " + packetId + " of the same in-order queue), which cannot "
+                    + "start before that kernel ends: the wait would never return");
+        }
+    }
+
     private boolean awaitDone(WaitState mode, long timeoutNanos) {
         if (state != PENDING) {
             return true;
         }
+        refuseWaitOnOwnQueue();
         if (!retain()) {
             return true;
         }

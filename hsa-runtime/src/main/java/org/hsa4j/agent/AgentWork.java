@@ -16,7 +16,7 @@ final class AgentWork extends Work {
 
     AgentWork(QueueSlot slot, AgentDispatchHandler handler, AgentDispatchRequest request, Signal completion,
               int releaseScope, PacketProcessor processor) {
-        super(slot, completion);
+        super(slot, request.packetId(), completion);
         this.handler = handler;
         this.request = request;
         this.releaseScope = releaseScope;

@@ -12,7 +12,7 @@ final class KernelWork extends Work {
     private final PacketProcessor processor;
 
     KernelWork(QueueSlot slot, Dispatch dispatch, Signal completion, int releaseScope, PacketProcessor processor) {
-        super(slot, completion);
+        super(slot, dispatch.packetId(), completion);
         this.dispatch = dispatch;
         this.releaseScope = releaseScope;
         this.processor = processor;

@@ -16,7 +16,7 @@ import org.hsa4j.signal.Signal;
  * work completes; {@code abortState} makes sure exactly one of the aborter and the completer
  * lowers it again.
  */
-abstract class Work implements Abortable {
+abstract class Work implements Abortable, RunningPacket {
     private static final int NOT_ABORTED = 0;
     private static final int ABORT_COUNTED = 1;
     private static final int ABORT_RELEASED = 2;
@@ -42,9 +42,23 @@ abstract class Work implements Abortable {
     /** Set (volatile) when the work completed, before the abort count is released. */
     private volatile boolean completed;
 
-    Work(QueueSlot slot, Signal completion) {
+    /** The packet's id in its queue. */
+    private final long packetId;
+
+    Work(QueueSlot slot, long packetId, Signal completion) {
         this.slot = slot;
+        this.packetId = packetId;
         this.completion = completion;
+    }
+
+    @Override
+    public final long queueId() {
+        return slot.queue.id();
+    }
+
+    @Override
+    public final long packetId() {
+        return packetId;
     }
 
     /** True while a compute unit could still claim part of this work. */

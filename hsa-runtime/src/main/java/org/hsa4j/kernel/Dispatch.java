@@ -88,6 +88,11 @@ public final class Dispatch {
         return owner;
     }
 
+    /** The packet's id in its queue. */
+    public long packetId() {
+        return packetId;
+    }
+
     /** Number of workgroups. */
     public long totalGroups() {
         return totalGroups;

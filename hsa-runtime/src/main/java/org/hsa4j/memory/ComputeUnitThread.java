@@ -92,6 +92,11 @@ public final class ComputeUnitThread extends Thread {
         work = w;
     }
 
+    /** The work this unit runs now (kernel or handler code), or null while it runs runtime code. */
+    public Abortable currentWork() {
+        return work;
+    }
+
     /** Marks the calling unit as running runtime code again: abort points let it through. */
     public void exitWork() {
         work = null;

@@ -21,7 +21,7 @@ class HelperPacerTest {
         long unclaimed;
 
         Left(long unclaimed) {
-            super(null, null);
+            super(null, 0, null);
             this.unclaimed = unclaimed;
         }
 

@@ -56,7 +56,7 @@ class LaunchRingTest {
         final List<Work> seenAsCurrent = new ArrayList<>();
 
         Parts(int parts) {
-            super(null, null);
+            super(null, 0, null);
             this.parts = parts;
             this.runs = new AtomicIntegerArray(parts);
         }
