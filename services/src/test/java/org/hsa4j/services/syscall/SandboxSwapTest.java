@@ -4,18 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.ToLongFunction;
 
-import org.hsa4j.kernel.WorkItem;
-import org.hsa4j.memory.Svm;
 import org.hsa4j.services.Fixture;
-import org.hsa4j.services.Kernels;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,7 +30,6 @@ class SandboxSwapTest {
     private Path outside;
     private Fixture f;
     private Syscalls sys;
-    private Svm host;
 
     @BeforeEach
     void start() throws IOException {
@@ -45,7 +38,6 @@ class SandboxSwapTest {
         Files.writeString(outside.resolve("f"), "outside");
         f = Fixture.start();
         sys = f.services.syscalls();
-        host = f.rt.svm();
         f.services.setSyscallPolicy(SyscallPolicy.pathsUnder(root));
     }
 
@@ -68,27 +60,6 @@ class SandboxSwapTest {
         void run() throws IOException;
     }
 
-    private long inKernel(ToLongFunction<WorkItem> body) {
-        long out = f.rt.hostMalloc(8);
-        Kernels.run(f.rt, f.queue, wi -> wi.svm().setLong(Kernels.arg(wi, 0), body.applyAsLong(wi)), 1, 1, out);
-        return host.getLong(out);
-    }
-
-    private String readInKernel(String path) {
-        long buf = f.rt.hostMalloc(64);
-        long n = inKernel(wi -> {
-            long fd = sys.open(wi, path, OpenFlags.O_RDONLY, 0);
-            if (fd < 0) {
-                return fd;
-            }
-            long r = sys.read(wi, fd, buf, 64);
-            sys.close(wi, fd);
-            return r;
-        });
-        return n < 0 ? "errno " + Errno.name((int) -n)
-                : new String(host.segment(buf, n).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
-    }
-
     @Test
     void shouldNotTruncateTheTargetOfAFileSwappedForALinkJustBeforeItsOpen() throws IOException {
         Path file = Files.writeString(root.resolve("f"), "inside");
@@ -96,7 +67,7 @@ class SandboxSwapTest {
             Files.delete(file);
             Files.createSymbolicLink(file, outside.resolve("f"));
         });
-        assertEquals(-Errno.EPERM, inKernel(wi -> sys.open(wi, file.toString(),
+        assertEquals(-Errno.EPERM, KernelCalls.inKernel(f, wi -> sys.open(wi, file.toString(),
                 OpenFlags.O_WRONLY | OpenFlags.O_TRUNC, 0)));
         assertEquals("outside", Files.readString(outside.resolve("f")));
     }
@@ -109,7 +80,7 @@ class SandboxSwapTest {
             Files.move(root.resolve("d"), root.resolve("d.old"));
             Files.createSymbolicLink(root.resolve("d"), outside);
         });
-        assertEquals("errno EPERM", readInKernel(root.resolve("d/f").toString()));
+        assertEquals("errno EPERM", KernelCalls.readInKernel(f, root.resolve("d/f").toString()));
     }
 
     @Test
@@ -120,7 +91,7 @@ class SandboxSwapTest {
             Files.move(root.resolve("d"), root.resolve("d.old"));
             Files.createSymbolicLink(root.resolve("d"), outside);
         });
-        assertEquals("inside", readInKernel(root.resolve("d/f").toString()));
+        assertEquals("inside", KernelCalls.readInKernel(f, root.resolve("d/f").toString()));
         assertEquals("outside", Files.readString(outside.resolve("f")));
     }
 
@@ -132,7 +103,7 @@ class SandboxSwapTest {
             Files.move(root.resolve("d"), root.resolve("d.old"));
             Files.createSymbolicLink(root.resolve("d"), outside);
         });
-        assertEquals(-Errno.EPERM, inKernel(wi -> sys.unlink(wi, root.resolve("d/f").toString())));
+        assertEquals(-Errno.EPERM, KernelCalls.inKernel(f, wi -> sys.unlink(wi, root.resolve("d/f").toString())));
         assertTrue(Files.exists(outside.resolve("f")));
     }
 }

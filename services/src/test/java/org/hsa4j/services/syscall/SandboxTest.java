@@ -5,19 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.ToLongFunction;
 
-import org.hsa4j.kernel.WorkItem;
-import org.hsa4j.memory.Svm;
 import org.hsa4j.services.Fixture;
-import org.hsa4j.services.Kernels;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,7 +31,6 @@ class SandboxTest {
     private Path outside;
     private Fixture f;
     private Syscalls sys;
-    private Svm host;
 
     @BeforeEach
     void start() throws IOException {
@@ -47,36 +40,11 @@ class SandboxTest {
         Files.writeString(outside.resolve("victim"), "keep");
         f = Fixture.start();
         sys = f.services.syscalls();
-        host = f.rt.svm();
     }
 
     @AfterEach
     void stop() {
         f.close();
-    }
-
-    private long inKernel(ToLongFunction<WorkItem> body) {
-        long out = f.rt.hostMalloc(8);
-        Kernels.run(f.rt, f.queue, wi -> wi.svm().setLong(Kernels.arg(wi, 0), body.applyAsLong(wi)), 1, 1, out);
-        return host.getLong(out);
-    }
-
-    /** Opens {@code path} read-only in a kernel and reads up to 64 bytes: the text, or "errno N". */
-    private String readInKernel(String path) {
-        long buf = f.rt.hostMalloc(64);
-        long n = inKernel(wi -> {
-            long fd = sys.open(wi, path, OpenFlags.O_RDONLY, 0);
-            if (fd < 0) {
-                return fd;
-            }
-            long r = sys.read(wi, fd, buf, 64);
-            sys.close(wi, fd);
-            return r;
-        });
-        if (n < 0) {
-            return "errno " + Errno.name((int) -n);
-        }
-        return new String(host.segment(buf, n).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
     }
 
     /**
@@ -110,14 +78,14 @@ class SandboxTest {
 
     @Test
     void shouldRefuseToReadAFileOutsideTheWorkingDirectoryAndTmpdirByDefault() {
-        assertEquals("errno EPERM", readInKernel("/etc/passwd"));
+        assertEquals("errno EPERM", KernelCalls.readInKernel(f, "/etc/passwd"));
     }
 
     @Test
     void shouldRefuseToCreateAFileOutsideTheWorkingDirectoryAndTmpdirByDefault() throws IOException {
         Path probe = outsideTheDefaultRoots().resolve("hsa4j-sandbox-probe-" + ProcessHandle.current().pid());
         try {
-            assertEquals(-Errno.EPERM, inKernel(wi -> sys.open(wi, probe.toString(),
+            assertEquals(-Errno.EPERM, KernelCalls.inKernel(f, wi -> sys.open(wi, probe.toString(),
                     OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644)));
             assertFalse(Files.exists(probe));
         } finally {
@@ -128,29 +96,29 @@ class SandboxTest {
     @Test
     void shouldOpenAFileInTmpdirByDefault() throws IOException {
         Files.writeString(root.resolve("in-tmp"), "tmp is a default root");
-        assertEquals("tmp is a default root", readInKernel(root.resolve("in-tmp").toString()));
+        assertEquals("tmp is a default root", KernelCalls.readInKernel(f, root.resolve("in-tmp").toString()));
     }
 
     @Test
     void shouldReadOutsideTheRootsWhenTheUnsandboxedPolicyIsNamed() {
         f.services.setSyscallPolicy(SyscallPolicy.ALLOW_ALL_UNSANDBOXED);
-        assertTrue(readInKernel("/etc/passwd").startsWith("root:"));
+        assertTrue(KernelCalls.readInKernel(f, "/etc/passwd").startsWith("root:"));
     }
 
     @Test
     void shouldRefuseEveryPathWithNoRoots() throws IOException {
         Files.writeString(root.resolve("x"), "x");
         f.services.setSyscallPolicy(SyscallPolicy.pathsUnder(FileRoots.NONE));
-        assertEquals("errno EPERM", readInKernel(root.resolve("x").toString()));
+        assertEquals("errno EPERM", KernelCalls.readInKernel(f, root.resolve("x").toString()));
     }
 
     @Test
     void shouldReturnEisdirForADirectoryBeneathTheRoot() throws IOException {
         Files.createDirectory(root.resolve("sub"));
         confineToRoot();
-        assertEquals("errno EISDIR", readInKernel(root.resolve("sub").toString()));
-        assertEquals("errno EISDIR", readInKernel(root.toString()));
-        assertEquals(-Errno.EISDIR, inKernel(wi -> sys.unlink(wi, root.resolve("sub").toString())));
+        assertEquals("errno EISDIR", KernelCalls.readInKernel(f, root.resolve("sub").toString()));
+        assertEquals("errno EISDIR", KernelCalls.readInKernel(f, root.toString()));
+        assertEquals(-Errno.EISDIR, KernelCalls.inKernel(f, wi -> sys.unlink(wi, root.resolve("sub").toString())));
     }
 
     @Test
@@ -159,7 +127,7 @@ class SandboxTest {
         Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
         assertTrue(mkfifo.waitFor(30, TimeUnit.SECONDS) && mkfifo.exitValue() == 0, "mkfifo");
         confineToRoot();
-        assertEquals("errno EPERM", readInKernel(fifo.toString()));
+        assertEquals("errno EPERM", KernelCalls.readInKernel(f, fifo.toString()));
     }
 
     // ---- links out of a root (item 12) ----------------------------------------------------------
@@ -168,14 +136,14 @@ class SandboxTest {
     void shouldRefuseALinkInsideTheRootToAFileOutside() throws IOException {
         Files.createSymbolicLink(root.resolve("l"), outside.resolve("secret"));
         confineToRoot();
-        assertEquals("errno EPERM", readInKernel(root.resolve("l").toString()));
+        assertEquals("errno EPERM", KernelCalls.readInKernel(f, root.resolve("l").toString()));
     }
 
     @Test
     void shouldNotTruncateAFileOutsideTheRootThroughALink() throws IOException {
         Files.createSymbolicLink(root.resolve("t"), outside.resolve("victim"));
         confineToRoot();
-        assertEquals(-Errno.EPERM, inKernel(wi -> sys.open(wi, root.resolve("t").toString(),
+        assertEquals(-Errno.EPERM, KernelCalls.inKernel(f, wi -> sys.open(wi, root.resolve("t").toString(),
                 OpenFlags.O_WRONLY | OpenFlags.O_TRUNC, 0)));
         assertEquals("keep", Files.readString(outside.resolve("victim")));
     }
@@ -184,21 +152,21 @@ class SandboxTest {
     void shouldRefuseARelativeLinkThatClimbsOutOfTheRoot() throws IOException {
         Files.createSymbolicLink(root.resolve("up"), Path.of("../outside/secret"));
         confineToRoot();
-        assertEquals("errno EPERM", readInKernel(root.resolve("up").toString()));
+        assertEquals("errno EPERM", KernelCalls.readInKernel(f, root.resolve("up").toString()));
     }
 
     @Test
     void shouldRefuseALinkInsideTheRootToADirectoryOutside() throws IOException {
         Files.createSymbolicLink(root.resolve("d"), outside);
         confineToRoot();
-        assertEquals("errno EPERM", readInKernel(root.resolve("d/secret").toString()));
+        assertEquals("errno EPERM", KernelCalls.readInKernel(f, root.resolve("d/secret").toString()));
     }
 
     @Test
     void shouldNotCreateAFileInADirectoryOutsideTheRootThroughALink() throws IOException {
         Files.createSymbolicLink(root.resolve("d"), outside);
         confineToRoot();
-        assertEquals(-Errno.EPERM, inKernel(wi -> sys.open(wi, root.resolve("d/new").toString(),
+        assertEquals(-Errno.EPERM, KernelCalls.inKernel(f, wi -> sys.open(wi, root.resolve("d/new").toString(),
                 OpenFlags.O_CREAT | OpenFlags.O_WRONLY, 0644)));
         assertFalse(Files.exists(outside.resolve("new")));
     }
@@ -210,7 +178,7 @@ class SandboxTest {
         Files.writeString(root.resolve("secret"), "inside");
         confineToRoot();
         // lexically root/secret; physically outside/sub/.. = outside, so outside/secret
-        assertEquals("errno EPERM", readInKernel(root.resolve("l/../secret").toString()));
+        assertEquals("errno EPERM", KernelCalls.readInKernel(f, root.resolve("l/../secret").toString()));
     }
 
     @Test
@@ -219,7 +187,7 @@ class SandboxTest {
         Files.writeString(root.resolve("a/x"), "a/x");
         Files.createSymbolicLink(root.resolve("l"), Path.of("a/b"));
         confineToRoot();
-        assertEquals("a/x", readInKernel(root.resolve("l/../x").toString()));
+        assertEquals("a/x", KernelCalls.readInKernel(f, root.resolve("l/../x").toString()));
     }
 
     @Test
@@ -230,9 +198,9 @@ class SandboxTest {
         Files.createSymbolicLink(root.resolve("abs"), root.resolve("data/file"));
         Files.createSymbolicLink(root.resolve("dirlink"), Path.of("data"));
         confineToRoot();
-        assertEquals("inside", readInKernel(root.resolve("rel").toString()));
-        assertEquals("inside", readInKernel(root.resolve("abs").toString()));
-        assertEquals("inside", readInKernel(root.resolve("dirlink/file").toString()));
+        assertEquals("inside", KernelCalls.readInKernel(f, root.resolve("rel").toString()));
+        assertEquals("inside", KernelCalls.readInKernel(f, root.resolve("abs").toString()));
+        assertEquals("inside", KernelCalls.readInKernel(f, root.resolve("dirlink/file").toString()));
     }
 
     @Test
@@ -240,21 +208,21 @@ class SandboxTest {
         Files.createSymbolicLink(root.resolve("a"), Path.of("b"));
         Files.createSymbolicLink(root.resolve("b"), Path.of("a"));
         confineToRoot();
-        assertEquals("errno ELOOP", readInKernel(root.resolve("a").toString()));
-        assertEquals("errno ELOOP", readInKernel(root.resolve("a/x").toString()));
+        assertEquals("errno ELOOP", KernelCalls.readInKernel(f, root.resolve("a").toString()));
+        assertEquals("errno ELOOP", KernelCalls.readInKernel(f, root.resolve("a/x").toString()));
     }
 
     @Test
     void shouldRefuseDotDotAboveTheRoot() throws IOException {
         confineToRoot();
-        assertEquals("errno EPERM", readInKernel(root + "/../outside/secret"));
+        assertEquals("errno EPERM", KernelCalls.readInKernel(f, root + "/../outside/secret"));
     }
 
     @Test
     void shouldUnlinkALinkAndLeaveItsTargetOutsideTheRoot() throws IOException {
         Path link = Files.createSymbolicLink(root.resolve("u"), outside.resolve("victim"));
         confineToRoot();
-        assertEquals(0, inKernel(wi -> sys.unlink(wi, link.toString())));
+        assertEquals(0, KernelCalls.inKernel(f, wi -> sys.unlink(wi, link.toString())));
         assertFalse(Files.exists(link, java.nio.file.LinkOption.NOFOLLOW_LINKS));
         assertEquals("keep", Files.readString(outside.resolve("victim")));
     }
@@ -263,7 +231,7 @@ class SandboxTest {
     void shouldRefuseToUnlinkAFileOutsideTheRootThroughALinkedDirectory() throws IOException {
         Files.createSymbolicLink(root.resolve("d"), outside);
         confineToRoot();
-        assertEquals(-Errno.EPERM, inKernel(wi -> sys.unlink(wi, root.resolve("d/victim").toString())));
+        assertEquals(-Errno.EPERM, KernelCalls.inKernel(f, wi -> sys.unlink(wi, root.resolve("d/victim").toString())));
         assertTrue(Files.exists(outside.resolve("victim")));
     }
 }
