@@ -7,10 +7,7 @@ import org.hsa4j.kernel.Executable;
 import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.memory.FloatView;
 import org.hsa4j.memory.Svm;
-import org.hsa4j.packet.FenceScope;
 import org.hsa4j.packet.KernelDispatchPacket;
-import org.hsa4j.packet.PacketHeader;
-import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
@@ -56,8 +53,6 @@ import org.openjdk.jmh.annotations.Warmup;
 public class FidelityBenchmark {
     /** Elements each work-item of the vector add handles. */
     static final int CHUNK = 1024;
-    private static final short HEADER =
-            PacketHeader.of(PacketType.KERNEL_DISPATCH, false, FenceScope.SYSTEM, FenceScope.SYSTEM);
 
     /** Fidelity mode off or on. */
     @Param({"off", "on"})
@@ -124,18 +119,7 @@ public class FidelityBenchmark {
 
     private long dispatch(long kernelObject, int gridSize, int workgroupSize, long args) {
         done.storeRelaxed(1);
-        long id = queue.addWriteIndexScacqScrel(1);
-        queue.waitForSpace(id);
-        packet.wrap(queue.ring(), queue.slotOffset(id))
-                .workgroupSize(workgroupSize, 1, 1)
-                .gridSize(gridSize, 1, 1)
-                .privateSegmentSize(0)
-                .groupSegmentSize(0)
-                .kernelObject(kernelObject)
-                .kernargAddress(args)
-                .completionSignal(done.handle());
-        packet.publish(HEADER, 1);
-        queue.ringDoorbell(id);
+        Dispatches.submitOne(queue, packet, kernelObject, workgroupSize, gridSize, args, done);
         return Waits.await(done, SignalCondition.EQ, 0, WaitState.ACTIVE);
     }
 

@@ -2,15 +2,13 @@ package org.hsa4j.benchmarks.cuda;
 
 import java.lang.foreign.MemorySegment;
 
+import org.hsa4j.benchmarks.Dispatches;
 import org.hsa4j.cuda.CudaAgent;
 import org.hsa4j.cuda.CudaCodeObject;
 import org.hsa4j.cuda.CudaKernel;
 import org.hsa4j.cuda.CudaModule;
 import org.hsa4j.cuda.CudaPlatform;
-import org.hsa4j.packet.FenceScope;
 import org.hsa4j.packet.KernelDispatchPacket;
-import org.hsa4j.packet.PacketHeader;
-import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
@@ -25,8 +23,6 @@ import org.hsa4j.signal.Signal;
 final class CudaBench implements AutoCloseable {
     /** The kernels shipped with hsa-cuda ({@code hsa4j_kernels.cu}, built to PTX with nvcc). */
     static final String KERNELS = "org/hsa4j/cuda/kernels/hsa4j_kernels.ptx";
-    /** System-scope acquire and release, no barrier bit: each dispatch's effects are visible to the host at completion. */
-    static final short HEADER = PacketHeader.of(PacketType.KERNEL_DISPATCH, false, FenceScope.SYSTEM, FenceScope.SYSTEM);
 
     final HsaRuntime runtime;
     final CudaAgent agent;
@@ -76,26 +72,9 @@ final class CudaBench implements AutoCloseable {
         return runtime.svm().segment(address, bytes);
     }
 
-    /** Writes, publishes and rings one 1-D dispatch of {@code kernelObject} on {@code queue}. */
-    static void dispatch(Queue queue, KernelDispatchPacket packet, long kernelObject, int workgroup, int grid,
-                         long kernarg, Signal completion) {
-        long id = queue.addWriteIndexScacqScrel(1);
-        queue.waitForSpace(id);
-        packet.wrap(queue.ring(), queue.slotOffset(id))
-                .workgroupSize(workgroup, 1, 1)
-                .gridSize(grid, 1, 1)
-                .privateSegmentSize(0)
-                .groupSegmentSize(0)
-                .kernelObject(kernelObject)
-                .kernargAddress(kernarg)
-                .completionSignal(completion.handle());
-        packet.publish(HEADER, 1);
-        queue.ringDoorbell(id);
-    }
-
-    /** {@link #dispatch(Queue, KernelDispatchPacket, long, int, int, long, Signal)} on this agent's queue. */
+    /** {@link Dispatches#submitOne} on this agent's queue. */
     void dispatch(CudaKernel kernel, int workgroup, int grid, long kernarg, Signal completion) {
-        dispatch(queue, packet, kernel.kernelObject(), workgroup, grid, kernarg, completion);
+        Dispatches.submitOne(queue, packet, kernel.kernelObject(), workgroup, grid, kernarg, completion);
     }
 
     /** Throws the error the queue reported, if any. */

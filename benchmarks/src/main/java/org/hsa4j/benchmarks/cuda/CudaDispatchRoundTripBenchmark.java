@@ -2,6 +2,7 @@ package org.hsa4j.benchmarks.cuda;
 
 import java.util.concurrent.TimeUnit;
 
+import org.hsa4j.benchmarks.Dispatches;
 import org.hsa4j.benchmarks.Waits;
 import org.hsa4j.cuda.CudaKernel;
 import org.hsa4j.cuda.CudaStream;
@@ -99,7 +100,7 @@ public class CudaDispatchRoundTripBenchmark {
             }
             case CPU_POOL -> {
                 done.storeRelaxed(1);
-                CudaBench.dispatch(cpuQueue, packet, cpuKernel, 1, 1, 0, done);
+                Dispatches.submitOne(cpuQueue, packet, cpuKernel, 1, 1, 0, done);
             }
         }
         return Waits.await(done, SignalCondition.EQ, 0, WaitState.ACTIVE);

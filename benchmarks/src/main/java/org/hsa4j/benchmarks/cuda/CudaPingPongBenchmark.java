@@ -8,6 +8,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
 
+import org.hsa4j.benchmarks.Dispatches;
 import org.hsa4j.benchmarks.Waits;
 import org.hsa4j.cuda.CudaBuffer;
 import org.hsa4j.cuda.CudaKernel;
@@ -114,7 +115,7 @@ public class CudaPingPongBenchmark {
         INT.setVolatile(host, 0L, 0);
         MemorySegment f = host;
         long serve = trial.cpuKernel("serve", wi -> serve(f));
-        CudaBench.dispatch(trial.cpuQueue(256), new KernelDispatchPacket(), serve, 1, 1, 0, done);
+        Dispatches.submitOne(trial.cpuQueue(256), new KernelDispatchPacket(), serve, 1, 1, 0, done);
         launched = true;
     }
 

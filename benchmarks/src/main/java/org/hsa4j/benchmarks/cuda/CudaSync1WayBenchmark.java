@@ -8,6 +8,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
 
+import org.hsa4j.benchmarks.Dispatches;
 import org.hsa4j.benchmarks.Waits;
 import org.hsa4j.cuda.CudaBuffer;
 import org.hsa4j.cuda.CudaKernel;
@@ -134,7 +135,7 @@ public class CudaSync1WayBenchmark {
             }
             case CPU_POOL -> {
                 done.storeRelaxed(1);
-                CudaBench.dispatch(cpuQueue, packet, cpuKernel, THREADS, BLOCKS * THREADS, 0, done);
+                Dispatches.submitOne(cpuQueue, packet, cpuKernel, THREADS, BLOCKS * THREADS, 0, done);
                 Waits.await(done, SignalCondition.EQ, 0, WaitState.ACTIVE);
             }
         }

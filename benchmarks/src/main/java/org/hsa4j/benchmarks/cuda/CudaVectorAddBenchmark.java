@@ -8,6 +8,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
 
+import org.hsa4j.benchmarks.Dispatches;
 import org.hsa4j.benchmarks.Waits;
 import org.hsa4j.cuda.CudaBuffer;
 import org.hsa4j.cuda.CudaKernel;
@@ -192,7 +193,7 @@ public class CudaVectorAddBenchmark {
             }
             case CPU_POOL -> {
                 done.storeRelaxed(1);
-                CudaBench.dispatch(cpuQueue, packet, cpuKernel, WORKGROUP, elements, 0, done);
+                Dispatches.submitOne(cpuQueue, packet, cpuKernel, WORKGROUP, elements, 0, done);
             }
         }
         return Waits.await(done, SignalCondition.EQ, 0, WaitState.ACTIVE);
