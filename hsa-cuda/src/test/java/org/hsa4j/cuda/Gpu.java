@@ -3,7 +3,7 @@ package org.hsa4j.cuda;
 import org.junit.jupiter.api.Assumptions;
 
 /** The one CUDA platform of the test JVM, and the assumption every GPU test starts with. */
-final class Gpu {
+public final class Gpu {
     /** Prefix of every skip message; {@link CudaSkipReport} counts the tests it skipped. */
     static final String NO_DEVICE = "no CUDA device: ";
     /** Prefix of the skip message of tests that need NVRTC beside the device. */
@@ -24,12 +24,12 @@ final class Gpu {
     }
 
     /** The platform (empty without a device). */
-    static CudaPlatform platform() {
+    public static CudaPlatform platform() {
         return PLATFORM;
     }
 
     /** Skips the caller unless a CUDA device exists, saying why. */
-    static void assumeDevice() {
+    public static void assumeDevice() {
         Assumptions.assumeTrue(PLATFORM.available(), () -> NO_DEVICE + PLATFORM.reason());
     }
 
