@@ -41,9 +41,9 @@ public final class LitmusMain {
                     for (int stress : new int[] {0, 128}) {
                         LitmusResult r = runner.run(t, pl, rounds, instances, stress, seed++);
                         results.add(r);
-                        System.out.printf("%-16s %-4s %-6s weak %-16s %8d / %-9d %s  %s%n", t.name(), pl.code(),
-                                r.stress() ? "stress" : "quiet", t.weakText(), r.weak(), r.instances(), r.verdict(),
-                                top(r.outcomes()));
+                        System.out.printf("%-16s %-4s %-6s weak %-16s %8d / %-9d %-7s %6.0f ms  %s%n", t.name(),
+                                pl.code(), r.stress() ? "stress" : "quiet", t.weakText(), r.weak(), r.instances(),
+                                r.verdict(), r.nanos() / 1e6, top(r.outcomes()));
                     }
                 }
             }

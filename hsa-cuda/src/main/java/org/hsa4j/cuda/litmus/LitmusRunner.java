@@ -27,8 +27,8 @@ import org.hsa4j.runtime.HsaStatus;
  * kernel per run) and host threads sharing pinned memory ({@link LitmusLayout}).
  *
  * <p>A round: the conductor (the calling thread) zeroes the locations, then stores the round number
- * into GO (volatile); every role, GPU or host, polls GO, idles a random number of spins (a different
- * draw per role and round, so the roles' windows slide across each other), runs its ops, writes its
+ * into GO (volatile); every role, GPU or host, polls GO, idles a random time (a different draw per
+ * role and round, so the roles' windows slide across each other), runs its ops, writes its
  * registers and counts itself done (the GPU with a system fence and a system atomic add to DONE,
  * host threads on an AtomicInteger). Once all are done the conductor reads registers and final
  * values and counts the outcome. A host-GPU round costs about two PCIe round trips (a few
@@ -43,10 +43,16 @@ final class LitmusRunner implements AutoCloseable {
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(20);
     /** Polls of GO a GPU thread makes before it gives up (each is a PCIe read of about a microsecond). */
     private static final long GPU_SPIN_LIMIT = 20_000_000L;
-    private static final int MAX_HOST_DELAY = 96;
+    /**
+     * Longest random delay of a host role, ns. A host thread sees GO about a microsecond before a
+     * GPU thread does (a PCIe read), so host roles draw from a wider range than GPU roles, which
+     * lets the two sides' windows slide across each other in both directions.
+     */
+    private static final int MAX_HOST_DELAY_NANOS = 4_000;
     /** Spins of a waiting role before it starts yielding: about 10-50 us, several PCIe round trips. */
     private static final int SPINS_BEFORE_YIELD = 1_000;
-    private static final int MAX_GPU_DELAY = 128;
+    /** Longest random delay of a GPU role, ns ({@code __nanosleep}). */
+    private static final int MAX_GPU_DELAY_NANOS = 1_000;
     private static final VarHandle INT = JAVA_INT.varHandle();
 
     private final CudaAgent agent;
@@ -219,7 +225,7 @@ final class LitmusRunner implements AutoCloseable {
         for (int row = 0; row < LitmusLayout.DELAY_ROWS; row++) {
             for (int role = 0; role < LitmusLayout.ROLES; role++) {
                 params.set(JAVA_INT, LitmusLayout.PARAM_DELAYS + ((long) row * LitmusLayout.ROLES + role) * Integer.BYTES,
-                        random.nextInt(MAX_GPU_DELAY + 1));
+                        random.nextInt(MAX_GPU_DELAY_NANOS + 1));
             }
         }
         VarHandle.fullFence();
@@ -250,7 +256,7 @@ final class LitmusRunner implements AutoCloseable {
         List<LitmusOp> ops = test.roles().get(role);
         int[] delays = new int[LitmusLayout.DELAY_ROWS];
         for (int i = 0; i < delays.length; i++) {
-            delays[i] = random.nextInt(MAX_HOST_DELAY + 1);
+            delays[i] = random.nextInt(MAX_HOST_DELAY_NANOS + 1);
         }
         Thread t = new Thread(() -> {
             int[] mine = new int[LitmusLayout.REGISTERS];
@@ -263,7 +269,8 @@ final class LitmusRunner implements AutoCloseable {
                         }
                         pause(spins);
                     }
-                    for (int d = delays[r % delays.length]; d > 0; d--) {
+                    long until = System.nanoTime() + delays[r % delays.length];
+                    while (System.nanoTime() - until < 0) {
                         Thread.onSpinWait();
                     }
                     HostRole.run(ops, locs, mine);

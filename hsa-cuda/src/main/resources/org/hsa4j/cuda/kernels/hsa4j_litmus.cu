@@ -47,7 +47,7 @@ static __device__ __forceinline__ int ctl_ld(const int* p) {
 //   prog[role * 4 + i]: op i of role (0 ends the role early); roles[k]: the k-th role the GPU plays
 //   locs: instances x 4 locations, each `stride` ints apart; regs: instances x roles x 4 registers
 //   ctrl: the control block (LitmusLayout): GO at 0, DONE at 32, STOP at 64, FAILED at 96 (ints)
-//   delays[(round % ndelays) * 4 + role]: idle spins before the role runs in that round
+//   delays[(round % ndelays) * 4 + role]: nanoseconds the role sleeps (__nanosleep) before it runs in that round
 // Thread t of the first gpu_roles * instances threads plays role roles[t / instances] of instance
 // t % instances; every other thread is memory stress on `scratch` (scratch_ints ints) until STOP.
 // A wait of more than spin_limit polls sets FAILED and returns, so a lost host cannot hold the GPU.
@@ -61,9 +61,11 @@ extern "C" __global__ void hsa4j_litmus(const int* prog, const int* roles, int g
             return;
         }
         unsigned int i = (t * 2654435761u) % (unsigned int) scratch_ints;
+        // STOP is polled once per 1024 accesses: a poll is a PCIe read, and thousands of stress
+        // threads polling often would flood the link the host-GPU roles use
         long long spins = 0;
         while (ctl_ld(ctrl + 64) == 0 && ++spins < spin_limit) {
-            for (int k = 0; k < 64; k++) {
+            for (int k = 0; k < 1024; k++) {
                 scratch[i] = scratch[i] + 1;
                 i = (i + 1031u) % (unsigned int) scratch_ints;
             }
@@ -87,7 +89,8 @@ extern "C" __global__ void hsa4j_litmus(const int* prog, const int* roles, int g
             }
         }
         int d = delays[(r % ndelays) * 4 + role];
-        for (volatile int k = 0; k < d; k++) {
+        if (d > 0) {
+            __nanosleep(d);
         }
         int reg[4] = {0, 0, 0, 0};
         for (int i = 0; i < 4; i++) {
