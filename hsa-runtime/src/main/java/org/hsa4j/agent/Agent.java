@@ -224,7 +224,7 @@ public final class Agent {
                 throw e;
             }
             Signal doorbell = signals.create(-1, SignalDescriptor.KIND_DOORBELL);
-            Queue queue = new Queue(this, descriptor, ring, size, QUEUE_IDS.incrementAndGet(), type, features,
+            Queue queue = new Queue(this, descriptor, ring, size, nextQueueId(), type, features,
                     doorbell, errorCallback, this::destroyQueue, this::inactivated);
             processor.attach(queue);
             return queue;
@@ -247,6 +247,11 @@ public final class Agent {
             memory.release(a);
         }
         queue.doorbell().destroy();
+    }
+
+    /** A system-wide unique queue id ({@code HSA_QUEUE_INFO_ID}); soft queues take theirs here too. */
+    public static long nextQueueId() {
+        return QUEUE_IDS.incrementAndGet();
     }
 
     /** Registers the handler for agent dispatch packets of function {@code type} (0-65535). */

@@ -3,10 +3,13 @@ package org.hsa4j.kernel;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.LambdaMetafactory;
 import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandleProxies;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,13 +19,16 @@ import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.MemoryKind;
 import org.hsa4j.memory.MemoryManager;
 import org.hsa4j.memory.MemoryPool;
+import org.hsa4j.memory.SegmentKind;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
 
 /**
  * An executable ({@code hsa_executable_t}): Java kernels loaded by symbol name. Define kernels
- * one by one or load every {@link KernelSymbol} method of a class (a "code object"), then
- * {@link #freeze()} and look symbols up by name to get the kernel object handle for packets.
+ * one by one or load every {@link KernelSymbol} method of a class or of a {@link CodeObjectReader}'s
+ * class file or jar (a "code object"), define the global and readonly variables code objects refer
+ * to ({@link ExternalVariable}), then {@link #freeze()} and look symbols up by name to get the
+ * kernel object handle for packets or a variable's address.
  * Each kernel object is 64 bytes of SVM ({@link KernelObjectDescriptor}) whose allocation carries
  * the {@link KernelCode}, so a packet processor resolves a handle with one lookup.
  */
@@ -32,6 +38,7 @@ public final class Executable implements AutoCloseable {
     private final MemoryManager memory;
     private final MemoryPool pool;
     private final Map<String, KernelCode> kernels = new LinkedHashMap<>();
+    private final Map<String, Variable> variables = new LinkedHashMap<>();
     private boolean frozen;
     private boolean destroyed;
 
@@ -47,10 +54,8 @@ public final class Executable implements AutoCloseable {
         HsaException.requireNonNull(descriptor, "descriptor");
         HsaException.requireNonNull(kernel, "kernel");
         checkUsable();
-        if (frozen) {
-            throw new HsaException(HsaStatus.FROZEN_EXECUTABLE, "cannot define " + name + ": the executable is frozen");
-        }
-        if (kernels.containsKey(name)) {
+        checkUnfrozen("define " + name);
+        if (kernels.containsKey(name) || variables.containsKey(name)) {
             throw new HsaException(HsaStatus.VARIABLE_ALREADY_DEFINED, "kernel " + name + " is already defined");
         }
         KernelCode code = new KernelCode(name, descriptor, kernel);
@@ -70,41 +75,82 @@ public final class Executable implements AutoCloseable {
 
     /**
      * Loads a code object: every {@code static void m(WorkItem)} method of {@code codeObject}
-     * annotated with {@link KernelSymbol} becomes a kernel. All methods are checked before any is
-     * defined, so a refused code object defines nothing.
+     * annotated with {@link KernelSymbol} becomes a kernel, and every {@link ExternalVariable}
+     * field is set to its variable's address. Everything is checked before anything is defined,
+     * so a refused code object defines nothing. The fields are the class's own: load a class into
+     * one executable at a time, or use a {@link CodeObjectReader}, which defines fresh classes per load.
      *
      * @throws HsaException INVALID_CODE_OBJECT when the class has no such method or one has the wrong shape,
-     *                      VARIABLE_ALREADY_DEFINED when a symbol name is taken, FROZEN_EXECUTABLE when frozen
+     *                      VARIABLE_ALREADY_DEFINED when a symbol name is taken, VARIABLE_UNDEFINED when
+     *                      an external variable is not defined, FROZEN_EXECUTABLE when frozen
      */
     public synchronized Executable loadCodeObject(Class<?> codeObject) {
         HsaException.requireNonNull(codeObject, "codeObject");
+        return load(codeObject.getName(), new Class<?>[] {codeObject});
+    }
+
+    /**
+     * {@code hsa_executable_load_agent_code_object}: loads every class of the reader's code object
+     * as {@link #loadCodeObject(Class)} does, in classes defined for this load only.
+     *
+     * @throws HsaException INVALID_CODE_OBJECT_READER when the reader was destroyed, else as
+     *                      {@link #loadCodeObject(Class)}
+     */
+    public synchronized Executable loadCodeObject(CodeObjectReader reader) {
+        HsaException.requireNonNull(reader, "reader");
         checkUsable();
-        if (frozen) {
-            throw new HsaException(HsaStatus.FROZEN_EXECUTABLE, "cannot load " + codeObject.getName()
-                    + ": the executable is frozen");
-        }
+        checkUnfrozen("load " + reader.origin());
+        return load(reader.origin(), reader.defineClasses());
+    }
+
+    private Executable load(String origin, Class<?>[] classes) {
+        checkUsable();
+        checkUnfrozen("load " + origin);
         Map<String, Method> found = new LinkedHashMap<>();
-        for (Method m : codeObject.getDeclaredMethods()) {
-            KernelSymbol symbol = m.getAnnotation(KernelSymbol.class);
-            if (symbol == null) {
-                continue;
+        Map<String, Class<?>> owners = new LinkedHashMap<>();
+        List<Field> externals = new ArrayList<>();
+        for (Class<?> c : classes) {
+            for (Method m : c.getDeclaredMethods()) {
+                KernelSymbol symbol = m.getAnnotation(KernelSymbol.class);
+                if (symbol == null) {
+                    continue;
+                }
+                if (!Modifier.isStatic(m.getModifiers()) || m.getReturnType() != void.class
+                        || m.getParameterCount() != 1 || m.getParameterTypes()[0] != WorkItem.class) {
+                    throw new HsaException(HsaStatus.INVALID_CODE_OBJECT,
+                            m + " must be a static void method taking one WorkItem");
+                }
+                String name = symbol.name().isEmpty() ? m.getName() : symbol.name();
+                if (kernels.containsKey(name) || variables.containsKey(name) || found.putIfAbsent(name, m) != null) {
+                    throw new HsaException(HsaStatus.VARIABLE_ALREADY_DEFINED, "kernel " + name + " of "
+                            + c.getName() + " is already defined");
+                }
+                owners.put(name, c);
             }
-            if (!Modifier.isStatic(m.getModifiers()) || m.getReturnType() != void.class
-                    || m.getParameterCount() != 1 || m.getParameterTypes()[0] != WorkItem.class) {
-                throw new HsaException(HsaStatus.INVALID_CODE_OBJECT,
-                        m + " must be a static void method taking one WorkItem");
-            }
-            String name = symbol.name().isEmpty() ? m.getName() : symbol.name();
-            if (kernels.containsKey(name) || found.putIfAbsent(name, m) != null) {
-                throw new HsaException(HsaStatus.VARIABLE_ALREADY_DEFINED, "kernel " + name + " of "
-                        + codeObject.getName() + " is already defined");
+            for (Field f : c.getDeclaredFields()) {
+                ExternalVariable ref = f.getAnnotation(ExternalVariable.class);
+                if (ref == null) {
+                    continue;
+                }
+                if (!Modifier.isStatic(f.getModifiers()) || Modifier.isFinal(f.getModifiers()) || f.getType() != long.class) {
+                    throw new HsaException(HsaStatus.INVALID_CODE_OBJECT, f + " must be a non-final static long field");
+                }
+                if (!variables.containsKey(ref.value())) {
+                    throw new HsaException(HsaStatus.VARIABLE_UNDEFINED, "code object " + origin + " refers to variable "
+                            + ref.value() + " (" + f.getDeclaringClass().getSimpleName() + "." + f.getName()
+                            + "): define it before loading");
+                }
+                externals.add(f);
             }
         }
         if (found.isEmpty()) {
-            throw new HsaException(HsaStatus.INVALID_CODE_OBJECT, codeObject.getName() + " has no @KernelSymbol method");
+            throw new HsaException(HsaStatus.INVALID_CODE_OBJECT, origin + " has no @KernelSymbol method");
         }
         Map<String, Kernel> bound = new LinkedHashMap<>();
-        found.forEach((name, m) -> bound.put(name, bind(codeObject, m)));
+        found.forEach((name, m) -> bound.put(name, bind(owners.get(name), m)));
+        for (Field f : externals) {
+            setExternal(f, variables.get(f.getAnnotation(ExternalVariable.class).value()).address());
+        }
         found.forEach((name, m) -> {
             KernelSymbol symbol = m.getAnnotation(KernelSymbol.class);
             define(name, new KernelDescriptor(symbol.kernargSize(), symbol.groupSegmentSize(),
@@ -113,11 +159,83 @@ public final class Executable implements AutoCloseable {
         return this;
     }
 
+    private static void setExternal(Field f, long address) {
+        try {
+            MethodHandles.privateLookupIn(f.getDeclaringClass(), MethodHandles.lookup())
+                    .findStaticVarHandle(f.getDeclaringClass(), f.getName(), long.class).setVolatile(address);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new HsaException(HsaStatus.INVALID_CODE_OBJECT, "cannot set " + f, e);
+        }
+    }
+
+    /**
+     * {@code hsa_executable_global_variable_define}: a program variable at {@code address}, one copy
+     * for every agent. Define it before loading a code object that refers to it.
+     *
+     * @throws HsaException INVALID_ARGUMENT when {@code address} is in no live allocation,
+     *                      VARIABLE_ALREADY_DEFINED, FROZEN_EXECUTABLE
+     */
+    public synchronized Executable defineGlobalVariable(String name, long address) {
+        return defineVariable(name, address, SegmentKind.GLOBAL, VariableAllocation.PROGRAM, -1);
+    }
+
+    /**
+     * {@code hsa_executable_agent_global_variable_define}: a global variable for the agent whose
+     * index ({@code Agent.index()}) is {@code agentIndex}.
+     */
+    public synchronized Executable defineAgentGlobalVariable(int agentIndex, String name, long address) {
+        return defineVariable(name, address, SegmentKind.GLOBAL, VariableAllocation.AGENT, checkAgent(agentIndex));
+    }
+
+    /**
+     * {@code hsa_executable_readonly_variable_define}: a readonly-segment variable for the agent whose
+     * index is {@code agentIndex}; kernels must only read it.
+     */
+    public synchronized Executable defineReadonlyVariable(int agentIndex, String name, long address) {
+        return defineVariable(name, address, SegmentKind.READONLY, VariableAllocation.AGENT, checkAgent(agentIndex));
+    }
+
+    private static int checkAgent(int agentIndex) {
+        if (agentIndex < 0) {
+            throw new HsaException(HsaStatus.INVALID_AGENT, "agent index " + agentIndex + " names no agent");
+        }
+        return agentIndex;
+    }
+
+    private Executable defineVariable(String name, long address, SegmentKind segment, VariableAllocation allocation,
+                                      int agentIndex) {
+        HsaException.requireNonNull(name, "name");
+        checkUsable();
+        checkUnfrozen("define " + name);
+        if (kernels.containsKey(name) || variables.containsKey(name)) {
+            throw new HsaException(HsaStatus.VARIABLE_ALREADY_DEFINED, "symbol " + name + " is already defined");
+        }
+        if (memory.find(address) == null) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "variable " + name + " at 0x" + Long.toHexString(address)
+                    + " is in no live allocation");
+        }
+        variables.put(name, new Variable(name, address, segment, allocation, agentIndex));
+        return this;
+    }
+
+    /** A defined variable. */
+    private record Variable(String name, long address, SegmentKind segment, VariableAllocation allocation,
+                            int agentIndex) {
+    }
+
+    /**
+     * The kernel interface over a kernel method: a lambda (as fast as a direct call) where this
+     * module may define one in the owner's class, else (a code object reader's classes live in a
+     * class loader, and so an unnamed module, of their own) a method-handle proxy.
+     */
     private static Kernel bind(Class<?> owner, Method m) {
         try {
             MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(owner, MethodHandles.lookup());
             MethodHandle target = lookup.unreflect(m);
             MethodType type = MethodType.methodType(void.class, WorkItem.class);
+            if (!lookup.hasFullPrivilegeAccess()) {
+                return MethodHandleProxies.asInterfaceInstance(Kernel.class, target);
+            }
             return (Kernel) LambdaMetafactory.metafactory(lookup, "execute", MethodType.methodType(Kernel.class),
                     type, target, type).getTarget().invoke();
         } catch (Throwable e) {
@@ -137,6 +255,33 @@ public final class Executable implements AutoCloseable {
         return frozen;
     }
 
+    /** {@code HSA_EXECUTABLE_INFO_STATE}. */
+    public synchronized ExecutableState state() {
+        checkUsable();
+        return frozen ? ExecutableState.FROZEN : ExecutableState.UNFROZEN;
+    }
+
+    /**
+     * {@code hsa_executable_validate}: what would make a dispatch or variable access through this
+     * executable fail, one line per problem; empty when it is valid. It checks that every kernel
+     * object is live and every variable's memory is still allocated.
+     */
+    public synchronized List<String> validate() {
+        checkUsable();
+        List<String> problems = new ArrayList<>();
+        for (KernelCode code : kernels.values()) {
+            if (code.isReleased() || fromHandle(memory, code.handle()) != code) {
+                problems.add("kernel " + code.name() + ": its kernel object is not live");
+            }
+        }
+        for (Variable v : variables.values()) {
+            if (memory.find(v.address()) == null) {
+                problems.add("variable " + v.name() + ": its memory at 0x" + Long.toHexString(v.address()) + " was freed");
+            }
+        }
+        return problems;
+    }
+
     /**
      * {@code hsa_executable_get_symbol_by_name}.
      *
@@ -149,17 +294,27 @@ public final class Executable implements AutoCloseable {
             throw new HsaException(HsaStatus.INVALID_EXECUTABLE, "freeze the executable before looking up symbols");
         }
         KernelCode code = kernels.get(name);
-        if (code == null) {
-            throw new HsaException(HsaStatus.INVALID_SYMBOL_NAME, "no kernel named " + name);
+        if (code != null) {
+            return ExecutableSymbol.kernel(name, code.handle(), code.descriptor());
         }
-        KernelDescriptor d = code.descriptor();
-        return new ExecutableSymbol(name, code.handle(), d.kernargSegmentSize(), d.groupSegmentSize(),
-                d.privateSegmentSize(), d.barriers());
+        Variable v = variables.get(name);
+        if (v == null) {
+            throw new HsaException(HsaStatus.INVALID_SYMBOL_NAME, "no symbol named " + name);
+        }
+        Allocation a = memory.find(v.address());
+        long size = a == null ? 0 : a.base() + a.size() - v.address();
+        return ExecutableSymbol.variable(name, v.address(), size, v.segment(), v.allocation(), v.agentIndex());
     }
 
-    /** Every symbol, in definition order. */
+    /**
+     * {@code hsa_executable_iterate_symbols}: every symbol, kernels first, each kind in definition
+     * order.
+     */
     public synchronized List<ExecutableSymbol> symbols() {
-        return kernels.keySet().stream().map(this::symbol).toList();
+        List<ExecutableSymbol> out = new ArrayList<>();
+        kernels.keySet().forEach(n -> out.add(symbol(n)));
+        variables.keySet().forEach(n -> out.add(symbol(n)));
+        return out;
     }
 
     /**
@@ -171,6 +326,12 @@ public final class Executable implements AutoCloseable {
             return code;
         }
         return null;
+    }
+
+    private void checkUnfrozen(String what) {
+        if (frozen) {
+            throw new HsaException(HsaStatus.FROZEN_EXECUTABLE, "cannot " + what + ": the executable is frozen");
+        }
     }
 
     private void checkUsable() {
@@ -191,5 +352,6 @@ public final class Executable implements AutoCloseable {
             memory.release(code.object);
         }
         kernels.clear();
+        variables.clear();
     }
 }

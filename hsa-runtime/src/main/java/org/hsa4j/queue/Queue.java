@@ -94,7 +94,7 @@ public final class Queue {
         INDEX.setVolatile(descriptor, QueueDescriptor.READ_INDEX, 0L);
     }
 
-    /** The agent whose packet processor consumes this queue. */
+    /** The agent whose packet processor consumes this queue; null for a soft queue, which the application consumes. */
     public Agent agent() {
         return agent;
     }
@@ -334,7 +334,7 @@ public final class Queue {
     }
 
     private void checkRuntime() {
-        if (agent.isShutDown()) {
+        if (agent != null && agent.isShutDown()) { // a soft queue (no agent) lives until destroyed
             throw new HsaException(HsaStatus.NOT_INITIALIZED, "the runtime of queue " + id + " has been shut down");
         }
     }
@@ -390,7 +390,9 @@ public final class Queue {
         if (now) {
             inactivator.accept(this);
         }
-        agent.notifyWork();
+        if (agent != null) {
+            agent.notifyWork();
+        }
     }
 
     /**

@@ -12,6 +12,10 @@ import org.hsa4j.agent.AgentFeature;
 import org.hsa4j.agent.AgentProperties;
 import org.hsa4j.agent.DeviceType;
 import org.hsa4j.kernel.Executable;
+import org.hsa4j.packet.AqlPacket;
+import org.hsa4j.queue.Queue;
+import org.hsa4j.queue.QueueDescriptor;
+import org.hsa4j.queue.QueueType;
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.CacheGeometry;
 import org.hsa4j.memory.CoherenceModel;
@@ -23,6 +27,7 @@ import org.hsa4j.memory.MemoryKind;
 import org.hsa4j.memory.MemoryManager;
 import org.hsa4j.memory.MemoryPool;
 import org.hsa4j.memory.MigrationStats;
+import org.hsa4j.memory.Region;
 import org.hsa4j.memory.SegmentKind;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.signal.AsyncHandlerService;
@@ -245,6 +250,31 @@ public final class HsaRuntime implements AutoCloseable {
     }
 
     /**
+     * {@code hsa_agent_iterate_regions}: the agent's memory as HSA 1.0 regions, one per pool of
+     * {@link Agent#memoryPools()}, in the same order.
+     */
+    public List<Region> regions(Agent agent) {
+        HsaException.requireNonNull(agent, "agent");
+        checkOpen();
+        return agent.memoryPools().stream().map(Region::new).toList();
+    }
+
+    /**
+     * {@code hsa_memory_allocate}: {@code bytes} from the region's pool.
+     *
+     * @throws HsaException INVALID_ALLOCATION when the region does not allow runtime allocation
+     */
+    public long memoryAllocate(Region region, long bytes) {
+        HsaException.requireNonNull(region, "region");
+        checkOpen();
+        if (!region.runtimeAllocAllowed()) {
+            throw new HsaException(HsaStatus.INVALID_ALLOCATION, "region " + region.pool().name()
+                    + " does not allow runtime allocation");
+        }
+        return region.pool().allocate(bytes);
+    }
+
+    /**
      * Frees memory from any of the allocation entry points (hipFree, free, pool free); freeing 0
      * (the null address) does nothing.
      *
@@ -397,6 +427,61 @@ public final class HsaRuntime implements AutoCloseable {
         return signals;
     }
 
+    /**
+     * {@code hsa_agent_iterate_isas}: the ISAs the agent runs. A worker-pool agent has one, named as
+     * in {@code ./hsa4j info} ({@code hsa4j-jvm-java25--wave64}, with {@code :xnack+}/{@code :xnack-} on GPU agents).
+     */
+    public List<Isa> isas(Agent agent) {
+        HsaException.requireNonNull(agent, "agent");
+        checkOpen();
+        return List.of(new Isa(AgentFacts.isaName(agent, config.xnack()), List.of(agent.profile().name()),
+                agent.wavefrontSize(), agent.workgroupMaxDim(), agent.workgroupMaxSize(), agent.gridMaxDim(),
+                agent.gridMaxSize(), 0));
+    }
+
+    /**
+     * {@code hsa_isa_from_name}: the ISA of one of this runtime's agents with that name.
+     *
+     * @throws HsaException INVALID_ISA_NAME when no agent runs an ISA of that name
+     */
+    public Isa isaFromName(String name) {
+        HsaException.requireNonNull(name, "name");
+        for (Agent a : agents) {
+            for (Isa isa : isas(a)) {
+                if (isa.name().equals(name)) {
+                    return isa;
+                }
+            }
+        }
+        throw new HsaException(HsaStatus.INVALID_ISA_NAME, "no agent runs an ISA named " + name);
+    }
+
+    /**
+     * {@code hsa_agent_iterate_caches}: the caches the agent's work-items see, closest first: the
+     * host's (from sysfs) for worker-pool agents, the model's L1 and L2 for GPU agents in fidelity mode.
+     */
+    public List<AgentCache> caches(Agent agent) {
+        HsaException.requireNonNull(agent, "agent");
+        checkOpen();
+        return AgentFacts.caches(agent, config.fidelity()).stream()
+                .map(c -> new AgentCache("L" + c.level() + " " + c.type(), c.level(), c.bytes())).toList();
+    }
+
+    /**
+     * {@code hsa_system_major_extension_supported}: true when {@code extension} is implemented at
+     * major version {@code major} (minor versions are backward compatible, so any {@code minor} up
+     * to the implemented one, here always 0).
+     */
+    public boolean systemExtensionSupported(Extension extension, int major, int minor) {
+        HsaException.requireNonNull(extension, "extension");
+        return extension.supportedMajor() != 0 && major == extension.supportedMajor() && minor == 0;
+    }
+
+    /** The extensions this runtime implements, {@code HSA_SYSTEM_INFO_EXTENSIONS}. */
+    public List<Extension> extensions() {
+        return Arrays.stream(Extension.values()).filter(e -> e.supportedMajor() != 0).toList();
+    }
+
     /** {@code hsa_signal_group_create}. */
     public SignalGroup createSignalGroup(List<Signal> members) {
         checkOpen();
@@ -407,6 +492,61 @@ public final class HsaRuntime implements AutoCloseable {
     public void setAsyncHandler(Signal signal, SignalCondition condition, long value, AsyncSignalHandler handler) {
         checkOpen();
         asyncHandlers.register(signal, condition, value, handler);
+    }
+
+    /**
+     * {@code hsa_soft_queue_create}: a queue that no agent consumes. Producers use it as any queue
+     * (reserve, write, publish, ring {@code doorbell}); the application's own consumer reads
+     * packets at the read index, sets each slot back to INVALID and advances the read index with
+     * {@code storeReadIndexScrelease}. The queue's {@link Queue#agent()} is null; destroying it
+     * frees its memory but leaves {@code doorbell}, which the application owns.
+     *
+     * @param region   fine-grained memory for the descriptor and ring
+     * @param size     packets, a power of two
+     * @param features {@code QueueDescriptor.FEATURE_KERNEL_DISPATCH} and/or {@code FEATURE_AGENT_DISPATCH}
+     * @throws HsaException INVALID_ARGUMENT for a bad size, features or a coarse-grained region,
+     *                      INVALID_SIGNAL for a destroyed doorbell
+     */
+    public Queue createSoftQueue(Region region, int size, QueueType type, int features, Signal doorbell) {
+        HsaException.requireNonNull(region, "region");
+        HsaException.requireNonNull(type, "type");
+        HsaException.requireNonNull(doorbell, "doorbell");
+        checkOpen();
+        if (size < 1 || Integer.bitCount(size) != 1 || size > cpuAgent().queueMaxSize()) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "soft queue size " + size + " must be a power of two in 1.."
+                    + cpuAgent().queueMaxSize());
+        }
+        int known = QueueDescriptor.FEATURE_KERNEL_DISPATCH | QueueDescriptor.FEATURE_AGENT_DISPATCH;
+        if (features == 0 || (features & ~known) != 0) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "soft queue features 0x" + Integer.toHexString(features)
+                    + " must be a non-empty set of FEATURE_KERNEL_DISPATCH and FEATURE_AGENT_DISPATCH");
+        }
+        if (!region.globalFlags().contains(GlobalFlag.FINE_GRAINED) || region.segment() != SegmentKind.GLOBAL) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "a soft queue needs a fine-grained global region, not "
+                    + region.pool().name());
+        }
+        if (doorbell.isDestroyed()) {
+            throw new HsaException(HsaStatus.INVALID_SIGNAL, "the soft queue's doorbell signal is destroyed");
+        }
+        MemoryPool pool = region.pool();
+        Allocation descriptor = memory.allocate(pool, QueueDescriptor.BYTES, QueueDescriptor.ALIGNMENT,
+                MemoryKind.INTERNAL, -1L, pool.ownerAgent(), null);
+        Allocation ring;
+        try {
+            ring = memory.allocate(pool, (long) size * AqlPacket.SIZE, Math.max(AqlPacket.ALIGNMENT, 4096),
+                    MemoryKind.INTERNAL, -1L, pool.ownerAgent(), null);
+        } catch (HsaException e) {
+            memory.release(descriptor);
+            throw e;
+        }
+        return new Queue(null, descriptor, ring, size, Agent.nextQueueId(), type, features, doorbell, null,
+                q -> {
+                    q.markDestroyed();
+                    for (Allocation a : q.allocations()) {
+                        memory.release(a);
+                    }
+                }, q -> {
+                });
     }
 
     // ---- executables ----------------------------------------------------------------------------

@@ -15,9 +15,10 @@ import org.hsa4j.runtime.HsaStatus;
  * re-checks at least every {@link SignalManager#recheckNanos()} of its members, which bounds how
  * long a change made behind the API goes unseen.
  */
-public final class SignalGroup {
+public final class SignalGroup implements AutoCloseable {
     private final List<Signal> signals;
     private final long recheckNanos;
+    private volatile boolean destroyed;
 
     /** The outcome of a wait: which member satisfied its condition, and the value observed. */
     public record Satisfied(int index, Signal signal, long value) {
@@ -39,7 +40,42 @@ public final class SignalGroup {
 
     /** The members, in order. */
     public List<Signal> signals() {
+        checkLive();
         return signals;
+    }
+
+    /**
+     * {@code hsa_signal_group_destroy}: later uses fail with INVALID_SIGNAL_GROUP; the member
+     * signals stay alive, and a wait already in progress finishes as it would have.
+     *
+     * @throws HsaException INVALID_SIGNAL_GROUP when already destroyed
+     */
+    public void destroy() {
+        synchronized (this) {
+            if (destroyed) {
+                throw new HsaException(HsaStatus.INVALID_SIGNAL_GROUP, "the signal group has already been destroyed");
+            }
+            destroyed = true;
+        }
+    }
+
+    /** True once destroyed. */
+    public boolean isDestroyed() {
+        return destroyed;
+    }
+
+    /** Destroys the group unless it already is, for try-with-resources. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            destroyed = true;
+        }
+    }
+
+    private void checkLive() {
+        if (destroyed) {
+            throw new HsaException(HsaStatus.INVALID_SIGNAL_GROUP, "the signal group has been destroyed");
+        }
     }
 
     /**
@@ -60,6 +96,7 @@ public final class SignalGroup {
 
     private Satisfied waitAny(SignalCondition[] conditions, long[] values, WaitState state, long timeoutNanos,
                               boolean acquire) {
+        checkLive();
         if (state == null) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "a wait needs a wait state");
         }

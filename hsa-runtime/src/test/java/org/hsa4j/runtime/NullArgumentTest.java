@@ -10,7 +10,10 @@ import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 import org.hsa4j.agent.Agent;
+import org.hsa4j.kernel.CodeObjectReader;
 import org.hsa4j.kernel.KernelDescriptor;
+import org.hsa4j.queue.QueueDescriptor;
+import org.hsa4j.queue.QueueType;
 import org.hsa4j.signal.SignalCondition;
 import org.hsa4j.signal.WaitState;
 import org.junit.jupiter.api.AfterEach;
@@ -53,7 +56,21 @@ class NullArgumentTest {
                 call("define with a null name", rt -> rt.createExecutable().define(null, KernelDescriptor.EMPTY, wi -> { })),
                 call("define with a null descriptor", rt -> rt.createExecutable().define("k", null, wi -> { })),
                 call("define with a null kernel", rt -> rt.createExecutable().define("k", KernelDescriptor.EMPTY, null)),
-                call("loadCodeObject with a null class", rt -> rt.createExecutable().loadCodeObject(null)),
+                call("loadCodeObject with a null class", rt -> rt.createExecutable().loadCodeObject((Class<?>) null)),
+                call("loadCodeObject with a null reader",
+                        rt -> rt.createExecutable().loadCodeObject((CodeObjectReader) null)),
+                call("CodeObjectReader.fromBytes with null bytes", rt -> CodeObjectReader.fromBytes(null)),
+                call("CodeObjectReader.fromFile with a null path", rt -> CodeObjectReader.fromFile(null)),
+                call("defineGlobalVariable with a null name",
+                        rt -> rt.createExecutable().defineGlobalVariable(null, rt.hostMalloc(8))),
+                call("regions of a null agent", rt -> rt.regions(null)),
+                call("memoryAllocate from a null region", rt -> rt.memoryAllocate(null, 64)),
+                call("isas of a null agent", rt -> rt.isas(null)),
+                call("caches of a null agent", rt -> rt.caches(null)),
+                call("isaFromName with a null name", rt -> rt.isaFromName(null)),
+                call("systemExtensionSupported with a null extension", rt -> rt.systemExtensionSupported(null, 1, 0)),
+                call("createSoftQueue with a null doorbell", rt -> rt.createSoftQueue(rt.regions(rt.cpuAgent()).get(0), 16,
+                        QueueType.SINGLE, QueueDescriptor.FEATURE_AGENT_DISPATCH, null)),
                 call("symbol with a null name", rt -> rt.createExecutable().freeze().symbol(null)),
                 call("addWaiter with a null waiter", rt -> rt.createSignal(1).addWaiter(null)),
                 call("removeWaiter with a null waiter", rt -> rt.createSignal(1).removeWaiter(null)),

@@ -237,4 +237,26 @@ class SignalGroupTest {
             assertEquals(HsaStatus.INVALID_SIGNAL, waiter.thrown(HsaException.class).status());
         }
     }
+
+    @Test
+    void shouldRefuseAWaitOnADestroyedGroup() {
+        SignalGroup group = rt.createSignalGroup(List.of(rt.createSignal(0), rt.createSignal(0), rt.createSignal(0)));
+        group.destroy();
+        HsaException e = assertThrows(HsaException.class, () -> group.waitAnyScacquire(EQ_EQ_EQ, ZEROS, WaitState.ACTIVE, 0));
+        assertEquals(HsaStatus.INVALID_SIGNAL_GROUP, e.status());
+    }
+
+    @Test
+    void shouldRefuseASecondDestroy() {
+        SignalGroup group = rt.createSignalGroup(List.of(rt.createSignal(0)));
+        group.destroy();
+        assertEquals(HsaStatus.INVALID_SIGNAL_GROUP, assertThrows(HsaException.class, group::destroy).status());
+    }
+
+    @Test
+    void shouldLeaveTheMembersAliveWhenDestroyed() {
+        Signal member = rt.createSignal(5);
+        rt.createSignalGroup(List.of(member)).destroy();
+        assertEquals(5, member.loadScacquire());
+    }
 }
