@@ -21,6 +21,10 @@ import org.hsa4j.runtime.HsaStatus;
  * maximum is retired instead of wrapping: it is never handed out again, so an address, once its
  * allocation is freed, can never resolve to any allocation again. When every slot of a class is
  * live or retired, allocation fails with OUT_OF_RESOURCES.
+ *
+ * <p>An address with bit 62 clear is a real native address: it resolves through the
+ * {@link RealArena} attached to this space, if any (see that class), and faults otherwise. The
+ * tagged path pays nothing for it.
  */
 public final class AddressSpace {
     private static final int PAGE_BITS = 12;
@@ -36,6 +40,8 @@ public final class AddressSpace {
     private final Slots small;
     private final Slots large;
     private int liveCount;
+    /** The real-address kind's arena, or null: set once, before any real address exists. */
+    private RealArena real;
 
     /** The free and fresh slots of one size class, and the generation at which they retire. */
     private static final class Slots {
@@ -103,7 +109,8 @@ public final class AddressSpace {
     /** The allocation whose slot and generation {@code address} names, or null; no bounds check. */
     public Allocation lookup(long address) {
         if (!SvmAddress.tagged(address)) {
-            return null;
+            RealArena r = real;
+            return r == null ? null : r.lookup(address);
         }
         int index = SvmAddress.tableIndex(address);
         Allocation[] page = directory[index >>> PAGE_BITS];
@@ -159,9 +166,21 @@ public final class AddressSpace {
         }
     }
 
-    /** Makes a reserved slot resolve to {@code allocation}. */
+    /** Makes real (untagged) addresses resolve through {@code arena}. */
+    void attach(RealArena arena) {
+        synchronized (lock) {
+            real = arena;
+        }
+    }
+
+    /** Makes a reserved slot (or a real-address block) resolve to {@code allocation}. */
     void publish(Allocation allocation) {
         synchronized (lock) {
+            if (!SvmAddress.tagged(allocation.base)) {
+                real.publish(allocation);
+                liveCount++;
+                return;
+            }
             directory[allocation.slot >>> PAGE_BITS][allocation.slot & PAGE_MASK] = allocation;
             liveCount++;
         }
@@ -177,6 +196,12 @@ public final class AddressSpace {
     /** Removes a live allocation; its addresses fault from now on. */
     void unpublish(Allocation allocation) {
         synchronized (lock) {
+            if (!SvmAddress.tagged(allocation.base)) {
+                if (real.unpublish(allocation)) {
+                    liveCount--;
+                }
+                return;
+            }
             Allocation[] page = directory[allocation.slot >>> PAGE_BITS];
             if (page[allocation.slot & PAGE_MASK] == allocation) {
                 page[allocation.slot & PAGE_MASK] = null;
@@ -193,6 +218,9 @@ public final class AddressSpace {
                 if (directory[page] != null) {
                     Arrays.fill(directory[page], null);
                 }
+            }
+            if (real != null) {
+                real.clear();
             }
             liveCount = 0;
         }

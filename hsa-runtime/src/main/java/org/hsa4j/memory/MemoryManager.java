@@ -23,6 +23,10 @@ import org.hsa4j.runtime.HsaStatus;
  * {@link #release} and {@link #close} closes each such arena (whoever removes it from the set).
  * {@link #release} closes it before the block goes back to the heap: that close waits out every
  * access in flight, so the next owner of the block never sees a write meant for the freed one.
+ *
+ * <p>Pools made with {@link #createRealPool} allocate from a {@link RealArena}, made when the first
+ * such pool is: their SVM addresses are native ones, resolved by the same {@link AddressSpace}.
+ * {@link SvmRegistrar}s added here (before or after that) are told of each chunk it maps.
  */
 public final class MemoryManager implements AutoCloseable {
     private final AddressSpace space = new AddressSpace();
@@ -33,6 +37,11 @@ public final class MemoryManager implements AutoCloseable {
     private final FpAtomicPolicy fpAtomicPolicy;
     private final PageAccounting pageAccounting;
     private volatile boolean closed;
+    /** Guards {@link #real} and {@link #pendingRegistrars}. */
+    private final Object realLock = new Object();
+    /** The real-address arena, or null until the first real pool. */
+    private volatile RealArena real;
+    private final List<SvmRegistrar> pendingRegistrars = new java.util.ArrayList<>();
 
     /** A manager with CAS-loop FP atomics and XNACK off. */
     public MemoryManager() {
@@ -117,6 +126,56 @@ public final class MemoryManager implements AutoCloseable {
         return pool;
     }
 
+    /**
+     * Creates a GLOBAL pool whose allocations have real addresses: the SVM address is the native
+     * one, mapped by {@link RealArena} (made on the first call; 64 GiB of address space, committed
+     * in 4 MiB chunks).
+     *
+     * @throws HsaException OUT_OF_RESOURCES when the address space cannot be reserved (not Linux, or mmap refused)
+     */
+    public MemoryPool createRealPool(String name, Set<GlobalFlag> flags, int ownerAgent, long size, long allocMax,
+                                     boolean accessibleByAll) {
+        ensureOpen();
+        synchronized (realLock) {
+            if (real == null) {
+                real = new RealArena(RealArena.DEFAULT_RESERVATION, RealArena.QUARANTINE_BYTES, pendingRegistrars);
+                pendingRegistrars.clear();
+                space.attach(real);
+            }
+        }
+        MemoryPool pool = new MemoryPool(this, name, SegmentKind.GLOBAL, flags, ownerAgent, size,
+                Math.min(allocMax, SvmAddress.MAX_ALLOCATION_SIZE), accessibleByAll, true, true);
+        pools.add(pool);
+        return pool;
+    }
+
+    /**
+     * Tells {@code registrar} of every chunk of real-address SVM mapped now and later, each before
+     * any of its bytes is handed out ({@link SvmRegistrar}).
+     *
+     * @throws HsaException whatever the registrar refuses an already-mapped chunk with
+     */
+    public void addRegistrar(SvmRegistrar registrar) {
+        synchronized (realLock) {
+            if (real == null) {
+                pendingRegistrars.add(registrar);
+            } else {
+                real.addRegistrar(registrar);
+            }
+        }
+    }
+
+    /** Stops telling {@code registrar}; it is first told that every mapped chunk goes away for it. */
+    public void removeRegistrar(SvmRegistrar registrar) {
+        synchronized (realLock) {
+            if (real == null) {
+                pendingRegistrars.remove(registrar);
+            } else {
+                real.removeRegistrar(registrar);
+            }
+        }
+    }
+
     /** Every pool, in creation order. */
     public List<MemoryPool> pools() {
         return List.copyOf(pools);
@@ -130,6 +189,9 @@ public final class MemoryManager implements AutoCloseable {
                                int ownerAgent, Object attachment) {
         ensureOpen();
         pool.checkAllocatable(bytes, alignment);
+        if (pool.realAddresses()) {
+            return allocateReal(pool, bytes, alignment, kind, accessMask, ownerAgent, attachment);
+        }
         int sizeClass = BlockHeap.sizeClass(bytes, alignment);
         long reserved = sizeClass >= 0 ? BlockHeap.blockSize(sizeClass)
                 : (bytes + MemoryPool.GRANULE - 1) & -MemoryPool.GRANULE;
@@ -170,6 +232,32 @@ public final class MemoryManager implements AutoCloseable {
                 throw he;
             }
             throw new HsaException(HsaStatus.OUT_OF_RESOURCES, "off-heap allocation of " + bytes + " bytes failed", e);
+        }
+    }
+
+    /** {@link #allocate} from a real-address pool: a block or span of the {@link RealArena}, scoped like a small allocation. */
+    private Allocation allocateReal(MemoryPool pool, long bytes, long alignment, MemoryKind kind, long accessMask,
+                                    int ownerAgent, Object attachment) {
+        RealArena arena;
+        synchronized (realLock) {
+            arena = real;
+        }
+        long reserved = RealArena.footprint(bytes, alignment);
+        pool.reserve(reserved, bytes);
+        long base = 0;
+        try {
+            base = arena.reserve(bytes, alignment);
+            MemorySegment raw = MemorySegment.ofAddress(base).reinterpret(bytes);
+            Allocation allocation = new Allocation(base, bytes, raw, pool, kind, -1, attachment,
+                    RealArena.classShift(bytes, alignment), raw, null, reserved, accessMask, ownerAgent, pageAccounting);
+            space.publish(allocation);
+            return allocation;
+        } catch (RuntimeException e) {
+            pool.unreserve(reserved);
+            if (base != 0) {
+                arena.recycle(base);
+            }
+            throw e;
         }
     }
 
@@ -223,6 +311,8 @@ public final class MemoryManager implements AutoCloseable {
         }
         if (a.dedicatedArena != null) {
             heap.removeDedicated(a.reservedBytes);
+        } else if (!SvmAddress.tagged(a.base)) {
+            real.recycle(a.base);
         } else {
             heap.releaseBlock(a.sizeClass, a.block);
         }
@@ -293,5 +383,10 @@ public final class MemoryManager implements AutoCloseable {
             }
         }
         heap.close();
+        synchronized (realLock) {
+            if (real != null) {
+                real.close();
+            }
+        }
     }
 }
