@@ -19,6 +19,7 @@ import org.hsa4j.cuda.driver.Nvrtc;
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.MemoryKind;
 import org.hsa4j.memory.MemoryManager;
+import org.hsa4j.memory.MemoryPool;
 import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueDescriptor;
@@ -43,8 +44,13 @@ import org.hsa4j.signal.SignalDescriptor;
  *
  * <p><b>What is its own.</b> The CUDA context ({@link CudaContext}), code objects ({@link CudaModule},
  * kernel objects are handles into {@link #kernelObject}), memory ({@link CudaBuffer}: device,
- * pinned, managed at real device addresses; SVM unification is a later stage), and one
+ * pinned, managed at real device addresses), and one
  * {@link CudaQueueProcessor} thread per queue that launches into the queue's CUDA stream.
+ *
+ * <p><b>Shared virtual memory.</b> The runtime's real-address SVM ({@link #svmPool()}) is
+ * registered with this device chunk by chunk ({@link CudaSvmRegistrar}), so its SVM addresses are
+ * the device's addresses too: a kernarg, or a pointer stored in SVM, means the same bytes here as
+ * on the host and in CPU-agent kernels.
  *
  * <p><b>Faults.</b> A kernel that faults poisons the context: its queue gets MEMORY_FAULT or
  * EXCEPTION on its error callback, the context is recreated ({@link CudaContext#recover}), the other
@@ -68,6 +74,8 @@ public final class CudaAgent implements AutoCloseable {
     private final Set<CudaBuffer> buffers = ConcurrentHashMap.newKeySet();
     private final List<CudaModule> modules = new ArrayList<>();
     private final AtomicLong recoveries = new AtomicLong();
+    /** Registers the runtime's real-address SVM chunks with this device: see {@link #svmPool()}. */
+    private final CudaSvmRegistrar svmRegistrar;
     /** Why the device is lost for this process, or null while it serves. */
     private volatile HsaException lost;
     private volatile boolean closed;
@@ -78,6 +86,7 @@ public final class CudaAgent implements AutoCloseable {
         this.info = info;
         this.context = new CudaContext(platform.driver(), info.ordinal());
         this.limits = PacketTranslation.Limits.of(info);
+        this.svmRegistrar = new CudaSvmRegistrar(context);
         this.hsaAgent = new Agent(runtime.agents().size() + info.ordinal(), info.agentProperties(), runtime.memory(),
                 runtime.signals(), runtime.systemPool(), List.of(), runtime::timestamp);
     }
@@ -93,7 +102,9 @@ public final class CudaAgent implements AutoCloseable {
             throw new HsaException(HsaStatus.INVALID_AGENT, "no CUDA device " + ordinal + " ("
                     + (platform.available() ? platform.devices().size() + " devices" : "no CUDA: " + platform.reason()) + ")");
         }
-        return new CudaAgent(runtime, platform, platform.devices().get(ordinal));
+        CudaAgent agent = new CudaAgent(runtime, platform, platform.devices().get(ordinal));
+        agent.registerSvm();
+        return agent;
     }
 
     /** The device's attributes. */
@@ -189,6 +200,29 @@ public final class CudaAgent implements AutoCloseable {
     }
 
     // ---- memory ---------------------------------------------------------------------------------
+
+    /**
+     * Registers every chunk of the runtime's real-address SVM with this device, now and as they are
+     * mapped, so an SVM address from {@link #svmPool()} means the same bytes in this agent's kernels.
+     */
+    private void registerSvm() {
+        try {
+            runtime.memory().addRegistrar(svmRegistrar);
+        } catch (RuntimeException e) {
+            context.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The fine-grained system pool of this agent: the runtime's real-address SVM
+     * ({@link HsaRuntime#realSystemPool()}), registered with this device, so one address means the
+     * same bytes to the host, to CPU-agent kernels and to this agent's kernels, pointers stored
+     * inside the data included. Allocations are checked by the runtime's Svm API like any other.
+     */
+    public MemoryPool svmPool() {
+        return runtime.realSystemPool();
+    }
 
     /** Device-local memory ({@code cuMemAlloc_v2}). */
     public CudaBuffer allocateDevice(long bytes) {
@@ -377,6 +411,9 @@ public final class CudaAgent implements AutoCloseable {
                 return;
             }
             recoveries.incrementAndGet();
+            // the reset dropped the SVM registrations: register every chunk again
+            runtime.memory().removeRegistrar(svmRegistrar);
+            runtime.memory().addRegistrar(svmRegistrar);
         } catch (HsaException fatal) {
             lost = fatal;
             reason = fatal;
@@ -419,6 +456,8 @@ public final class CudaAgent implements AutoCloseable {
                 }
             }
         }
+        // no kernel of ours runs any more: the SVM chunks may go (a lost context lost them already)
+        runtime.memory().removeRegistrar(svmRegistrar);
         if (lost != null) {
             // the context died with the sticky error, and with it every module and allocation in
             // it: there is nothing left to unload or free

@@ -1,0 +1,93 @@
+package org.hsa4j.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.hsa4j.memory.MemoryPool;
+import org.hsa4j.memory.Svm;
+import org.hsa4j.memory.SvmAddress;
+import org.hsa4j.queue.Queue;
+import org.hsa4j.queue.QueueType;
+import org.hsa4j.runtime.HsaException;
+import org.hsa4j.signal.Signal;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Real-address SVM on a GPU (issue 18 part 2): one address, the same bytes, on the host and in CUDA kernels. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class CudaSvmGpuTest {
+    private static GpuFixture gpu;
+    private Queue queue;
+    private final CompletableFuture<HsaException> error = new CompletableFuture<>();
+
+    @BeforeAll
+    static void open() {
+        Gpu.assumeDevice();
+        gpu = new GpuFixture();
+    }
+
+    @AfterAll
+    static void close() {
+        if (gpu != null) {
+            gpu.close();
+        }
+    }
+
+    @BeforeEach
+    void createQueue() {
+        queue = gpu.agent.createQueue(256, QueueType.SINGLE, (e, q) -> error.complete(e));
+    }
+
+    @AfterEach
+    void destroyQueue() {
+        queue.destroy();
+    }
+
+    private void vectorAdd(MemoryPool pool, int n) {
+        Svm svm = gpu.runtime.svm();
+        long a = pool.allocate(4L * n);
+        long b = pool.allocate(4L * n);
+        long c = pool.allocate(4L * n);
+        assertFalse(SvmAddress.tagged(a));
+        for (int i = 0; i < n; i++) {
+            svm.setFloat(a + 4L * i, i);
+            svm.setFloat(b + 4L * i, 2 * i);
+        }
+        Signal done = gpu.runtime.createSignal(1);
+        GpuFixture.dispatch(queue, gpu.kernels.kernel("hsa4j_vector_add"), 256, n,
+                gpu.kernarg(new long[] {a, b, c}, n), done, false);
+        GpuFixture.awaitZero(done);
+        for (int i = 0; i < n; i++) {
+            assertEquals(3f * i, svm.getFloat(c + 4L * i), "c[" + i + "]");
+        }
+        pool.free(a);
+        pool.free(b);
+        pool.free(c);
+        assertFalse(error.isDone(), () -> "queue error: " + error.getNow(null));
+    }
+
+    @Test
+    void aCudaKernelReadsAndWritesSvmPoolMemoryAtTheHostsAddresses() {
+        vectorAdd(gpu.agent.svmPool(), 1000);
+    }
+
+    @Test
+    void aSpanMappedAfterTheAgentOpenedIsRegisteredBeforeItIsHandedOut() {
+        vectorAdd(gpu.agent.svmPool(), 3 << 20);   // 12 MiB each: spans of their own, mapped now
+    }
+
+    @Test
+    void gpuAndHostThreadsInsertIntoOneTreeAndEveryKeyIsThereOnceInOrder() {
+        CudaBinaryTree.Result r = CudaBinaryTree.run(gpu.runtime, gpu.agent, gpu.kernels, queue, 1 << 14, 2, 1 << 11);
+        assertNull(r.problem());
+        assertFalse(error.isDone(), () -> "queue error: " + error.getNow(null));
+    }
+}
