@@ -1,8 +1,13 @@
 package org.hsa4j.cuda;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
+import org.hsa4j.cuda.driver.CudaDriver;
+import org.hsa4j.memory.MemAdvice;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
 
@@ -123,6 +128,89 @@ public final class CudaBuffer implements AutoCloseable {
             ctx.driver().check(ctx.driver().cuMemcpyDtoH(dst, address + offset, dst.byteSize()), "cuMemcpyDtoH_v2");
         } finally {
             ctx.exit();
+        }
+    }
+
+    /**
+     * Migrates bytes {@code offset .. offset+bytes} of managed memory to the device ({@code toDevice})
+     * or to the host, and returns once they are there ({@code cuMemPrefetchAsync_v2} on a stream of
+     * its own, then {@code cuStreamSynchronize}): the runtime's prefetch, for CUDA managed memory.
+     *
+     * @throws HsaException INVALID_ARGUMENT for memory that is not managed or a range outside the buffer
+     */
+    public void prefetch(long offset, long bytes, boolean toDevice) {
+        checkManaged("prefetch");
+        checkRange(offset, bytes);
+        CudaContext ctx = agent.context();
+        CudaDriver d = ctx.driver();
+        ctx.enter();
+        try (Arena a = Arena.ofConfined()) {
+            checkValid();
+            MemorySegment out = a.allocate(ADDRESS);
+            d.check(d.cuStreamCreate(out, STREAM_NON_BLOCKING), "cuStreamCreate");
+            MemorySegment stream = out.get(ADDRESS, 0);
+            try {
+                d.check(d.cuMemPrefetchAsync(address + offset, bytes, location(a, toDevice), 0, stream),
+                        "cuMemPrefetchAsync_v2");
+                d.check(d.cuStreamSynchronize(stream), "cuStreamSynchronize");
+            } finally {
+                d.cuStreamDestroy(stream);
+            }
+        } finally {
+            ctx.exit();
+        }
+    }
+
+    /**
+     * Applies {@code advice} to bytes {@code offset .. offset+bytes} of managed memory
+     * ({@code cuMemAdvise_v2}); the preferred location is the device ({@code device}) or the host.
+     *
+     * @throws HsaException INVALID_ARGUMENT for memory that is not managed, a range outside the
+     *                      buffer, or advice CUDA has no counterpart for ({@link MemAdvice#SET_COARSE_GRAIN})
+     */
+    public void advise(long offset, long bytes, MemAdvice advice, boolean device) {
+        checkManaged("advise");
+        checkRange(offset, bytes);
+        int cu = cuAdvice(advice);
+        CudaContext ctx = agent.context();
+        CudaDriver d = ctx.driver();
+        ctx.enter();
+        try (Arena a = Arena.ofConfined()) {
+            checkValid();
+            d.check(d.cuMemAdvise(address + offset, bytes, cu, location(a, device)), "cuMemAdvise_v2");
+        } finally {
+            ctx.exit();
+        }
+    }
+
+    private static final int STREAM_NON_BLOCKING = 0x1;
+
+    /** The {@code CUmem_advise} value of {@code advice}. */
+    static int cuAdvice(MemAdvice advice) {
+        if (advice == null) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "advice must not be null");
+        }
+        return switch (advice) {
+            case SET_READ_MOSTLY -> 1;
+            case UNSET_READ_MOSTLY -> 2;
+            case SET_PREFERRED_LOCATION -> 3;
+            case UNSET_PREFERRED_LOCATION -> 4;
+            default -> throw new HsaException(HsaStatus.INVALID_ARGUMENT, advice
+                    + " has no CUDA counterpart: managed memory's coherence is the driver's");
+        };
+    }
+
+    private MemorySegment location(Arena a, boolean device) {
+        MemorySegment loc = a.allocate(CudaDriver.CU_MEM_LOCATION);
+        loc.set(JAVA_INT, 0, device ? CudaDriver.CU_MEM_LOCATION_TYPE_DEVICE : CudaDriver.CU_MEM_LOCATION_TYPE_HOST);
+        loc.set(JAVA_INT, 4, device ? agent.info().ordinal() : 0);
+        return loc;
+    }
+
+    private void checkManaged(String what) {
+        if (kind != Kind.MANAGED) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, String.format("%s of 0x%x: %s memory is not managed",
+                    what, address, kind));
         }
     }
 

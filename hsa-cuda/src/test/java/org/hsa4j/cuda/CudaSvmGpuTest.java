@@ -85,6 +85,32 @@ class CudaSvmGpuTest {
     }
 
     @Test
+    void managedMemoryPrefetchedToTheDeviceAndBackKeepsWhatAKernelWrote() {
+        int n = 4096;
+        try (CudaBuffer m = gpu.agent.allocateManaged(4L * n)) {
+            m.advise(0, 4L * n, org.hsa4j.memory.MemAdvice.SET_PREFERRED_LOCATION, true);
+            m.prefetch(0, 4L * n, true);
+            Signal done = gpu.runtime.createSignal(1);
+            GpuFixture.dispatch(queue, gpu.kernels.kernel("hsa4j_mark"), 256, n, gpu.kernarg(new long[] {m.address()}, n),
+                    done, false);
+            GpuFixture.awaitZero(done);
+            m.prefetch(0, 4L * n, false);
+            m.advise(0, 4L * n, org.hsa4j.memory.MemAdvice.UNSET_PREFERRED_LOCATION, true);
+            for (int i = 0; i < n; i++) {
+                assertEquals(n, m.hostSegment().getAtIndex(java.lang.foreign.ValueLayout.JAVA_INT, i), "m[" + i + "]");
+            }
+        }
+    }
+
+    @Test
+    void prefetchOfPinnedMemoryIsRefused() {
+        try (CudaBuffer p = gpu.agent.allocatePinned(4096)) {
+            assertEquals(org.hsa4j.runtime.HsaStatus.INVALID_ARGUMENT,
+                    org.junit.jupiter.api.Assertions.assertThrows(HsaException.class, () -> p.prefetch(0, 4096, true)).status());
+        }
+    }
+
+    @Test
     void gpuAndHostThreadsInsertIntoOneTreeAndEveryKeyIsThereOnceInOrder() {
         CudaBinaryTree.Result r = CudaBinaryTree.run(gpu.runtime, gpu.agent, gpu.kernels, queue, 1 << 14, 2, 1 << 11);
         assertNull(r.problem());
