@@ -24,7 +24,10 @@ import org.hsa4j.runtime.HsaStatus;
  *
  * <p>An address with bit 62 clear is a real native address: it resolves through the
  * {@link RealArena} attached to this space, if any (see that class), and faults otherwise. The
- * tagged path pays nothing for it.
+ * tagged path pays nothing for it. Allocations of external pools ({@link PoolMemory}: a CUDA
+ * agent's device-local or managed memory) are at native addresses outside that arena: they are
+ * kept in an ordered map, searched only when the arena has no allocation at the address and only
+ * once an external allocation exists.
  */
 public final class AddressSpace {
     private static final int PAGE_BITS = 12;
@@ -42,6 +45,11 @@ public final class AddressSpace {
     private int liveCount;
     /** The real-address kind's arena, or null: set once, before any real address exists. */
     private RealArena real;
+    /** External pools' live allocations by base address. */
+    private final java.util.concurrent.ConcurrentSkipListMap<Long, Allocation> external =
+            new java.util.concurrent.ConcurrentSkipListMap<>();
+    /** True once an external allocation was published: until then the map is never searched. */
+    private volatile boolean anyExternal;
 
     /** The free and fresh slots of one size class, and the generation at which they retire. */
     private static final class Slots {
@@ -110,7 +118,8 @@ public final class AddressSpace {
     public Allocation lookup(long address) {
         if (!SvmAddress.tagged(address)) {
             RealArena r = real;
-            return r == null ? null : r.lookup(address);
+            Allocation a = r == null ? null : r.lookup(address);
+            return a != null || !anyExternal ? a : lookupExternal(address);
         }
         int index = SvmAddress.tableIndex(address);
         Allocation[] page = directory[index >>> PAGE_BITS];
@@ -122,6 +131,27 @@ public final class AddressSpace {
             return null;
         }
         return a;
+    }
+
+    /** The external allocation holding the byte at {@code address}, or null. */
+    private Allocation lookupExternal(long address) {
+        java.util.Map.Entry<Long, Allocation> e = external.floorEntry(address);
+        if (e == null) {
+            return null;
+        }
+        Allocation a = e.getValue();
+        return Long.compareUnsigned(address - a.base, Math.max(1, a.size)) < 0 ? a : null;
+    }
+
+    /** The live allocations of external {@code pool}. */
+    java.util.List<Allocation> externalAllocations(MemoryPool pool) {
+        java.util.List<Allocation> out = new java.util.ArrayList<>();
+        for (Allocation a : external.values()) {
+            if (a.pool == pool) {
+                out.add(a);
+            }
+        }
+        return out;
     }
 
     /** Number of live allocations. */
@@ -176,6 +206,12 @@ public final class AddressSpace {
     /** Makes a reserved slot (or a real-address block) resolve to {@code allocation}. */
     void publish(Allocation allocation) {
         synchronized (lock) {
+            if (allocation.pool.external() != null) {
+                external.put(allocation.base, allocation);
+                anyExternal = true;
+                liveCount++;
+                return;
+            }
             if (!SvmAddress.tagged(allocation.base)) {
                 real.publish(allocation);
                 liveCount++;
@@ -196,6 +232,12 @@ public final class AddressSpace {
     /** Removes a live allocation; its addresses fault from now on. */
     void unpublish(Allocation allocation) {
         synchronized (lock) {
+            if (allocation.pool.external() != null) {
+                if (external.remove(allocation.base, allocation)) {
+                    liveCount--;
+                }
+                return;
+            }
             if (!SvmAddress.tagged(allocation.base)) {
                 if (real.unpublish(allocation)) {
                     liveCount--;
@@ -222,6 +264,7 @@ public final class AddressSpace {
             if (real != null) {
                 real.clear();
             }
+            external.clear();
             liveCount = 0;
         }
     }

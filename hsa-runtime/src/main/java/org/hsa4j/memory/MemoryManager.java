@@ -66,6 +66,11 @@ public final class MemoryManager implements AutoCloseable {
      *                      allocation, or a GPU is to hold plain system memory with XNACK off
      */
     public void prefetch(long address, long bytes, int agent) {
+        Allocation x = externalRange(address, bytes);
+        if (x != null) {
+            x.pool.external().prefetch(address, bytes, agent);
+            return;
+        }
         Allocation a = pagedRange(address, bytes, "prefetch");
         if (a.kind == MemoryKind.SYSTEM && !pageAccounting.xnack() && agent != FpAtomicPolicy.CPU_AGENT) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, String.format("prefetch of 0x%016x: XNACK off, a GPU "
@@ -84,8 +89,20 @@ public final class MemoryManager implements AutoCloseable {
         if (advice == null) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "advice must be one of " + List.of(MemAdvice.values()));
         }
+        Allocation x = externalRange(address, bytes);
+        if (x != null) {
+            x.pool.external().advise(address, bytes, advice, agent);
+            return;
+        }
         Allocation a = pagedRange(address, bytes, "advise");
         a.pages.advise(address - a.base, bytes, advice, agent);
+    }
+
+    /** The external allocation holding all of {@code address .. address+bytes}, or null. */
+    private Allocation externalRange(long address, long bytes) {
+        ensureOpen();
+        Allocation a = find(address);
+        return a != null && a.pool.external() != null && bytes > 0 && a.contains(address, bytes) ? a : null;
     }
 
     private Allocation pagedRange(long address, long bytes, String what) {
@@ -144,9 +161,49 @@ public final class MemoryManager implements AutoCloseable {
             }
         }
         MemoryPool pool = new MemoryPool(this, name, SegmentKind.GLOBAL, flags, ownerAgent, size,
-                Math.min(allocMax, SvmAddress.MAX_ALLOCATION_SIZE), accessibleByAll, true, true);
+                Math.min(allocMax, SvmAddress.MAX_ALLOCATION_SIZE), accessibleByAll, true, true, null);
         pools.add(pool);
         return pool;
+    }
+
+    /**
+     * Creates a GLOBAL pool whose memory comes from {@code memory} (an agent's own: device-local,
+     * managed), at native addresses: the addresses resolve through the same {@link AddressSpace},
+     * and host-inaccessible memory faults for every agent but the owner (whose kernels run on
+     * their device). Allocations of the pool vanish at {@link #revoke}.
+     */
+    public MemoryPool createExternalPool(String name, Set<GlobalFlag> flags, int ownerAgent, long size, long allocMax,
+                                         boolean accessibleByAll, PoolMemory memory) {
+        ensureOpen();
+        java.util.Objects.requireNonNull(memory, "memory");
+        MemoryPool pool = new MemoryPool(this, name, SegmentKind.GLOBAL, flags, ownerAgent, size,
+                Math.min(allocMax, SvmAddress.MAX_ALLOCATION_SIZE), accessibleByAll && memory.hostAccessible(), true,
+                true, memory);
+        pools.add(pool);
+        return pool;
+    }
+
+    /**
+     * Makes every live allocation of external {@code pool} vanish without freeing it (its provider
+     * lost the memory, or is about to): each one's arena is closed, which waits out the checked
+     * accesses in flight, and its addresses fault from now on. Call before the memory goes.
+     */
+    public void revoke(MemoryPool pool) {
+        for (Allocation a : space.externalAllocations(pool)) {
+            Arena arena;
+            synchronized (a) {
+                if (a.freed) {
+                    continue;
+                }
+                a.freed = true;
+                arena = a.arena();
+            }
+            space.unpublish(a);
+            a.pool.unreserve(a.reservedBytes);
+            if (arena != null && arenas.remove(a)) {
+                arena.close();
+            }
+        }
     }
 
     /**
@@ -189,6 +246,9 @@ public final class MemoryManager implements AutoCloseable {
                                int ownerAgent, Object attachment) {
         ensureOpen();
         pool.checkAllocatable(bytes, alignment);
+        if (pool.external() != null) {
+            return allocateExternal(pool, bytes, kind, accessMask, ownerAgent, attachment);
+        }
         if (pool.realAddresses()) {
             return allocateReal(pool, bytes, alignment, kind, accessMask, ownerAgent, attachment);
         }
@@ -232,6 +292,35 @@ public final class MemoryManager implements AutoCloseable {
                 throw he;
             }
             throw new HsaException(HsaStatus.OUT_OF_RESOURCES, "off-heap allocation of " + bytes + " bytes failed", e);
+        }
+    }
+
+    /** {@link #allocate} from an external pool: the provider's memory at its native address. */
+    private Allocation allocateExternal(MemoryPool pool, long bytes, MemoryKind kind, long accessMask, int ownerAgent,
+                                        Object attachment) {
+        PoolMemory memory = pool.external();
+        long reserved = (bytes + MemoryPool.GRANULE - 1) & -MemoryPool.GRANULE;
+        pool.reserve(reserved, bytes);
+        long base = 0;
+        try {
+            base = memory.allocate(bytes);
+            if (base == 0 || SvmAddress.tagged(base) || base < 0) {
+                throw new HsaException(HsaStatus.INVALID_ALLOCATION, String.format("pool %s's memory returned "
+                        + "0x%x, which is not a native address", pool.name(), base));
+            }
+            boolean host = memory.hostAccessible();
+            MemorySegment raw = MemorySegment.ofAddress(base).reinterpret(host ? bytes : 0);
+            long mask = host ? accessMask : 1L << ownerAgent;
+            Allocation allocation = new Allocation(base, bytes, raw, pool, kind, -1, attachment, -1, raw, null,
+                    reserved, mask, ownerAgent, null);
+            space.publish(allocation);
+            return allocation;
+        } catch (RuntimeException e) {
+            pool.unreserve(reserved);
+            if (base != 0 && !SvmAddress.tagged(base) && base > 0) {
+                memory.free(base);
+            }
+            throw e;
         }
     }
 
@@ -311,6 +400,8 @@ public final class MemoryManager implements AutoCloseable {
         }
         if (a.dedicatedArena != null) {
             heap.removeDedicated(a.reservedBytes);
+        } else if (a.pool.external() != null) {
+            a.pool.external().free(a.base);
         } else if (!SvmAddress.tagged(a.base)) {
             real.recycle(a.base);
         } else {
@@ -332,6 +423,11 @@ public final class MemoryManager implements AutoCloseable {
 
     /** Lets the agents in {@code agentBits} (bit i for agent i) access {@code a} too ({@code allow_access}). */
     public void grantAccess(Allocation a, long agentBits) {
+        PoolMemory external = a.pool.external();
+        if (external != null && !external.hostAccessible() && (agentBits & ~(1L << a.ownerAgent)) != 0) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, String.format("0x%016x: %s is reachable by its owner "
+                    + "agent only (host code cannot touch it)", a.base, a.pool.name()));
+        }
         synchronized (a) {
             a.accessMask |= agentBits;
         }

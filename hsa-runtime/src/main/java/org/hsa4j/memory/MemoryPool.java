@@ -28,6 +28,8 @@ public final class MemoryPool {
     private final boolean runtimeAllocAllowed;
     private final AtomicLong used = new AtomicLong();
     private final boolean realAddresses;
+    /** Where an external pool's memory comes from, or null for the runtime's own. */
+    private final PoolMemory external;
 
     /** The manager this pool allocates through. */
     MemoryManager manager() {
@@ -36,12 +38,14 @@ public final class MemoryPool {
 
     MemoryPool(MemoryManager manager, String name, SegmentKind segment, Set<GlobalFlag> flags, int ownerAgent,
                long size, long allocMax, boolean accessibleByAll, boolean runtimeAllocAllowed) {
-        this(manager, name, segment, flags, ownerAgent, size, allocMax, accessibleByAll, runtimeAllocAllowed, false);
+        this(manager, name, segment, flags, ownerAgent, size, allocMax, accessibleByAll, runtimeAllocAllowed, false, null);
     }
 
     MemoryPool(MemoryManager manager, String name, SegmentKind segment, Set<GlobalFlag> flags, int ownerAgent,
-               long size, long allocMax, boolean accessibleByAll, boolean runtimeAllocAllowed, boolean realAddresses) {
-        this.realAddresses = realAddresses;
+               long size, long allocMax, boolean accessibleByAll, boolean runtimeAllocAllowed, boolean realAddresses,
+               PoolMemory external) {
+        this.realAddresses = realAddresses || external != null;
+        this.external = external;
         this.manager = manager;
         this.name = name;
         this.segment = segment;
@@ -94,6 +98,11 @@ public final class MemoryPool {
     /** True when the pool's SVM addresses are native addresses (bit 62 clear), false for tagged ones. */
     public boolean realAddresses() {
         return realAddresses;
+    }
+
+    /** The provider of an external pool's memory, or null. */
+    PoolMemory external() {
+        return external;
     }
 
     /** True when the pool is fine-grained. */
