@@ -6,6 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -17,6 +18,8 @@ import org.hsa4j.agent.Agent;
 import org.hsa4j.cuda.driver.CudaDriver;
 import org.hsa4j.cuda.driver.Nvrtc;
 import org.hsa4j.memory.Allocation;
+import org.hsa4j.memory.GlobalFlag;
+import org.hsa4j.memory.MemAdvice;
 import org.hsa4j.memory.MemoryKind;
 import org.hsa4j.memory.MemoryManager;
 import org.hsa4j.memory.MemoryPool;
@@ -76,6 +79,9 @@ public final class CudaAgent implements AutoCloseable {
     private final AtomicLong recoveries = new AtomicLong();
     /** Registers the runtime's real-address SVM chunks with this device: see {@link #svmPool()}. */
     private final CudaSvmRegistrar svmRegistrar;
+    /** The device-local and managed pools, made on first use; guarded by this. */
+    private MemoryPool devicePool;
+    private MemoryPool managedPool;
     /** Why the device is lost for this process, or null while it serves. */
     private volatile HsaException lost;
     private volatile boolean closed;
@@ -222,6 +228,64 @@ public final class CudaAgent implements AutoCloseable {
      */
     public MemoryPool svmPool() {
         return runtime.realSystemPool();
+    }
+
+    /**
+     * The coarse-grained device-local pool ({@code cuMemAlloc_v2}): addresses resolve in the
+     * runtime's address space, but only this agent's kernels reach the bytes; host access is a
+     * MEMORY_APERTURE_VIOLATION and cannot be granted. Allocations vanish (their addresses fault)
+     * when a fault resets the context.
+     */
+    public synchronized MemoryPool deviceLocalPool() {
+        checkOpen();
+        if (devicePool == null) {
+            devicePool = runtime.memory().createExternalPool(name() + " coarse-grained (device)",
+                    EnumSet.of(GlobalFlag.COARSE_GRAINED), hsaAgent.index(), info.totalMemory(), info.totalMemory(),
+                    false, new CudaPoolMemory(context, info, hsaAgent.index(), false));
+        }
+        return devicePool;
+    }
+
+    /**
+     * The managed pool ({@code cuMemAllocManaged}, attached globally): host-accessible at the same
+     * address through the checked Svm API; {@link #memPrefetch} and {@link #memAdvise} (or the memory
+     * manager's prefetch/advise with this agent's index) migrate and advise it. An allocation larger
+     * than the card's free memory is OUT_OF_RESOURCES (more can hang the GPU).
+     */
+    public synchronized MemoryPool managedPool() {
+        checkOpen();
+        if (managedPool == null) {
+            managedPool = runtime.memory().createExternalPool(name() + " managed", EnumSet.of(GlobalFlag.FINE_GRAINED),
+                    hsaAgent.index(), info.totalMemory(), info.totalMemory(), true,
+                    new CudaPoolMemory(context, info, hsaAgent.index(), true));
+        }
+        return managedPool;
+    }
+
+    /** Migrates managed memory at {@code address .. address+bytes} to this device or to the host ({@code cuMemPrefetchAsync_v2}). */
+    public void memPrefetch(long address, long bytes, boolean toDevice) {
+        runtime.memory().prefetch(address, bytes, toDevice ? hsaAgent.index() : 0);
+    }
+
+    /** Advises the driver on managed memory ({@code cuMemAdvise_v2}); the preferred location is this device or the host. */
+    public void memAdvise(long address, long bytes, MemAdvice advice, boolean device) {
+        runtime.memory().advise(address, bytes, advice, device ? hsaAgent.index() : 0);
+    }
+
+    /** Makes every allocation of the device-local and managed pools fault, before their memory goes. */
+    private void revokePools() {
+        MemoryPool d;
+        MemoryPool m;
+        synchronized (this) {
+            d = devicePool;
+            m = managedPool;
+        }
+        if (d != null) {
+            runtime.memory().revoke(d);
+        }
+        if (m != null) {
+            runtime.memory().revoke(m);
+        }
     }
 
     /** Device-local memory ({@code cuMemAlloc_v2}). */
@@ -400,6 +464,7 @@ public final class CudaAgent implements AutoCloseable {
         HsaException reason = cause;
         if (context.generation() == seen) {
             // a reset frees every allocation of the context: no host segment may reach it after
+            revokePools();
             for (CudaBuffer b : buffers) {
                 if (b.generation() == seen) {
                     b.invalidate();
@@ -456,8 +521,10 @@ public final class CudaAgent implements AutoCloseable {
                 }
             }
         }
-        // no kernel of ours runs any more: the SVM chunks may go (a lost context lost them already)
+        // no kernel of ours runs any more: the SVM chunks may go (a lost context lost them already),
+        // and the pools' memory goes with the context
         runtime.memory().removeRegistrar(svmRegistrar);
+        revokePools();
         if (lost != null) {
             // the context died with the sticky error, and with it every module and allocation in
             // it: there is nothing left to unload or free

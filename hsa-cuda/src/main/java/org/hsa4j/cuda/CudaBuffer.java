@@ -1,12 +1,8 @@
 package org.hsa4j.cuda;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
-import org.hsa4j.cuda.driver.CudaDriver;
 import org.hsa4j.memory.MemAdvice;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
@@ -141,24 +137,8 @@ public final class CudaBuffer implements AutoCloseable {
     public void prefetch(long offset, long bytes, boolean toDevice) {
         checkManaged("prefetch");
         checkRange(offset, bytes);
-        CudaContext ctx = agent.context();
-        CudaDriver d = ctx.driver();
-        ctx.enter();
-        try (Arena a = Arena.ofConfined()) {
-            checkValid();
-            MemorySegment out = a.allocate(ADDRESS);
-            d.check(d.cuStreamCreate(out, STREAM_NON_BLOCKING), "cuStreamCreate");
-            MemorySegment stream = out.get(ADDRESS, 0);
-            try {
-                d.check(d.cuMemPrefetchAsync(address + offset, bytes, location(a, toDevice), 0, stream),
-                        "cuMemPrefetchAsync_v2");
-                d.check(d.cuStreamSynchronize(stream), "cuStreamSynchronize");
-            } finally {
-                d.cuStreamDestroy(stream);
-            }
-        } finally {
-            ctx.exit();
-        }
+        checkValid();
+        CudaPoolMemory.prefetch(agent.context(), agent.info(), address + offset, bytes, toDevice);
     }
 
     /**
@@ -171,40 +151,9 @@ public final class CudaBuffer implements AutoCloseable {
     public void advise(long offset, long bytes, MemAdvice advice, boolean device) {
         checkManaged("advise");
         checkRange(offset, bytes);
-        int cu = cuAdvice(advice);
-        CudaContext ctx = agent.context();
-        CudaDriver d = ctx.driver();
-        ctx.enter();
-        try (Arena a = Arena.ofConfined()) {
-            checkValid();
-            d.check(d.cuMemAdvise(address + offset, bytes, cu, location(a, device)), "cuMemAdvise_v2");
-        } finally {
-            ctx.exit();
-        }
-    }
-
-    private static final int STREAM_NON_BLOCKING = 0x1;
-
-    /** The {@code CUmem_advise} value of {@code advice}. */
-    static int cuAdvice(MemAdvice advice) {
-        if (advice == null) {
-            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "advice must not be null");
-        }
-        return switch (advice) {
-            case SET_READ_MOSTLY -> 1;
-            case UNSET_READ_MOSTLY -> 2;
-            case SET_PREFERRED_LOCATION -> 3;
-            case UNSET_PREFERRED_LOCATION -> 4;
-            default -> throw new HsaException(HsaStatus.INVALID_ARGUMENT, advice
-                    + " has no CUDA counterpart: managed memory's coherence is the driver's");
-        };
-    }
-
-    private MemorySegment location(Arena a, boolean device) {
-        MemorySegment loc = a.allocate(CudaDriver.CU_MEM_LOCATION);
-        loc.set(JAVA_INT, 0, device ? CudaDriver.CU_MEM_LOCATION_TYPE_DEVICE : CudaDriver.CU_MEM_LOCATION_TYPE_HOST);
-        loc.set(JAVA_INT, 4, device ? agent.info().ordinal() : 0);
-        return loc;
+        CudaPoolMemory.cuAdvice(advice);
+        checkValid();
+        CudaPoolMemory.advise(agent.context(), agent.info(), address + offset, bytes, advice, device);
     }
 
     private void checkManaged(String what) {

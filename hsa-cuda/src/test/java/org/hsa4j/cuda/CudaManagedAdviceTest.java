@@ -13,15 +13,15 @@ import org.junit.jupiter.api.Test;
 class CudaManagedAdviceTest {
     @Test
     void eachAdviceMapsToTheCudaHeadersValue() {
-        assertEquals(1, CudaBuffer.cuAdvice(MemAdvice.SET_READ_MOSTLY));
-        assertEquals(2, CudaBuffer.cuAdvice(MemAdvice.UNSET_READ_MOSTLY));
-        assertEquals(3, CudaBuffer.cuAdvice(MemAdvice.SET_PREFERRED_LOCATION));
-        assertEquals(4, CudaBuffer.cuAdvice(MemAdvice.UNSET_PREFERRED_LOCATION));
+        assertEquals(1, CudaPoolMemory.cuAdvice(MemAdvice.SET_READ_MOSTLY));
+        assertEquals(2, CudaPoolMemory.cuAdvice(MemAdvice.UNSET_READ_MOSTLY));
+        assertEquals(3, CudaPoolMemory.cuAdvice(MemAdvice.SET_PREFERRED_LOCATION));
+        assertEquals(4, CudaPoolMemory.cuAdvice(MemAdvice.UNSET_PREFERRED_LOCATION));
     }
 
     @Test
     void coarseGrainAdviceHasNoCudaCounterpartAndIsRefused() {
-        HsaException e = assertThrows(HsaException.class, () -> CudaBuffer.cuAdvice(MemAdvice.SET_COARSE_GRAIN));
+        HsaException e = assertThrows(HsaException.class, () -> CudaPoolMemory.cuAdvice(MemAdvice.SET_COARSE_GRAIN));
         assertEquals(HsaStatus.INVALID_ARGUMENT, e.status());
     }
 

@@ -103,6 +103,55 @@ class CudaSvmGpuTest {
     }
 
     @Test
+    void deviceLocalPoolMemoryIsReachedByKernelsAndIsAnApertureViolationForTheHost() {
+        int n = 1024;
+        MemoryPool svmPool = gpu.agent.svmPool();
+        Svm svm = gpu.runtime.svm();
+        long a = svmPool.allocate(4L * n);
+        long zero = svmPool.allocate(4L * n);
+        long out = svmPool.allocate(4L * n);
+        long dev = gpu.agent.deviceLocalPool().allocate(4L * n);
+        for (int i = 0; i < n; i++) {
+            svm.setFloat(a + 4L * i, i);
+            svm.setFloat(zero + 4L * i, 0);
+        }
+        Signal done = gpu.runtime.createSignal(2);
+        CudaKernel add = gpu.kernels.kernel("hsa4j_vector_add");
+        GpuFixture.dispatch(queue, add, 256, n, gpu.kernarg(new long[] {a, a, dev}, n), done, false);
+        GpuFixture.dispatch(queue, add, 256, n, gpu.kernarg(new long[] {dev, zero, out}, n), done, true);
+        GpuFixture.awaitZero(done);
+        for (int i = 0; i < n; i++) {
+            assertEquals(2f * i, svm.getFloat(out + 4L * i), "out[" + i + "]");
+        }
+        assertEquals(org.hsa4j.runtime.HsaStatus.MEMORY_APERTURE_VIOLATION,
+                org.junit.jupiter.api.Assertions.assertThrows(org.hsa4j.memory.MemoryFaultException.class,
+                        () -> svm.getFloat(dev)).status());
+        gpu.agent.deviceLocalPool().free(dev);
+        svmPool.free(a);
+        svmPool.free(zero);
+        svmPool.free(out);
+    }
+
+    @Test
+    void managedPoolMemoryIsWrittenByAKernelAfterAPrefetchAndReadByTheHostAtTheSameAddress() {
+        int n = 4096;
+        MemoryPool managed = gpu.agent.managedPool();
+        Svm svm = gpu.runtime.svm();
+        long m = managed.allocate(4L * n);
+        svm.setInt(m, -1);
+        gpu.agent.memAdvise(m, 4L * n, org.hsa4j.memory.MemAdvice.SET_PREFERRED_LOCATION, true);
+        gpu.agent.memPrefetch(m, 4L * n, true);
+        Signal done = gpu.runtime.createSignal(1);
+        GpuFixture.dispatch(queue, gpu.kernels.kernel("hsa4j_mark"), 256, n, gpu.kernarg(new long[] {m}, n), done, false);
+        GpuFixture.awaitZero(done);
+        gpu.agent.memPrefetch(m, 4L * n, false);
+        for (int i = 0; i < n; i++) {
+            assertEquals(n, svm.getInt(m + 4L * i), "m[" + i + "]");
+        }
+        managed.free(m);
+    }
+
+    @Test
     void prefetchOfPinnedMemoryIsRefused() {
         try (CudaBuffer p = gpu.agent.allocatePinned(4096)) {
             assertEquals(org.hsa4j.runtime.HsaStatus.INVALID_ARGUMENT,
