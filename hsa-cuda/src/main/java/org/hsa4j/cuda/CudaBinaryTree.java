@@ -76,7 +76,7 @@ final class CudaBinaryTree {
     }
 
     /** Polls of the start flag before a GPU thread gives up: seconds, so a lost host cannot hold the GPU. */
-    static final long SPIN_LIMIT = 200_000_000L;
+    static final long SPIN_LIMIT = 20_000_000L;
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(60);
     private static final int WORKGROUP = 256;
 
