@@ -6,6 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -17,8 +18,11 @@ import org.hsa4j.agent.Agent;
 import org.hsa4j.cuda.driver.CudaDriver;
 import org.hsa4j.cuda.driver.Nvrtc;
 import org.hsa4j.memory.Allocation;
+import org.hsa4j.memory.GlobalFlag;
+import org.hsa4j.memory.MemAdvice;
 import org.hsa4j.memory.MemoryKind;
 import org.hsa4j.memory.MemoryManager;
+import org.hsa4j.memory.MemoryPool;
 import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueDescriptor;
@@ -43,8 +47,13 @@ import org.hsa4j.signal.SignalDescriptor;
  *
  * <p><b>What is its own.</b> The CUDA context ({@link CudaContext}), code objects ({@link CudaModule},
  * kernel objects are handles into {@link #kernelObject}), memory ({@link CudaBuffer}: device,
- * pinned, managed at real device addresses; SVM unification is a later stage), and one
+ * pinned, managed at real device addresses), and one
  * {@link CudaQueueProcessor} thread per queue that launches into the queue's CUDA stream.
+ *
+ * <p><b>Shared virtual memory.</b> The runtime's real-address SVM ({@link #svmPool()}) is
+ * registered with this device chunk by chunk ({@link CudaSvmRegistrar}), so its SVM addresses are
+ * the device's addresses too: a kernarg, or a pointer stored in SVM, means the same bytes here as
+ * on the host and in CPU-agent kernels.
  *
  * <p><b>Faults.</b> A kernel that faults poisons the context: its queue gets MEMORY_FAULT or
  * EXCEPTION on its error callback, the context is recreated ({@link CudaContext#recover}), the other
@@ -68,6 +77,11 @@ public final class CudaAgent implements AutoCloseable {
     private final Set<CudaBuffer> buffers = ConcurrentHashMap.newKeySet();
     private final List<CudaModule> modules = new ArrayList<>();
     private final AtomicLong recoveries = new AtomicLong();
+    /** Registers the runtime's real-address SVM chunks with this device: see {@link #svmPool()}. */
+    private final CudaSvmRegistrar svmRegistrar;
+    /** The device-local and managed pools, made on first use; guarded by this. */
+    private MemoryPool devicePool;
+    private MemoryPool managedPool;
     /** Why the device is lost for this process, or null while it serves. */
     private volatile HsaException lost;
     private volatile boolean closed;
@@ -78,6 +92,7 @@ public final class CudaAgent implements AutoCloseable {
         this.info = info;
         this.context = new CudaContext(platform.driver(), info.ordinal());
         this.limits = PacketTranslation.Limits.of(info);
+        this.svmRegistrar = new CudaSvmRegistrar(context);
         this.hsaAgent = new Agent(runtime.agents().size() + info.ordinal(), info.agentProperties(), runtime.memory(),
                 runtime.signals(), runtime.systemPool(), List.of(), runtime::timestamp);
     }
@@ -93,7 +108,9 @@ public final class CudaAgent implements AutoCloseable {
             throw new HsaException(HsaStatus.INVALID_AGENT, "no CUDA device " + ordinal + " ("
                     + (platform.available() ? platform.devices().size() + " devices" : "no CUDA: " + platform.reason()) + ")");
         }
-        return new CudaAgent(runtime, platform, platform.devices().get(ordinal));
+        CudaAgent agent = new CudaAgent(runtime, platform, platform.devices().get(ordinal));
+        agent.registerSvm();
+        return agent;
     }
 
     /** The device's attributes. */
@@ -189,6 +206,87 @@ public final class CudaAgent implements AutoCloseable {
     }
 
     // ---- memory ---------------------------------------------------------------------------------
+
+    /**
+     * Registers every chunk of the runtime's real-address SVM with this device, now and as they are
+     * mapped, so an SVM address from {@link #svmPool()} means the same bytes in this agent's kernels.
+     */
+    private void registerSvm() {
+        try {
+            runtime.memory().addRegistrar(svmRegistrar);
+        } catch (RuntimeException e) {
+            context.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The fine-grained system pool of this agent: the runtime's real-address SVM
+     * ({@link HsaRuntime#realSystemPool()}), registered with this device, so one address means the
+     * same bytes to the host, to CPU-agent kernels and to this agent's kernels, pointers stored
+     * inside the data included. Allocations are checked by the runtime's Svm API like any other.
+     */
+    public MemoryPool svmPool() {
+        return runtime.realSystemPool();
+    }
+
+    /**
+     * The coarse-grained device-local pool ({@code cuMemAlloc_v2}): addresses resolve in the
+     * runtime's address space, but only this agent's kernels reach the bytes; host access is a
+     * MEMORY_APERTURE_VIOLATION and cannot be granted. Allocations vanish (their addresses fault)
+     * when a fault resets the context.
+     */
+    public synchronized MemoryPool deviceLocalPool() {
+        checkOpen();
+        if (devicePool == null) {
+            devicePool = runtime.memory().createExternalPool(name() + " coarse-grained (device)",
+                    EnumSet.of(GlobalFlag.COARSE_GRAINED), hsaAgent.index(), info.totalMemory(), info.totalMemory(),
+                    false, new CudaPoolMemory(context, info, hsaAgent.index(), false));
+        }
+        return devicePool;
+    }
+
+    /**
+     * The managed pool ({@code cuMemAllocManaged}, attached globally): host-accessible at the same
+     * address through the checked Svm API; {@link #memPrefetch} and {@link #memAdvise} (or the memory
+     * manager's prefetch/advise with this agent's index) migrate and advise it. An allocation larger
+     * than the card's free memory is OUT_OF_RESOURCES (more can hang the GPU).
+     */
+    public synchronized MemoryPool managedPool() {
+        checkOpen();
+        if (managedPool == null) {
+            managedPool = runtime.memory().createExternalPool(name() + " managed", EnumSet.of(GlobalFlag.FINE_GRAINED),
+                    hsaAgent.index(), info.totalMemory(), info.totalMemory(), true,
+                    new CudaPoolMemory(context, info, hsaAgent.index(), true));
+        }
+        return managedPool;
+    }
+
+    /** Migrates managed memory at {@code address .. address+bytes} to this device or to the host ({@code cuMemPrefetchAsync_v2}). */
+    public void memPrefetch(long address, long bytes, boolean toDevice) {
+        runtime.memory().prefetch(address, bytes, toDevice ? hsaAgent.index() : 0);
+    }
+
+    /** Advises the driver on managed memory ({@code cuMemAdvise_v2}); the preferred location is this device or the host. */
+    public void memAdvise(long address, long bytes, MemAdvice advice, boolean device) {
+        runtime.memory().advise(address, bytes, advice, device ? hsaAgent.index() : 0);
+    }
+
+    /** Makes every allocation of the device-local and managed pools fault, before their memory goes. */
+    private void revokePools() {
+        MemoryPool d;
+        MemoryPool m;
+        synchronized (this) {
+            d = devicePool;
+            m = managedPool;
+        }
+        if (d != null) {
+            runtime.memory().revoke(d);
+        }
+        if (m != null) {
+            runtime.memory().revoke(m);
+        }
+    }
 
     /** Device-local memory ({@code cuMemAlloc_v2}). */
     public CudaBuffer allocateDevice(long bytes) {
@@ -366,6 +464,7 @@ public final class CudaAgent implements AutoCloseable {
         HsaException reason = cause;
         if (context.generation() == seen) {
             // a reset frees every allocation of the context: no host segment may reach it after
+            revokePools();
             for (CudaBuffer b : buffers) {
                 if (b.generation() == seen) {
                     b.invalidate();
@@ -377,6 +476,9 @@ public final class CudaAgent implements AutoCloseable {
                 return;
             }
             recoveries.incrementAndGet();
+            // the reset dropped the SVM registrations: register every chunk again
+            runtime.memory().removeRegistrar(svmRegistrar);
+            runtime.memory().addRegistrar(svmRegistrar);
         } catch (HsaException fatal) {
             lost = fatal;
             reason = fatal;
@@ -419,6 +521,10 @@ public final class CudaAgent implements AutoCloseable {
                 }
             }
         }
+        // no kernel of ours runs any more: the SVM chunks may go (a lost context lost them already),
+        // and the pools' memory goes with the context
+        runtime.memory().removeRegistrar(svmRegistrar);
+        revokePools();
         if (lost != null) {
             // the context died with the sticky error, and with it every module and allocation in
             // it: there is nothing left to unload or free

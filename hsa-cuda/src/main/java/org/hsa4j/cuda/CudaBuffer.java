@@ -3,6 +3,7 @@ package org.hsa4j.cuda;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
+import org.hsa4j.memory.MemAdvice;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
 
@@ -123,6 +124,42 @@ public final class CudaBuffer implements AutoCloseable {
             ctx.driver().check(ctx.driver().cuMemcpyDtoH(dst, address + offset, dst.byteSize()), "cuMemcpyDtoH_v2");
         } finally {
             ctx.exit();
+        }
+    }
+
+    /**
+     * Migrates bytes {@code offset .. offset+bytes} of managed memory to the device ({@code toDevice})
+     * or to the host, and returns once they are there ({@code cuMemPrefetchAsync_v2} on a stream of
+     * its own, then {@code cuStreamSynchronize}): the runtime's prefetch, for CUDA managed memory.
+     *
+     * @throws HsaException INVALID_ARGUMENT for memory that is not managed or a range outside the buffer
+     */
+    public void prefetch(long offset, long bytes, boolean toDevice) {
+        checkManaged("prefetch");
+        checkRange(offset, bytes);
+        checkValid();
+        CudaPoolMemory.prefetch(agent.context(), agent.info(), address + offset, bytes, toDevice);
+    }
+
+    /**
+     * Applies {@code advice} to bytes {@code offset .. offset+bytes} of managed memory
+     * ({@code cuMemAdvise_v2}); the preferred location is the device ({@code device}) or the host.
+     *
+     * @throws HsaException INVALID_ARGUMENT for memory that is not managed, a range outside the
+     *                      buffer, or advice CUDA has no counterpart for ({@link MemAdvice#SET_COARSE_GRAIN})
+     */
+    public void advise(long offset, long bytes, MemAdvice advice, boolean device) {
+        checkManaged("advise");
+        checkRange(offset, bytes);
+        CudaPoolMemory.cuAdvice(advice);
+        checkValid();
+        CudaPoolMemory.advise(agent.context(), agent.info(), address + offset, bytes, advice, device);
+    }
+
+    private void checkManaged(String what) {
+        if (kind != Kind.MANAGED) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, String.format("%s of 0x%x: %s memory is not managed",
+                    what, address, kind));
         }
     }
 

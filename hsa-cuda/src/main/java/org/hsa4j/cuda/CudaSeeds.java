@@ -31,9 +31,11 @@ import org.hsa4j.signal.WaitState;
  *     kernel launched with {@code cuLaunchKernel} directly.
  * <li>{@code dispatch}: empty-kernel round trip through the AQL queue (packet write to completion
  *     signal observed) against {@code cuLaunchKernel} + {@code cuStreamSynchronize}.
+ * <li>{@code binary_tree_insert}: GPU threads and host threads insert concurrently into one
+ *     pointer tree in real-address SVM; the host checks every key once, in order ({@link CudaBinaryTree}).
  * </ul>
  * The raw baselines drive a {@link CudaStream}, as the JMH benchmarks of {@code org.hsa4j.benchmarks.cuda} do.
- * Usage: {@code CudaSeeds sync_1way|pingpong|dispatch|all}; exit status 0 when every check held.
+ * Usage: {@code CudaSeeds sync_1way|pingpong|dispatch|binary_tree_insert|all}; exit status 0 when every check held.
  */
 public final class CudaSeeds {
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(60);
@@ -71,6 +73,9 @@ public final class CudaSeeds {
             }
             if (which.equals("all") || which.equals("dispatch")) {
                 ok &= s.dispatch(20_000);
+            }
+            if (which.equals("all") || which.equals("binary_tree_insert")) {
+                ok &= s.binaryTreeInsert();
             }
             s.queue.destroy();
         }
@@ -227,6 +232,10 @@ public final class CudaSeeds {
         out.printf("dispatch: empty kernel round trip median %s through the AQL queue, %s cuLaunchKernel+cuStreamSynchronize (ratio %.2f)%n",
                 us(median(a1)), us(median(r1)), median(a1) / (double) median(r1));
         return true;
+    }
+
+    boolean binaryTreeInsert() {
+        return CudaBinaryTree.seed(runtime, agent, kernels, queue, out);
     }
 
     private static long median(long[] t) {

@@ -21,6 +21,13 @@ import org.hsa4j.runtime.HsaStatus;
  * maximum is retired instead of wrapping: it is never handed out again, so an address, once its
  * allocation is freed, can never resolve to any allocation again. When every slot of a class is
  * live or retired, allocation fails with OUT_OF_RESOURCES.
+ *
+ * <p>An address with bit 62 clear is a real native address: it resolves through the
+ * {@link RealArena} attached to this space, if any (see that class), and faults otherwise. The
+ * tagged path pays nothing for it. Allocations of external pools ({@link PoolMemory}: a CUDA
+ * agent's device-local or managed memory) are at native addresses outside that arena: they are
+ * kept in an ordered map, searched only when the arena has no allocation at the address and only
+ * once an external allocation exists.
  */
 public final class AddressSpace {
     private static final int PAGE_BITS = 12;
@@ -36,6 +43,13 @@ public final class AddressSpace {
     private final Slots small;
     private final Slots large;
     private int liveCount;
+    /** The real-address kind's arena, or null: set once, before any real address exists. */
+    private RealArena real;
+    /** External pools' live allocations by base address. */
+    private final java.util.concurrent.ConcurrentSkipListMap<Long, Allocation> external =
+            new java.util.concurrent.ConcurrentSkipListMap<>();
+    /** True once an external allocation was published: until then the map is never searched. */
+    private volatile boolean anyExternal;
 
     /** The free and fresh slots of one size class, and the generation at which they retire. */
     private static final class Slots {
@@ -103,7 +117,9 @@ public final class AddressSpace {
     /** The allocation whose slot and generation {@code address} names, or null; no bounds check. */
     public Allocation lookup(long address) {
         if (!SvmAddress.tagged(address)) {
-            return null;
+            RealArena r = real;
+            Allocation a = r == null ? null : r.lookup(address);
+            return a != null || !anyExternal ? a : lookupExternal(address);
         }
         int index = SvmAddress.tableIndex(address);
         Allocation[] page = directory[index >>> PAGE_BITS];
@@ -115,6 +131,27 @@ public final class AddressSpace {
             return null;
         }
         return a;
+    }
+
+    /** The external allocation holding the byte at {@code address}, or null. */
+    private Allocation lookupExternal(long address) {
+        java.util.Map.Entry<Long, Allocation> e = external.floorEntry(address);
+        if (e == null) {
+            return null;
+        }
+        Allocation a = e.getValue();
+        return Long.compareUnsigned(address - a.base, Math.max(1, a.size)) < 0 ? a : null;
+    }
+
+    /** The live allocations of external {@code pool}. */
+    java.util.List<Allocation> externalAllocations(MemoryPool pool) {
+        java.util.List<Allocation> out = new java.util.ArrayList<>();
+        for (Allocation a : external.values()) {
+            if (a.pool == pool) {
+                out.add(a);
+            }
+        }
+        return out;
     }
 
     /** Number of live allocations. */
@@ -159,9 +196,27 @@ public final class AddressSpace {
         }
     }
 
-    /** Makes a reserved slot resolve to {@code allocation}. */
+    /** Makes real (untagged) addresses resolve through {@code arena}. */
+    void attach(RealArena arena) {
+        synchronized (lock) {
+            real = arena;
+        }
+    }
+
+    /** Makes a reserved slot (or a real-address block) resolve to {@code allocation}. */
     void publish(Allocation allocation) {
         synchronized (lock) {
+            if (allocation.pool.external() != null) {
+                external.put(allocation.base, allocation);
+                anyExternal = true;
+                liveCount++;
+                return;
+            }
+            if (!SvmAddress.tagged(allocation.base)) {
+                real.publish(allocation);
+                liveCount++;
+                return;
+            }
             directory[allocation.slot >>> PAGE_BITS][allocation.slot & PAGE_MASK] = allocation;
             liveCount++;
         }
@@ -177,6 +232,18 @@ public final class AddressSpace {
     /** Removes a live allocation; its addresses fault from now on. */
     void unpublish(Allocation allocation) {
         synchronized (lock) {
+            if (allocation.pool.external() != null) {
+                if (external.remove(allocation.base, allocation)) {
+                    liveCount--;
+                }
+                return;
+            }
+            if (!SvmAddress.tagged(allocation.base)) {
+                if (real.unpublish(allocation)) {
+                    liveCount--;
+                }
+                return;
+            }
             Allocation[] page = directory[allocation.slot >>> PAGE_BITS];
             if (page[allocation.slot & PAGE_MASK] == allocation) {
                 page[allocation.slot & PAGE_MASK] = null;
@@ -194,6 +261,10 @@ public final class AddressSpace {
                     Arrays.fill(directory[page], null);
                 }
             }
+            if (real != null) {
+                real.clear();
+            }
+            external.clear();
             liveCount = 0;
         }
     }

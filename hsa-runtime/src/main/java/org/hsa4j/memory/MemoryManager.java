@@ -23,6 +23,10 @@ import org.hsa4j.runtime.HsaStatus;
  * {@link #release} and {@link #close} closes each such arena (whoever removes it from the set).
  * {@link #release} closes it before the block goes back to the heap: that close waits out every
  * access in flight, so the next owner of the block never sees a write meant for the freed one.
+ *
+ * <p>Pools made with {@link #createRealPool} allocate from a {@link RealArena}, made when the first
+ * such pool is: their SVM addresses are native ones, resolved by the same {@link AddressSpace}.
+ * {@link SvmRegistrar}s added here (before or after that) are told of each chunk it maps.
  */
 public final class MemoryManager implements AutoCloseable {
     private final AddressSpace space = new AddressSpace();
@@ -33,6 +37,11 @@ public final class MemoryManager implements AutoCloseable {
     private final FpAtomicPolicy fpAtomicPolicy;
     private final PageAccounting pageAccounting;
     private volatile boolean closed;
+    /** Guards {@link #real} and {@link #pendingRegistrars}. */
+    private final Object realLock = new Object();
+    /** The real-address arena, or null until the first real pool. */
+    private volatile RealArena real;
+    private final List<SvmRegistrar> pendingRegistrars = new java.util.ArrayList<>();
 
     /** A manager with CAS-loop FP atomics and XNACK off. */
     public MemoryManager() {
@@ -57,6 +66,11 @@ public final class MemoryManager implements AutoCloseable {
      *                      allocation, or a GPU is to hold plain system memory with XNACK off
      */
     public void prefetch(long address, long bytes, int agent) {
+        Allocation x = externalRange(address, bytes);
+        if (x != null) {
+            x.pool.external().prefetch(address, bytes, agent);
+            return;
+        }
         Allocation a = pagedRange(address, bytes, "prefetch");
         if (a.kind == MemoryKind.SYSTEM && !pageAccounting.xnack() && agent != FpAtomicPolicy.CPU_AGENT) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, String.format("prefetch of 0x%016x: XNACK off, a GPU "
@@ -75,8 +89,20 @@ public final class MemoryManager implements AutoCloseable {
         if (advice == null) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "advice must be one of " + List.of(MemAdvice.values()));
         }
+        Allocation x = externalRange(address, bytes);
+        if (x != null) {
+            x.pool.external().advise(address, bytes, advice, agent);
+            return;
+        }
         Allocation a = pagedRange(address, bytes, "advise");
         a.pages.advise(address - a.base, bytes, advice, agent);
+    }
+
+    /** The external allocation holding all of {@code address .. address+bytes}, or null. */
+    private Allocation externalRange(long address, long bytes) {
+        ensureOpen();
+        Allocation a = find(address);
+        return a != null && a.pool.external() != null && bytes > 0 && a.contains(address, bytes) ? a : null;
     }
 
     private Allocation pagedRange(long address, long bytes, String what) {
@@ -117,6 +143,96 @@ public final class MemoryManager implements AutoCloseable {
         return pool;
     }
 
+    /**
+     * Creates a GLOBAL pool whose allocations have real addresses: the SVM address is the native
+     * one, mapped by {@link RealArena} (made on the first call; 64 GiB of address space, committed
+     * in 4 MiB chunks).
+     *
+     * @throws HsaException OUT_OF_RESOURCES when the address space cannot be reserved (not Linux, or mmap refused)
+     */
+    public MemoryPool createRealPool(String name, Set<GlobalFlag> flags, int ownerAgent, long size, long allocMax,
+                                     boolean accessibleByAll) {
+        ensureOpen();
+        synchronized (realLock) {
+            if (real == null) {
+                real = new RealArena(RealArena.DEFAULT_RESERVATION, RealArena.QUARANTINE_BYTES, pendingRegistrars);
+                pendingRegistrars.clear();
+                space.attach(real);
+            }
+        }
+        MemoryPool pool = new MemoryPool(this, name, SegmentKind.GLOBAL, flags, ownerAgent, size,
+                Math.min(allocMax, SvmAddress.MAX_ALLOCATION_SIZE), accessibleByAll, true, true, null);
+        pools.add(pool);
+        return pool;
+    }
+
+    /**
+     * Creates a GLOBAL pool whose memory comes from {@code memory} (an agent's own: device-local,
+     * managed), at native addresses: the addresses resolve through the same {@link AddressSpace},
+     * and host-inaccessible memory faults for every agent but the owner (whose kernels run on
+     * their device). Allocations of the pool vanish at {@link #revoke}.
+     */
+    public MemoryPool createExternalPool(String name, Set<GlobalFlag> flags, int ownerAgent, long size, long allocMax,
+                                         boolean accessibleByAll, PoolMemory memory) {
+        ensureOpen();
+        java.util.Objects.requireNonNull(memory, "memory");
+        MemoryPool pool = new MemoryPool(this, name, SegmentKind.GLOBAL, flags, ownerAgent, size,
+                Math.min(allocMax, SvmAddress.MAX_ALLOCATION_SIZE), accessibleByAll && memory.hostAccessible(), true,
+                true, memory);
+        pools.add(pool);
+        return pool;
+    }
+
+    /**
+     * Makes every live allocation of external {@code pool} vanish without freeing it (its provider
+     * lost the memory, or is about to): each one's arena is closed, which waits out the checked
+     * accesses in flight, and its addresses fault from now on. Call before the memory goes.
+     */
+    public void revoke(MemoryPool pool) {
+        for (Allocation a : space.externalAllocations(pool)) {
+            Arena arena;
+            synchronized (a) {
+                if (a.freed) {
+                    continue;
+                }
+                a.freed = true;
+                arena = a.arena();
+            }
+            space.unpublish(a);
+            a.pool.unreserve(a.reservedBytes);
+            if (arena != null && arenas.remove(a)) {
+                arena.close();
+            }
+        }
+    }
+
+    /**
+     * Tells {@code registrar} of every chunk of real-address SVM mapped now and later, each before
+     * any of its bytes is handed out ({@link SvmRegistrar}).
+     *
+     * @throws HsaException whatever the registrar refuses an already-mapped chunk with
+     */
+    public void addRegistrar(SvmRegistrar registrar) {
+        synchronized (realLock) {
+            if (real == null) {
+                pendingRegistrars.add(registrar);
+            } else {
+                real.addRegistrar(registrar);
+            }
+        }
+    }
+
+    /** Stops telling {@code registrar}; it is first told that every mapped chunk goes away for it. */
+    public void removeRegistrar(SvmRegistrar registrar) {
+        synchronized (realLock) {
+            if (real == null) {
+                pendingRegistrars.remove(registrar);
+            } else {
+                real.removeRegistrar(registrar);
+            }
+        }
+    }
+
     /** Every pool, in creation order. */
     public List<MemoryPool> pools() {
         return List.copyOf(pools);
@@ -130,6 +246,12 @@ public final class MemoryManager implements AutoCloseable {
                                int ownerAgent, Object attachment) {
         ensureOpen();
         pool.checkAllocatable(bytes, alignment);
+        if (pool.external() != null) {
+            return allocateExternal(pool, bytes, kind, accessMask, ownerAgent, attachment);
+        }
+        if (pool.realAddresses()) {
+            return allocateReal(pool, bytes, alignment, kind, accessMask, ownerAgent, attachment);
+        }
         int sizeClass = BlockHeap.sizeClass(bytes, alignment);
         long reserved = sizeClass >= 0 ? BlockHeap.blockSize(sizeClass)
                 : (bytes + MemoryPool.GRANULE - 1) & -MemoryPool.GRANULE;
@@ -170,6 +292,61 @@ public final class MemoryManager implements AutoCloseable {
                 throw he;
             }
             throw new HsaException(HsaStatus.OUT_OF_RESOURCES, "off-heap allocation of " + bytes + " bytes failed", e);
+        }
+    }
+
+    /** {@link #allocate} from an external pool: the provider's memory at its native address. */
+    private Allocation allocateExternal(MemoryPool pool, long bytes, MemoryKind kind, long accessMask, int ownerAgent,
+                                        Object attachment) {
+        PoolMemory memory = pool.external();
+        long reserved = (bytes + MemoryPool.GRANULE - 1) & -MemoryPool.GRANULE;
+        pool.reserve(reserved, bytes);
+        long base = 0;
+        try {
+            base = memory.allocate(bytes);
+            if (base == 0 || SvmAddress.tagged(base) || base < 0) {
+                throw new HsaException(HsaStatus.INVALID_ALLOCATION, String.format("pool %s's memory returned "
+                        + "0x%x, which is not a native address", pool.name(), base));
+            }
+            boolean host = memory.hostAccessible();
+            MemorySegment raw = MemorySegment.ofAddress(base).reinterpret(host ? bytes : 0);
+            long mask = host ? accessMask : 1L << ownerAgent;
+            Allocation allocation = new Allocation(base, bytes, raw, pool, kind, -1, attachment, -1, raw, null,
+                    reserved, mask, ownerAgent, null);
+            space.publish(allocation);
+            return allocation;
+        } catch (RuntimeException e) {
+            pool.unreserve(reserved);
+            if (base != 0 && !SvmAddress.tagged(base) && base > 0) {
+                memory.free(base);
+            }
+            throw e;
+        }
+    }
+
+    /** {@link #allocate} from a real-address pool: a block or span of the {@link RealArena}, scoped like a small allocation. */
+    private Allocation allocateReal(MemoryPool pool, long bytes, long alignment, MemoryKind kind, long accessMask,
+                                    int ownerAgent, Object attachment) {
+        RealArena arena;
+        synchronized (realLock) {
+            arena = real;
+        }
+        long reserved = RealArena.footprint(bytes, alignment);
+        pool.reserve(reserved, bytes);
+        long base = 0;
+        try {
+            base = arena.reserve(bytes, alignment);
+            MemorySegment raw = MemorySegment.ofAddress(base).reinterpret(bytes);
+            Allocation allocation = new Allocation(base, bytes, raw, pool, kind, -1, attachment,
+                    RealArena.classShift(bytes, alignment), raw, null, reserved, accessMask, ownerAgent, pageAccounting);
+            space.publish(allocation);
+            return allocation;
+        } catch (RuntimeException e) {
+            pool.unreserve(reserved);
+            if (base != 0) {
+                arena.recycle(base);
+            }
+            throw e;
         }
     }
 
@@ -223,6 +400,10 @@ public final class MemoryManager implements AutoCloseable {
         }
         if (a.dedicatedArena != null) {
             heap.removeDedicated(a.reservedBytes);
+        } else if (a.pool.external() != null) {
+            a.pool.external().free(a.base);
+        } else if (!SvmAddress.tagged(a.base)) {
+            real.recycle(a.base);
         } else {
             heap.releaseBlock(a.sizeClass, a.block);
         }
@@ -242,6 +423,11 @@ public final class MemoryManager implements AutoCloseable {
 
     /** Lets the agents in {@code agentBits} (bit i for agent i) access {@code a} too ({@code allow_access}). */
     public void grantAccess(Allocation a, long agentBits) {
+        PoolMemory external = a.pool.external();
+        if (external != null && !external.hostAccessible() && (agentBits & ~(1L << a.ownerAgent)) != 0) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, String.format("0x%016x: %s is reachable by its owner "
+                    + "agent only (host code cannot touch it)", a.base, a.pool.name()));
+        }
         synchronized (a) {
             a.accessMask |= agentBits;
         }
@@ -293,5 +479,10 @@ public final class MemoryManager implements AutoCloseable {
             }
         }
         heap.close();
+        synchronized (realLock) {
+            if (real != null) {
+                real.close();
+            }
+        }
     }
 }

@@ -13,7 +13,8 @@ import org.hsa4j.runtime.HsaStatus;
  * it, and the limits it reports: size, largest allocation, granule and alignment. Allocations are
  * accessible by the owner agent only, unless the pool is accessible by all or access is granted
  * with {@code allow_access}. GROUP and PRIVATE pools describe the per-dispatch segments the packet
- * sizes; they do not allocate.
+ * sizes; they do not allocate. A pool of real addresses ({@link MemoryManager#createRealPool})
+ * hands out memory whose SVM address is its native address.
  */
 public final class MemoryPool {
     private final MemoryManager manager;
@@ -26,6 +27,9 @@ public final class MemoryPool {
     private final boolean accessibleByAll;
     private final boolean runtimeAllocAllowed;
     private final AtomicLong used = new AtomicLong();
+    private final boolean realAddresses;
+    /** Where an external pool's memory comes from, or null for the runtime's own. */
+    private final PoolMemory external;
 
     /** The manager this pool allocates through. */
     MemoryManager manager() {
@@ -34,6 +38,14 @@ public final class MemoryPool {
 
     MemoryPool(MemoryManager manager, String name, SegmentKind segment, Set<GlobalFlag> flags, int ownerAgent,
                long size, long allocMax, boolean accessibleByAll, boolean runtimeAllocAllowed) {
+        this(manager, name, segment, flags, ownerAgent, size, allocMax, accessibleByAll, runtimeAllocAllowed, false, null);
+    }
+
+    MemoryPool(MemoryManager manager, String name, SegmentKind segment, Set<GlobalFlag> flags, int ownerAgent,
+               long size, long allocMax, boolean accessibleByAll, boolean runtimeAllocAllowed, boolean realAddresses,
+               PoolMemory external) {
+        this.realAddresses = realAddresses || external != null;
+        this.external = external;
         this.manager = manager;
         this.name = name;
         this.segment = segment;
@@ -81,6 +93,16 @@ public final class MemoryPool {
     /** Global flags (empty for non-global segments). */
     public Set<GlobalFlag> flags() {
         return flags;
+    }
+
+    /** True when the pool's SVM addresses are native addresses (bit 62 clear), false for tagged ones. */
+    public boolean realAddresses() {
+        return realAddresses;
+    }
+
+    /** The provider of an external pool's memory, or null. */
+    PoolMemory external() {
+        return external;
     }
 
     /** True when the pool is fine-grained. */

@@ -14,8 +14,8 @@ package org.hsa4j.memory;
  * </pre>
  *
  * Bit 63 is 0 and bit 62 is 1 in every address the table hands out: real native addresses (below
- * 2^57 on every current CPU) never have bit 62 set, so an agent that needs real pointers can later
- * use them beside tagged ones and tell them apart with one test. Bit 61 is the size class: small
+ * 2^57 on every current CPU) never have bit 62 set, so real pointers (the {@link RealArena} kind,
+ * which a GPU can follow) live beside tagged ones and one test tells them apart. Bit 61 is the size class: small
  * allocations, by far the most numerous and the most often recycled, get a narrow offset and so a
  * wide generation; large ones get the offset their size needs. Each offset field is at least twice
  * the largest allocation of its class, so an address one past the end (or anything up to the

@@ -65,6 +65,8 @@ public final class HsaRuntime implements AutoCloseable {
     private final List<Agent> agents;
     private final MemoryPool systemFine;
     private final MemoryPool kernargPool;
+    /** The fine-grained system pool of real addresses, made on first use; guarded by this. */
+    private MemoryPool realSystemFine;
     private final List<MemoryPool> deviceCoarse = new ArrayList<>();
     /** Fidelity mode's caches, or null when the mode is off. */
     private final CoherenceModel coherence;
@@ -195,6 +197,22 @@ public final class HsaRuntime implements AutoCloseable {
     /** The host's fine-grained system pool. */
     public MemoryPool systemPool() {
         return systemFine;
+    }
+
+    /**
+     * The host's fine-grained system pool of real addresses: each allocation's SVM address is its
+     * native address, so it means the same bytes to every agent that maps the memory (a CUDA agent
+     * registers it), pointers stored inside it included. Made on first use (it reserves address
+     * space); {@link #systemPool()} stays the default and keeps tagged addresses.
+     *
+     * @throws HsaException OUT_OF_RESOURCES where real addresses are unavailable (not Linux, mmap refused)
+     */
+    public synchronized MemoryPool realSystemPool() {
+        if (realSystemFine == null) {
+            realSystemFine = memory.createRealPool("system fine-grained (real addresses)",
+                    EnumSet.of(GlobalFlag.FINE_GRAINED), 0, config.systemMemorySize(), config.systemMemorySize(), true);
+        }
+        return realSystemFine;
     }
 
     /** The kernarg pool. */

@@ -99,6 +99,16 @@ public final class CudaDriver {
     private final MethodHandle H_CUSTREAMWAITVALUE64;
     private final MethodHandle H_CUSTREAMWRITEVALUE64;
     private final MethodHandle H_CUGETERRORNAME;
+    private final MethodHandle H_CUMEMPREFETCHASYNC;
+    private final MethodHandle H_CUMEMADVISE;
+
+    /** {@code CUmemLocation}: {@code {CUmemLocationType type; int id;}}, passed by value. */
+    public static final java.lang.foreign.StructLayout CU_MEM_LOCATION = java.lang.foreign.MemoryLayout.structLayout(
+            JAVA_INT.withName("type"), JAVA_INT.withName("id"));
+    /** {@code CU_MEM_LOCATION_TYPE_DEVICE}: the id is a device ordinal. */
+    public static final int CU_MEM_LOCATION_TYPE_DEVICE = 0x1;
+    /** {@code CU_MEM_LOCATION_TYPE_HOST}: the id is ignored. */
+    public static final int CU_MEM_LOCATION_TYPE_HOST = 0x2;
 
     private CudaDriver(SymbolLookup lookup) {
         H_CUINIT = bind(lookup, "cuInit", false, JAVA_INT, JAVA_INT);
@@ -148,6 +158,11 @@ public final class CudaDriver {
         H_CUSTREAMWAITVALUE64 = bind(lookup, "cuStreamWaitValue64_v2", true, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_INT);
         H_CUSTREAMWRITEVALUE64 = bind(lookup, "cuStreamWriteValue64_v2", true, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_INT);
         H_CUGETERRORNAME = bind(lookup, "cuGetErrorName", false, JAVA_INT, JAVA_INT, ADDRESS);
+        // cuda.h (CUDA 13): cuMemPrefetchAsync -> cuMemPrefetchAsync_v2, cuMemAdvise -> cuMemAdvise_v2,
+        // both taking a CUmemLocation by value
+        H_CUMEMPREFETCHASYNC = bind(lookup, "cuMemPrefetchAsync_v2", true, JAVA_INT, JAVA_LONG, JAVA_LONG,
+                CU_MEM_LOCATION, JAVA_INT, ADDRESS);
+        H_CUMEMADVISE = bind(lookup, "cuMemAdvise_v2", true, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, CU_MEM_LOCATION);
     }
 
     /** Loads {@link #LIBRARY}: never throws; a missing library or symbol is a {@link Load#reason}. */
@@ -644,6 +659,30 @@ public final class CudaDriver {
             return (int) H_CUSTREAMWRITEVALUE64.invokeExact(stream, address, value, flags);
         } catch (Throwable t) {
             throw unexpected("cuStreamWriteValue64_v2", t);
+        }
+    }
+
+    /** {@code cuMemPrefetchAsync_v2}: Prefetches managed memory to {@code location} (a {@link #CU_MEM_LOCATION}) on {@code stream}. */
+    public int cuMemPrefetchAsync(long address, long bytes, MemorySegment location, int flags, MemorySegment stream) {
+        if (H_CUMEMPREFETCHASYNC == null) {
+            return MISSING;
+        }
+        try {
+            return (int) H_CUMEMPREFETCHASYNC.invokeExact(address, bytes, location, flags, stream);
+        } catch (Throwable t) {
+            throw unexpected("cuMemPrefetchAsync_v2", t);
+        }
+    }
+
+    /** {@code cuMemAdvise_v2}: Advises the driver about the use of managed memory; {@code location} is a {@link #CU_MEM_LOCATION}. */
+    public int cuMemAdvise(long address, long bytes, int advice, MemorySegment location) {
+        if (H_CUMEMADVISE == null) {
+            return MISSING;
+        }
+        try {
+            return (int) H_CUMEMADVISE.invokeExact(address, bytes, advice, location);
+        } catch (Throwable t) {
+            throw unexpected("cuMemAdvise_v2", t);
         }
     }
 

@@ -82,3 +82,64 @@ extern "C" __global__ void hsa4j_fault(int* bad) {
     *bad = 42;
     __threadfence_system();
 }
+
+// binary_tree_insert: one node of the tree the GPU and host threads grow together, in
+// real-address SVM (CudaBinaryTree.Node is the host's copy of this layout)
+struct hsa4j_tree_node {
+    long long value;
+    unsigned long long left;    // SVM address of the subtree of smaller values, 0 when empty
+    unsigned long long right;   // SVM address of the subtree of larger values, 0 when empty
+};
+
+static __device__ __forceinline__ unsigned long long load_acquire_sys_u64(const unsigned long long* p) {
+    unsigned long long v;
+    asm volatile("ld.acquire.sys.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+// compare-and-swap with release (the new node's fields before the link) and acquire (the winner's
+// node when it fails) at system scope: host threads link nodes into the same tree
+static __device__ __forceinline__ unsigned long long cas_acq_rel_sys_u64(unsigned long long* p,
+        unsigned long long expected, unsigned long long desired) {
+    unsigned long long old;
+    asm volatile("atom.acq_rel.sys.cas.b64 %0, [%1], %2, %3;" : "=l"(old) : "l"(p), "l"(expected), "l"(desired)
+                 : "memory");
+    return old;
+}
+
+// binary_tree_insert: thread i fills node nodes[i] with keys[i] and links it under `root` with a
+// CAS on the empty child pointer it finds (values are distinct); all threads first wait for the
+// host to set *start to 1 (acquire), so the GPU and the host threads insert at the same time, and
+// give up after `spin_limit` polls, setting *start to -1. Every pointer is a real SVM address.
+extern "C" __global__ void hsa4j_tree_insert(hsa4j_tree_node* root, hsa4j_tree_node* nodes, const long long* keys,
+                                             unsigned int n, int* start, long long spin_limit) {
+    unsigned long long i = (unsigned long long) blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) {
+        return;
+    }
+    long long spins = 0;
+    while (load_acquire_sys(start) != 1) {
+        if (++spins > spin_limit) {
+            store_release_sys(start, -1);
+            return;
+        }
+    }
+    hsa4j_tree_node* node = &nodes[i];
+    long long key = keys[i];
+    node->value = key;
+    node->left = 0;
+    node->right = 0;
+    unsigned long long mine = (unsigned long long) node;
+    hsa4j_tree_node* current = root;
+    while (true) {
+        unsigned long long* link = key < current->value ? &current->left : &current->right;
+        unsigned long long child = load_acquire_sys_u64(link);
+        if (child == 0) {
+            child = cas_acq_rel_sys_u64(link, 0, mine);
+            if (child == 0) {
+                return;
+            }
+        }
+        current = (hsa4j_tree_node*) child;
+    }
+}
