@@ -85,6 +85,16 @@ public final class Amp implements AutoCloseable {
         return defaultView().parallelForEach(extent, kernel);
     }
 
+    /** {@link AcceleratorView#parallelForEach(Extent, ContextKernel)} on the default view. */
+    public CompletionFuture parallelForEach(Extent extent, ContextKernel kernel) {
+        return defaultView().parallelForEach(extent, kernel);
+    }
+
+    /** Runs on the default view and waits, rethrowing a failure. */
+    public void parallelForEachAndWait(Extent extent, ContextKernel kernel) {
+        defaultView().parallelForEachAndWait(extent, kernel);
+    }
+
     /** {@link AcceleratorView#parallelForEach(TiledExtent, TiledKernel)} on the default view. */
     public CompletionFuture parallelForEach(TiledExtent tiled, TiledKernel kernel) {
         return defaultView().parallelForEach(tiled, kernel);
