@@ -1,6 +1,7 @@
 package org.hsa4j.amp;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
 
@@ -9,6 +10,8 @@ import org.hsa4j.memory.AtomicOp;
 import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.SectorCursor;
 import org.hsa4j.memory.MemoryScope;
+import org.hsa4j.runtime.HsaException;
+import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.signal.WaitState;
 
 /**
@@ -111,6 +114,82 @@ public abstract sealed class ArrayView permits IntArrayView, LongArrayView, Floa
     /** Declares the current contents unneeded; over SVM nothing is copied, so nothing is skipped. */
     public void discardData() {
         Objects.requireNonNull(segment);
+    }
+
+    /**
+     * Sets every element of the view (not of its parent) to zero from the host. Call it when no
+     * kernel writes the view ({@link #synchronize()} first if one might).
+     */
+    public void zero() {
+        int size = elementSize();
+        long rows = rank == 1 ? 1 : rank == 2 ? n0 : (long) n0 * n1;
+        long rowLength = rank == 1 ? n0 : rank == 2 ? n1 : n2;
+        for (long r = 0; r < rows; r++) {
+            long start = origin + (rank == 1 ? 0 : rank == 2 ? r * s0 : (r / n1) * s0 + (r % n1) * s1);
+            segment.asSlice(start * size, rowLength * size).fill((byte) 0);
+        }
+    }
+
+    /**
+     * Copies the Java array this view was made over ({@link Accelerator#wrap(float[])}, ...) into
+     * its SVM copy again: kernels queued afterwards see the array's current contents.
+     *
+     * @throws HsaException INVALID_ARGUMENT when the view was not made over a Java array
+     */
+    public void copyIn() {
+        copy(hostArray(), memory, true);
+    }
+
+    /**
+     * Waits for the kernels that write the view ({@link #synchronize()}) and copies its SVM copy
+     * back into the Java array it was made over: C++AMP's synchronize of an array_view over host
+     * data, made explicit.
+     *
+     * @throws HsaException INVALID_ARGUMENT when the view was not made over a Java array
+     */
+    public void copyOut() {
+        Object array = hostArray();
+        synchronize();
+        copy(array, memory, false);
+    }
+
+    private Object hostArray() {
+        Object array = memory.hostArray();
+        if (array == null) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, this + " was not made over a Java array");
+        }
+        return array;
+    }
+
+    /** Copies the whole of primitive array {@code array} into {@code m} ({@code in}) or back out of it. */
+    static void copy(Object array, ViewMemory m, boolean in) {
+        ValueLayout layout;
+        int n;
+        switch (array) {
+            case int[] a -> {
+                layout = ValueLayout.JAVA_INT;
+                n = a.length;
+            }
+            case long[] a -> {
+                layout = ValueLayout.JAVA_LONG;
+                n = a.length;
+            }
+            case float[] a -> {
+                layout = ValueLayout.JAVA_FLOAT;
+                n = a.length;
+            }
+            case double[] a -> {
+                layout = ValueLayout.JAVA_DOUBLE;
+                n = a.length;
+            }
+            default -> throw new HsaException(HsaStatus.INVALID_ARGUMENT, "not an int, long, float or double array: "
+                    + array.getClass().getName());
+        }
+        if (in) {
+            MemorySegment.copy(array, 0, m.segment(), layout, 0, n);
+        } else {
+            MemorySegment.copy(m.segment(), layout, 0, array, 0, n);
+        }
     }
 
     final long offset(int i) {
