@@ -95,6 +95,11 @@ public final class IntArrayView extends ArrayView {
         return (int) atomicInModel(at(i), Integer.BYTES, op, x, y, order);
     }
 
+    /** {@code atomic_load} (seq_cst) of element {@code i} (rank 1). */
+    public int atomicLoad(int i) {
+        return atomicLoad(i, CppMemoryOrder.SEQ_CST);
+    }
+
     /** {@code atomic_load_explicit} of element {@code i} (rank 1). */
     public int atomicLoad(int i, CppMemoryOrder order) {
         if (model != null) {
@@ -107,6 +112,11 @@ public final class IntArrayView extends ArrayView {
             case SEQ_CST -> (int) ATOMIC.getVolatile(segment, o);
             default -> throw new IllegalArgumentException("an atomic load cannot be " + order);
         };
+    }
+
+    /** {@code atomic_store} (seq_cst) of element {@code i} (rank 1). */
+    public void atomicStore(int i, int value) {
+        atomicStore(i, value, CppMemoryOrder.SEQ_CST);
     }
 
     /** {@code atomic_store_explicit} of element {@code i} (rank 1). */

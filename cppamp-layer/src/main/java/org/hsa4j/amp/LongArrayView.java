@@ -95,6 +95,11 @@ public final class LongArrayView extends ArrayView {
         return (long) atomicInModel(at(i), Long.BYTES, op, x, y, order);
     }
 
+    /** {@code atomic_load} (seq_cst) of element {@code i} (rank 1). */
+    public long atomicLoad(int i) {
+        return atomicLoad(i, CppMemoryOrder.SEQ_CST);
+    }
+
     /** {@code atomic_load_explicit} of element {@code i} (rank 1). */
     public long atomicLoad(int i, CppMemoryOrder order) {
         if (model != null) {
@@ -107,6 +112,11 @@ public final class LongArrayView extends ArrayView {
             case SEQ_CST -> (long) ATOMIC.getVolatile(segment, o);
             default -> throw new IllegalArgumentException("an atomic load cannot be " + order);
         };
+    }
+
+    /** {@code atomic_store} (seq_cst) of element {@code i} (rank 1). */
+    public void atomicStore(int i, long value) {
+        atomicStore(i, value, CppMemoryOrder.SEQ_CST);
     }
 
     /** {@code atomic_store_explicit} of element {@code i} (rank 1). */
