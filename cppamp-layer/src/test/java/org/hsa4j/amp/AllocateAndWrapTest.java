@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.util.concurrent.TimeUnit;
 
 import org.hsa4j.runtime.HsaException;
+import org.hsa4j.runtime.RuntimeConfig;
 import org.hsa4j.runtime.HsaStatus;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -99,6 +100,24 @@ class AllocateAndWrapTest {
     }
 
     @Test
+    void shouldCopyInAndOutThroughTheCoherenceModelInFidelityMode() {
+        try (AmpFixture fidelity = AmpFixture.start(RuntimeConfig.builder().gpuAgents(1).computeUnits(2).fidelity(true)
+                .build())) {
+            int[] data = new int[256];
+            for (int k = 0; k < data.length; k++) {
+                data[k] = k;
+            }
+            IntArrayView v = fidelity.accelerator.wrap(data);
+            IntArrayView zeros = fidelity.accelerator.newInts(256);
+            fidelity.amp.parallelForEachAndWait(v.extent(), idx -> v.set(idx, v.get(idx) + 1 + zeros.get(idx)));
+            v.copyOut();
+            for (int k = 0; k < data.length; k++) {
+                assertEquals(k + 1, data[k]);
+            }
+        }
+    }
+
+    @Test
     void shouldRefuseAWrapWhoseExtentDoesNotMatchTheArray() {
         HsaException e = assertThrows(HsaException.class, () -> fx.accelerator.wrap(new float[10], new Extent(3, 3)));
         assertEquals(HsaStatus.INVALID_ARGUMENT, e.status());
@@ -131,6 +150,17 @@ class AllocateAndWrapTest {
         fx.accelerator.free(v);
         HsaException e = assertThrows(HsaException.class, () -> fx.accelerator.free(v));
         assertEquals(HsaStatus.INVALID_ALLOCATION, e.status());
+    }
+
+    @Test
+    void shouldFreeTheLayersMemoryWhenTheLayerCloses() {
+        long address = fx.accelerator.newFloats(16).address(new Index(0));
+        long wrapped = fx.accelerator.wrap(new long[4]).address(new Index(0));
+        fx.amp.close();
+        assertEquals(HsaStatus.INVALID_ALLOCATION,
+                assertThrows(HsaException.class, () -> fx.runtime.free(address)).status());
+        assertEquals(HsaStatus.INVALID_ALLOCATION,
+                assertThrows(HsaException.class, () -> fx.runtime.free(wrapped)).status());
     }
 
     @Test
