@@ -145,6 +145,12 @@ public final class AcceleratorView implements AutoCloseable {
         parallelForEach(extent, kernel).get();
     }
 
+    /** As {@link #parallelForEachAfter(CompletionFuture, Extent, IndexKernel)} for a {@link ContextKernel}. */
+    public CompletionFuture parallelForEachAfter(CompletionFuture dependency, Extent extent, ContextKernel kernel) {
+        return parallelForEach(new CompletionFuture[] {Objects.requireNonNull(dependency, "dependency")}, extent,
+                kernel);
+    }
+
     private CompletionFuture parallelForEach(CompletionFuture[] deps, Extent extent, Object kernel) {
         Objects.requireNonNull(extent, "extent");
         Objects.requireNonNull(kernel, "kernel");

@@ -22,6 +22,7 @@ import org.hsa4j.services.memory.DeviceHeap;
 import org.hsa4j.services.memory.HostMemory;
 import org.hsa4j.services.rpc.Opcodes;
 import org.hsa4j.services.rpc.RpcStatus;
+import org.hsa4j.services.syscall.Clocks;
 import org.hsa4j.services.syscall.Syscalls;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -142,6 +143,19 @@ class AmpKernelServicesTest {
         assertEquals(1, seen.get(0));
         assertNotEquals(0, seen.get(1));
         assertEquals(1, seen.get(2));
+    }
+
+    @Test
+    void shouldReadTheClockFromAContextKernelQueuedAfterAnother() {
+        Syscalls sys = f.services.syscalls();
+        LongArrayView clocks = longs(2);
+        long before = System.currentTimeMillis() * 1_000_000L;
+        var first = amp.defaultView().parallelForEach(new Extent(1), (idx, ctx) ->
+                clocks.set(0, sys.clockNanos(ctx, Clocks.CLOCK_REALTIME)));
+        amp.defaultView().parallelForEachAfter(first, new Extent(1), (idx, ctx) ->
+                clocks.set(1, sys.clockNanos(ctx, Clocks.CLOCK_REALTIME))).get();
+        assertTrue(clocks.get(0) >= before, "the first kernel read the clock during the test");
+        assertTrue(clocks.get(1) >= clocks.get(0), "the second kernel ran after the first");
     }
 
     @Test
