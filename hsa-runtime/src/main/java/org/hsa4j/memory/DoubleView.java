@@ -55,4 +55,14 @@ public final class DoubleView extends SvmView {
     public double fetchAdd(long i, double delta) {
         return Double.longBitsToDouble((long) fetchAddFloatingBits(i, delta, fp));
     }
+
+    /** Atomic load of element {@code i} with an explicit {@link MemoryOrder} (RELAXED, ACQUIRE or SEQ_CST). */
+    public double atomicLoad(long i, MemoryOrder order) {
+        return Double.longBitsToDouble(loadBits(i, order));
+    }
+
+    /** Atomic store of element {@code i} with an explicit {@link MemoryOrder} (RELAXED, RELEASE or SEQ_CST). */
+    public void atomicStore(long i, double value, MemoryOrder order) {
+        storeBits(i, Double.doubleToRawLongBits(value), order);
+    }
 }

@@ -55,4 +55,14 @@ public final class FloatView extends SvmView {
     public float fetchAdd(long i, float delta) {
         return Float.intBitsToFloat((int) fetchAddFloatingBits(i, delta, fp));
     }
+
+    /** Atomic load of element {@code i} with an explicit {@link MemoryOrder} (RELAXED, ACQUIRE or SEQ_CST). */
+    public float atomicLoad(long i, MemoryOrder order) {
+        return Float.intBitsToFloat((int) loadBits(i, order));
+    }
+
+    /** Atomic store of element {@code i} with an explicit {@link MemoryOrder} (RELAXED, RELEASE or SEQ_CST). */
+    public void atomicStore(long i, float value, MemoryOrder order) {
+        storeBits(i, Float.floatToRawIntBits(value), order);
+    }
 }

@@ -65,4 +65,14 @@ public final class IntView extends SvmView {
     public int exchange(long i, int value) {
         return (int) exchangeBits(i, value);
     }
+
+    /** Atomic load of element {@code i} with an explicit {@link MemoryOrder} (RELAXED, ACQUIRE or SEQ_CST). */
+    public int atomicLoad(long i, MemoryOrder order) {
+        return (int) loadBits(i, order);
+    }
+
+    /** Atomic store of element {@code i} with an explicit {@link MemoryOrder} (RELAXED, RELEASE or SEQ_CST). */
+    public void atomicStore(long i, int value, MemoryOrder order) {
+        storeBits(i, value, order);
+    }
 }

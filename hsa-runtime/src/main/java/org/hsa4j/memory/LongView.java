@@ -65,4 +65,14 @@ public final class LongView extends SvmView {
     public long exchange(long i, long value) {
         return (long) exchangeBits(i, value);
     }
+
+    /** Atomic load of element {@code i} with an explicit {@link MemoryOrder} (RELAXED, ACQUIRE or SEQ_CST). */
+    public long atomicLoad(long i, MemoryOrder order) {
+        return (long) loadBits(i, order);
+    }
+
+    /** Atomic store of element {@code i} with an explicit {@link MemoryOrder} (RELAXED, RELEASE or SEQ_CST). */
+    public void atomicStore(long i, long value, MemoryOrder order) {
+        storeBits(i, value, order);
+    }
 }

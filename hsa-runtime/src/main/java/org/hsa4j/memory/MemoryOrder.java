@@ -10,7 +10,8 @@ package org.hsa4j.memory;
  *
  * <table>
  * <caption>One order, its name in each API (explicit form first; the named shorthands are the same call)</caption>
- * <tr><th>order</th><th>HSA (reference)</th><th>{@code Signal}</th><th>{@link Svm}</th>
+ * <tr><th>order</th><th>HSA (reference)</th><th>{@code Signal}</th><th>{@link Svm} (and its views:
+ *     {@code atomicLoad(i, order)}, {@code loadAcquire(i)}, ...)</th>
  *     <th>{@code CppMemoryOrder} (C++AMP views)</th></tr>
  * <tr><td>RELAXED</td><td>{@code relaxed}</td><td>{@code load(RELAXED)} = {@code loadRelaxed()}</td>
  *     <td>{@code atomicLoadInt(a, RELAXED, s)}; {@code loadIntRelaxed(a)}</td><td>RELAXED</td></tr>

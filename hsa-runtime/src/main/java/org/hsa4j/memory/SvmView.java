@@ -5,6 +5,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
 
+import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
 
 /**
@@ -153,6 +154,34 @@ public abstract sealed class SvmView permits IntView, LongView, FloatView, Doubl
             }
         } catch (IllegalStateException freed) {
             throw freed(i, freed);
+        }
+    }
+
+    /**
+     * Atomic load of element {@code i}'s bits with an explicit {@link MemoryOrder}: RELAXED is
+     * opaque, ACQUIRE and SEQ_CST are HSA scacquire (volatile).
+     *
+     * @throws HsaException INVALID_ARGUMENT for an order a load cannot have
+     */
+    final long loadBits(long i, MemoryOrder order) {
+        return switch (order) {
+            case RELAXED -> loadRelaxedBits(i);
+            case ACQUIRE, SEQ_CST -> loadAcquireBits(i);
+            default -> throw new HsaException(HsaStatus.INVALID_ARGUMENT, "an atomic load cannot be " + order);
+        };
+    }
+
+    /**
+     * Atomic store of {@code bits} to element {@code i} with an explicit {@link MemoryOrder}:
+     * RELAXED is opaque, RELEASE and SEQ_CST are HSA screlease (volatile).
+     *
+     * @throws HsaException INVALID_ARGUMENT for an order a store cannot have
+     */
+    final void storeBits(long i, long bits, MemoryOrder order) {
+        switch (order) {
+            case RELAXED -> storeRelaxedBits(i, bits);
+            case RELEASE, SEQ_CST -> storeReleaseBits(i, bits);
+            default -> throw new HsaException(HsaStatus.INVALID_ARGUMENT, "an atomic store cannot be " + order);
         }
     }
 

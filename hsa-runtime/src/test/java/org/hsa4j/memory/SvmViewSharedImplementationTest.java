@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.concurrent.TimeUnit;
 
+import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
+import org.hsa4j.runtime.HsaStatus;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -67,6 +69,32 @@ class SvmViewSharedImplementationTest {
         assertEquals(2e300, d.get(1));
         assertEquals(0f, f.get(0));
         assertEquals(0d, d.get(0));
+    }
+
+    @Test
+    void shouldLoadAndStoreEveryViewWithAnExplicitOrderAsTheNamedCallsDo() {
+        IntView i = rt.svm().ints(zeroed(4), 1);
+        LongView l = rt.svm().longs(zeroed(8), 1);
+        FloatView f = rt.svm().floats(zeroed(4), 1);
+        DoubleView d = rt.svm().doubles(zeroed(8), 1);
+        i.atomicStore(0, -5, MemoryOrder.RELEASE);
+        l.atomicStore(0, -6L, MemoryOrder.RELAXED);
+        f.atomicStore(0, -7.5f, MemoryOrder.SEQ_CST);
+        d.atomicStore(0, -8.5, MemoryOrder.RELEASE);
+        assertEquals(i.loadAcquire(0), i.atomicLoad(0, MemoryOrder.ACQUIRE));
+        assertEquals(-6L, l.atomicLoad(0, MemoryOrder.RELAXED));
+        assertEquals(-7.5f, f.atomicLoad(0, MemoryOrder.SEQ_CST));
+        assertEquals(d.loadAcquire(0), d.atomicLoad(0, MemoryOrder.ACQUIRE));
+    }
+
+    @Test
+    void shouldRefuseOrdersALoadOrStoreCannotHave() {
+        IntView i = rt.svm().ints(zeroed(4), 1);
+        assertEquals(HsaStatus.INVALID_ARGUMENT,
+                assertThrows(HsaException.class, () -> i.atomicLoad(0, MemoryOrder.RELEASE)).status());
+        assertEquals(HsaStatus.INVALID_ARGUMENT,
+                assertThrows(HsaException.class, () -> i.atomicStore(0, 1, MemoryOrder.ACQ_REL)).status());
+        assertEquals(0, i.get(0));
     }
 
     @Test
