@@ -132,7 +132,26 @@ public final class AcceleratorView implements AutoCloseable {
                 kernel);
     }
 
-    private CompletionFuture parallelForEach(CompletionFuture[] deps, Extent extent, IndexKernel kernel) {
+    /**
+     * As {@link #parallelForEach(Extent, IndexKernel)} for a kernel that also takes its
+     * {@link KernelContext}, through which it calls the host services.
+     */
+    public CompletionFuture parallelForEach(Extent extent, ContextKernel kernel) {
+        return parallelForEach(NO_DEPS, extent, kernel);
+    }
+
+    /** As {@link #parallelForEach(Extent, ContextKernel)}, and waits for it (rethrowing its failure). */
+    public void parallelForEachAndWait(Extent extent, ContextKernel kernel) {
+        parallelForEach(extent, kernel).get();
+    }
+
+    /** As {@link #parallelForEachAfter(CompletionFuture, Extent, IndexKernel)} for a {@link ContextKernel}. */
+    public CompletionFuture parallelForEachAfter(CompletionFuture dependency, Extent extent, ContextKernel kernel) {
+        return parallelForEach(new CompletionFuture[] {Objects.requireNonNull(dependency, "dependency")}, extent,
+                kernel);
+    }
+
+    private CompletionFuture parallelForEach(CompletionFuture[] deps, Extent extent, Object kernel) {
         Objects.requireNonNull(extent, "extent");
         Objects.requireNonNull(kernel, "kernel");
         Object what = new CompletionFuture.Described("parallelForEach over ",
@@ -144,7 +163,9 @@ public final class AcceleratorView implements AutoCloseable {
         }
         long chunk = rangeSize(total, accelerator.computeUnits());
         int grid = (int) ((total + chunk - 1) / chunk);
-        Launch launch = Launch.untiled(what, extent, kernel, IndexLoops.forKernelClass(kernel.getClass()), chunk);
+        Launch launch = kernel instanceof ContextKernel c ? Launch.untiled(what, extent, c, accelerator, chunk)
+                : Launch.untiled(what, extent, (IndexKernel) kernel,
+                        IndexLoops.forKernelClass(kernel.getClass()), chunk);
         return submit(what, deps, FenceScope.SYSTEM, launch, 1, new int[] {grid, 1, 1}, new int[] {1, 1, 1}, 0,
                 amp.trampolines().untiled);
     }

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.hsa4j.agent.Agent;
 import org.hsa4j.runtime.HsaException;
@@ -32,6 +34,8 @@ public final class Amp implements AutoCloseable {
     private final ContinuationExecutor continuations = new ContinuationExecutor("hsa4j-amp-continuations");
     private volatile AcceleratorView[] views = new AcceleratorView[0];
     private volatile boolean closed;
+    /** SVM addresses of the memory the layer allocated for views ({@link Accelerator#newFloats}, ...), freed on close. */
+    private final Set<Long> owned = ConcurrentHashMap.newKeySet();
 
     private Amp(HsaRuntime runtime) {
         this.runtime = runtime;
@@ -83,6 +87,16 @@ public final class Amp implements AutoCloseable {
     /** {@link AcceleratorView#parallelForEach(Extent, IndexKernel)} on the default view. */
     public CompletionFuture parallelForEach(Extent extent, IndexKernel kernel) {
         return defaultView().parallelForEach(extent, kernel);
+    }
+
+    /** {@link AcceleratorView#parallelForEach(Extent, ContextKernel)} on the default view. */
+    public CompletionFuture parallelForEach(Extent extent, ContextKernel kernel) {
+        return defaultView().parallelForEach(extent, kernel);
+    }
+
+    /** Runs on the default view and waits, rethrowing a failure. */
+    public void parallelForEachAndWait(Extent extent, ContextKernel kernel) {
+        defaultView().parallelForEachAndWait(extent, kernel);
     }
 
     /** {@link AcceleratorView#parallelForEach(TiledExtent, TiledKernel)} on the default view. */
@@ -160,6 +174,26 @@ public final class Amp implements AutoCloseable {
         return v == null ? null : v.launch(slot);
     }
 
+    /** Allocates {@code bytes} zeroed bytes of fine-grained host memory owned by the layer (freed on close). */
+    long allocateOwned(long bytes) {
+        if (closed) {
+            throw new HsaException(HsaStatus.NOT_INITIALIZED, "the C++AMP layer has been closed");
+        }
+        long address = runtime.hostMalloc(Math.max(1, bytes));
+        runtime.svm().fill(address, Math.max(1, bytes), (byte) 0);
+        owned.add(address);
+        return address;
+    }
+
+    /** Frees memory of {@link #allocateOwned}; INVALID_ALLOCATION for any other address or a second free. */
+    void freeOwned(long address) {
+        if (!owned.remove(address)) {
+            throw new HsaException(HsaStatus.INVALID_ALLOCATION, String.format(
+                    "0x%x was not allocated by this C++AMP layer, or was freed already", address));
+        }
+        runtime.free(address);
+    }
+
     /** Closes every view (waiting for its work), the continuation thread and the kernel objects. */
     @Override
     public void close() {
@@ -178,6 +212,11 @@ public final class Amp implements AutoCloseable {
         if (!runtime.isClosed()) {
             trampolines.close();
             signals.close();
+            for (Long address : owned) {
+                if (owned.remove(address)) {
+                    runtime.free(address);
+                }
+            }
         }
     }
 }

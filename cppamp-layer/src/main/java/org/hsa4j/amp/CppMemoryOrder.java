@@ -23,6 +23,9 @@ import org.hsa4j.memory.MemoryOrder;
  * with the HSA order of the same name ({@link #hsaOrder()}; CONSUME as ACQUIRE): the model's caches
  * see the release and acquire halves the C++ order has, and the access itself is volatile there,
  * a valid strengthening.
+ *
+ * <p>Every atomic of the views has an explicit form taking an order and a short form without one
+ * that is {@link #SEQ_CST}, as C++'s {@code atomic_load} and {@code atomic_load_explicit} are.
  */
 public enum CppMemoryOrder {
     /** {@code memory_order_relaxed}: atomic, coherent, unordered. */
@@ -43,8 +46,8 @@ public enum CppMemoryOrder {
         return this != RELEASE && this != ACQ_REL;
     }
 
-    /** The runtime's order with the same release and acquire halves (CONSUME is ACQUIRE). */
-    MemoryOrder hsaOrder() {
+    /** The runtime's order with the same release and acquire halves (CONSUME is ACQUIRE): the mapping's reference. */
+    public MemoryOrder hsaOrder() {
         return switch (this) {
             case RELAXED -> MemoryOrder.RELAXED;
             case CONSUME, ACQUIRE -> MemoryOrder.ACQUIRE;

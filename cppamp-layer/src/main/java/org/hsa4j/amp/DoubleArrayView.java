@@ -2,19 +2,18 @@ package org.hsa4j.amp;
 
 import java.lang.foreign.ValueLayout;
 
-/** An {@link ArrayView} of doubles. In fidelity mode its accesses go through the runtime's coherence model (see {@link ArrayView}). */
+/**
+ * An {@link ArrayView} of doubles: the element accessors of {@code double} over the shared
+ * implementation in {@link ArrayView} (which says why it is shared). In fidelity mode its accesses
+ * go through the runtime's coherence model.
+ */
 public final class DoubleArrayView extends ArrayView {
     DoubleArrayView(ViewMemory memory, Extent extent, AcceleratorView source) {
         this(memory, extent, 0, denseStrides(extent), source);
     }
 
     private DoubleArrayView(ViewMemory memory, Extent extent, long origin, long[] strides, AcceleratorView source) {
-        super(memory, extent, origin, strides[0], strides[1], source);
-    }
-
-    @Override
-    public int elementSize() {
-        return Double.BYTES;
+        super(memory, Double.BYTES, extent, origin, strides[0], strides[1], source);
     }
 
     /** The sub-view of shape {@code ext} starting at {@code from}, sharing this view's memory. */
@@ -64,18 +63,28 @@ public final class DoubleArrayView extends ArrayView {
 
     /** Plain read of the element at checked element offset {@code element}. */
     private double load(long element) {
-        if (model != null) {
-            return Double.longBitsToDouble((long) cursor.load(address + element * Double.BYTES, Double.BYTES));
-        }
-        return segment.getAtIndex(ValueLayout.JAVA_DOUBLE, element);
+        return model != null ? Double.longBitsToDouble((long) modelLoad(element)) : segment.getAtIndex(ValueLayout.JAVA_DOUBLE, element);
     }
 
     /** Plain write of the element at checked element offset {@code element}. */
     private void store(long element, double value) {
         if (model != null) {
-            cursor.store(address + element * Double.BYTES, Double.BYTES, Double.doubleToRawLongBits(value));
-            return;
+            modelStore(element, Double.doubleToRawLongBits(value));
+        } else {
+            segment.setAtIndex(ValueLayout.JAVA_DOUBLE, element, value);
         }
-        segment.setAtIndex(ValueLayout.JAVA_DOUBLE, element, value);
+    }
+
+    /** {@code atomic_fetch_add} (seq_cst) of a double to element {@code i} (rank 1); returns the previous value. */
+    public double atomicFetchAdd(int i, double delta) {
+        return atomicFetchAdd(i, delta, CppMemoryOrder.SEQ_CST);
+    }
+
+    /**
+     * {@code atomic_fetch_add_explicit} of a double to element {@code i} (rank 1): a compare-and-set
+     * loop on the bits, correct on every kind of memory; returns the previous value.
+     */
+    public double atomicFetchAdd(int i, double delta, CppMemoryOrder order) {
+        return Double.longBitsToDouble((long) atomicFetchAddFloatingBits(i, delta, order));
     }
 }

@@ -1,23 +1,19 @@
 package org.hsa4j.amp;
 
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 
-import org.hsa4j.memory.AtomicOp;
-
-/** An {@link ArrayView} of floats. In fidelity mode its accesses go through the runtime's coherence model (see {@link ArrayView}). */
+/**
+ * An {@link ArrayView} of floats: the element accessors of {@code float} over the shared
+ * implementation in {@link ArrayView} (which says why it is shared). In fidelity mode its accesses
+ * go through the runtime's coherence model.
+ */
 public final class FloatArrayView extends ArrayView {
     FloatArrayView(ViewMemory memory, Extent extent, AcceleratorView source) {
         this(memory, extent, 0, denseStrides(extent), source);
     }
 
     private FloatArrayView(ViewMemory memory, Extent extent, long origin, long[] strides, AcceleratorView source) {
-        super(memory, extent, origin, strides[0], strides[1], source);
-    }
-
-    @Override
-    public int elementSize() {
-        return Float.BYTES;
+        super(memory, Float.BYTES, extent, origin, strides[0], strides[1], source);
     }
 
     /** The sub-view of shape {@code ext} starting at {@code from}, sharing this view's memory. */
@@ -67,22 +63,17 @@ public final class FloatArrayView extends ArrayView {
 
     /** Plain read of the element at checked element offset {@code element}. */
     private float load(long element) {
-        if (model != null) {
-            return Float.intBitsToFloat((int) cursor.load(address + element * Float.BYTES, Float.BYTES));
-        }
-        return segment.getAtIndex(ValueLayout.JAVA_FLOAT, element);
+        return model != null ? Float.intBitsToFloat((int) modelLoad(element)) : segment.getAtIndex(ValueLayout.JAVA_FLOAT, element);
     }
 
     /** Plain write of the element at checked element offset {@code element}. */
     private void store(long element, float value) {
         if (model != null) {
-            cursor.store(address + element * Float.BYTES, Float.BYTES, Float.floatToRawIntBits(value));
-            return;
+            modelStore(element, Float.floatToRawIntBits(value));
+        } else {
+            segment.setAtIndex(ValueLayout.JAVA_FLOAT, element, value);
         }
-        segment.setAtIndex(ValueLayout.JAVA_FLOAT, element, value);
     }
-
-    private static final VarHandle BITS = ValueLayout.JAVA_INT.varHandle();
 
     /** {@code atomic_fetch_add} (seq_cst) of a float to element {@code i} (rank 1); returns the previous value. */
     public float atomicFetchAdd(int i, float delta) {
@@ -94,23 +85,6 @@ public final class FloatArrayView extends ArrayView {
      * loop on the bits, correct on every kind of memory; returns the previous value.
      */
     public float atomicFetchAdd(int i, float delta, CppMemoryOrder order) {
-        long o = offset(i) * Float.BYTES;
-        if (model != null) {
-            return Float.intBitsToFloat((int) atomicInModel(o, Float.BYTES, AtomicOp.FLOAT_ADD,
-                    Float.floatToRawIntBits(delta), 0, order));
-        }
-        while (true) {
-            int seen = (int) BITS.getOpaque(segment, o);
-            int next = Float.floatToRawIntBits(Float.intBitsToFloat(seen) + delta);
-            boolean ok = switch (order) {
-                case RELAXED -> BITS.weakCompareAndSetPlain(segment, o, seen, next);
-                case CONSUME, ACQUIRE -> BITS.weakCompareAndSetAcquire(segment, o, seen, next);
-                case RELEASE -> BITS.weakCompareAndSetRelease(segment, o, seen, next);
-                default -> BITS.weakCompareAndSet(segment, o, seen, next);
-            };
-            if (ok) {
-                return Float.intBitsToFloat(seen);
-            }
-        }
+        return Float.intBitsToFloat((int) atomicFetchAddFloatingBits(i, delta, order));
     }
 }

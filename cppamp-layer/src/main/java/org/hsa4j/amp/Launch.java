@@ -22,6 +22,11 @@ final class Launch {
     final Object description;
     final IndexKernel kernel;
     final IndexLoop loop;
+    /** A context kernel and its loop copy, or null: then {@link #kernel} runs. */
+    final ContextKernel contextKernel;
+    final ContextLoop contextLoop;
+    /** Where the launch runs: what a context kernel's {@link KernelContext} names. */
+    final Accelerator accelerator;
     final int rank;
     final int d1;
     final int d2;
@@ -37,10 +42,19 @@ final class Launch {
 
     private Launch(Kind kind, Object description, IndexKernel kernel, IndexLoop loop, Extent extent, long chunk,
                    TiledKernel tiledKernel, TileProgram program, int[] tile) {
+        this(kind, description, kernel, loop, null, null, null, extent, chunk, tiledKernel, program, tile);
+    }
+
+    private Launch(Kind kind, Object description, IndexKernel kernel, IndexLoop loop, ContextKernel contextKernel,
+                   ContextLoop contextLoop, Accelerator accelerator, Extent extent, long chunk,
+                   TiledKernel tiledKernel, TileProgram program, int[] tile) {
         this.kind = kind;
         this.description = description;
         this.kernel = kernel;
         this.loop = loop;
+        this.contextKernel = contextKernel;
+        this.contextLoop = contextLoop;
+        this.accelerator = accelerator;
         this.rank = extent.rank();
         this.d1 = rank > 1 ? extent.get(1) : 1;
         this.d2 = rank > 2 ? extent.get(2) : 1;
@@ -60,6 +74,11 @@ final class Launch {
 
     static Launch untiled(Object description, Extent extent, IndexKernel kernel, IndexLoop loop, long chunk) {
         return new Launch(Kind.UNTILED, description, kernel, loop, extent, chunk, null, null, null);
+    }
+
+    static Launch untiled(Object description, Extent extent, ContextKernel kernel, Accelerator accelerator, long chunk) {
+        return new Launch(Kind.UNTILED, description, null, null, kernel, ContextLoops.forKernelClass(kernel.getClass()),
+                accelerator, extent, chunk, null, null, null);
     }
 
     static Launch tiled(Object description, TiledExtent tiled, TiledKernel kernel, TileProgram program) {

@@ -1,23 +1,20 @@
 package org.hsa4j.amp;
 
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 
-import org.hsa4j.memory.AtomicOp;
-
-/** An {@link ArrayView} of longs. In fidelity mode its accesses go through the runtime's coherence model (see {@link ArrayView}). */
+/**
+ * An {@link ArrayView} of longs: the element accessors of {@code long} over the shared
+ * implementation in {@link ArrayView} (which says why it is shared). In fidelity mode its accesses
+ * go through the runtime's coherence model. Atomics take C++11 orders ({@link CppMemoryOrder});
+ * each has a short form without an order that is seq_cst. Natural alignment required.
+ */
 public final class LongArrayView extends ArrayView {
     LongArrayView(ViewMemory memory, Extent extent, AcceleratorView source) {
         this(memory, extent, 0, denseStrides(extent), source);
     }
 
     private LongArrayView(ViewMemory memory, Extent extent, long origin, long[] strides, AcceleratorView source) {
-        super(memory, extent, origin, strides[0], strides[1], source);
-    }
-
-    @Override
-    public int elementSize() {
-        return Long.BYTES;
+        super(memory, Long.BYTES, extent, origin, strides[0], strides[1], source);
     }
 
     /** The sub-view of shape {@code ext} starting at {@code from}, sharing this view's memory. */
@@ -67,166 +64,103 @@ public final class LongArrayView extends ArrayView {
 
     /** Plain read of the element at checked element offset {@code element}. */
     private long load(long element) {
-        if (model != null) {
-            return (long) cursor.load(address + element * Long.BYTES, Long.BYTES);
-        }
-        return segment.getAtIndex(ValueLayout.JAVA_LONG, element);
+        return model != null ? (long) modelLoad(element) : segment.getAtIndex(ValueLayout.JAVA_LONG, element);
     }
 
     /** Plain write of the element at checked element offset {@code element}. */
     private void store(long element, long value) {
         if (model != null) {
-            cursor.store(address + element * Long.BYTES, Long.BYTES, value);
-            return;
+            modelStore(element, value);
+        } else {
+            segment.setAtIndex(ValueLayout.JAVA_LONG, element, value);
         }
-        segment.setAtIndex(ValueLayout.JAVA_LONG, element, value);
     }
 
-    // ---- atomics (C++11 orders, see CppMemoryOrder); natural alignment required ----------------
+    // ---- atomics of element i (rank 1): one line each over ArrayView's shared implementation -------
 
-    private static final VarHandle ATOMIC = ValueLayout.JAVA_LONG.varHandle();
-
-    private long at(int i) {
-        return offset(i) * Long.BYTES;
+    /** {@code atomic_load} (seq_cst). */
+    public long atomicLoad(int i) {
+        return atomicLoad(i, CppMemoryOrder.SEQ_CST);
     }
 
-    /** Fidelity mode: {@code op} on element {@code i} in the coherence model. */
-    private long atomicInModel(int i, AtomicOp op, long x, long y, CppMemoryOrder order) {
-        return (long) atomicInModel(at(i), Long.BYTES, op, x, y, order);
-    }
-
-    /** {@code atomic_load_explicit} of element {@code i} (rank 1). */
+    /** {@code atomic_load_explicit}. */
     public long atomicLoad(int i, CppMemoryOrder order) {
-        if (model != null) {
-            return atomicInModel(i, AtomicOp.LOAD, 0, 0, loadOrder(order));
-        }
-        long o = at(i);
-        return switch (order) {
-            case RELAXED -> (long) ATOMIC.getOpaque(segment, o);
-            case CONSUME, ACQUIRE -> (long) ATOMIC.getAcquire(segment, o);
-            case SEQ_CST -> (long) ATOMIC.getVolatile(segment, o);
-            default -> throw new IllegalArgumentException("an atomic load cannot be " + order);
-        };
+        return (long) atomicLoadBits(i, order);
     }
 
-    /** {@code atomic_store_explicit} of element {@code i} (rank 1). */
+    /** {@code atomic_store} (seq_cst). */
+    public void atomicStore(int i, long value) {
+        atomicStore(i, value, CppMemoryOrder.SEQ_CST);
+    }
+
+    /** {@code atomic_store_explicit}. */
     public void atomicStore(int i, long value, CppMemoryOrder order) {
-        if (model != null) {
-            atomicInModel(i, AtomicOp.STORE, value, 0, storeOrder(order));
-            return;
-        }
-        long o = at(i);
-        switch (order) {
-            case RELAXED -> ATOMIC.setOpaque(segment, o, value);
-            case RELEASE -> ATOMIC.setRelease(segment, o, value);
-            case SEQ_CST -> ATOMIC.setVolatile(segment, o, value);
-            default -> throw new IllegalArgumentException("an atomic store cannot be " + order);
-        }
+        atomicStoreBits(i, value, order);
     }
 
-    /** {@code atomic_fetch_add} (seq_cst) on element {@code i}; returns the previous value. */
+    /** {@code atomic_fetch_add} (seq_cst); returns the previous value. */
     public long atomicFetchAdd(int i, long delta) {
         return atomicFetchAdd(i, delta, CppMemoryOrder.SEQ_CST);
     }
 
-    /** {@code atomic_fetch_add_explicit} on element {@code i}; returns the previous value. */
+    /** {@code atomic_fetch_add_explicit}; returns the previous value. */
     public long atomicFetchAdd(int i, long delta, CppMemoryOrder order) {
-        if (model != null) {
-            return atomicInModel(i, AtomicOp.ADD, delta, 0, order);
-        }
-        long o = at(i);
-        return switch (order) {
-            case RELAXED, CONSUME, ACQUIRE -> (long) ATOMIC.getAndAddAcquire(segment, o, delta);
-            case RELEASE -> (long) ATOMIC.getAndAddRelease(segment, o, delta);
-            default -> (long) ATOMIC.getAndAdd(segment, o, delta);
-        };
+        return (long) atomicFetchAddBits(i, delta, order);
     }
 
-    /** {@code atomic_fetch_sub} (seq_cst) on element {@code i}; returns the previous value. */
+    /** {@code atomic_fetch_sub} (seq_cst); returns the previous value. */
     public long atomicFetchSub(int i, long delta) {
         return atomicFetchAdd(i, -delta, CppMemoryOrder.SEQ_CST);
     }
 
-    /** {@code atomic_fetch_sub_explicit} on element {@code i}; returns the previous value. */
+    /** {@code atomic_fetch_sub_explicit}; returns the previous value. */
     public long atomicFetchSub(int i, long delta, CppMemoryOrder order) {
         return atomicFetchAdd(i, -delta, order);
     }
 
-    /** {@code atomic_fetch_and} (seq_cst) on element {@code i}; returns the previous value. */
+    /** {@code atomic_fetch_and} (seq_cst); returns the previous value. */
     public long atomicFetchAnd(int i, long mask) {
         return atomicFetchAnd(i, mask, CppMemoryOrder.SEQ_CST);
     }
 
-    /** {@code atomic_fetch_and_explicit} on element {@code i}; returns the previous value. */
+    /** {@code atomic_fetch_and_explicit}; returns the previous value. */
     public long atomicFetchAnd(int i, long mask, CppMemoryOrder order) {
-        if (model != null) {
-            return atomicInModel(i, AtomicOp.AND, mask, 0, order);
-        }
-        long o = at(i);
-        return switch (order) {
-            case RELAXED, CONSUME, ACQUIRE -> (long) ATOMIC.getAndBitwiseAndAcquire(segment, o, mask);
-            case RELEASE -> (long) ATOMIC.getAndBitwiseAndRelease(segment, o, mask);
-            default -> (long) ATOMIC.getAndBitwiseAnd(segment, o, mask);
-        };
+        return (long) atomicFetchAndBits(i, mask, order);
     }
 
-    /** {@code atomic_fetch_or} (seq_cst) on element {@code i}; returns the previous value. */
+    /** {@code atomic_fetch_or} (seq_cst); returns the previous value. */
     public long atomicFetchOr(int i, long mask) {
         return atomicFetchOr(i, mask, CppMemoryOrder.SEQ_CST);
     }
 
-    /** {@code atomic_fetch_or_explicit} on element {@code i}; returns the previous value. */
+    /** {@code atomic_fetch_or_explicit}; returns the previous value. */
     public long atomicFetchOr(int i, long mask, CppMemoryOrder order) {
-        if (model != null) {
-            return atomicInModel(i, AtomicOp.OR, mask, 0, order);
-        }
-        long o = at(i);
-        return switch (order) {
-            case RELAXED, CONSUME, ACQUIRE -> (long) ATOMIC.getAndBitwiseOrAcquire(segment, o, mask);
-            case RELEASE -> (long) ATOMIC.getAndBitwiseOrRelease(segment, o, mask);
-            default -> (long) ATOMIC.getAndBitwiseOr(segment, o, mask);
-        };
+        return (long) atomicFetchOrBits(i, mask, order);
     }
 
-    /** {@code atomic_fetch_xor} (seq_cst) on element {@code i}; returns the previous value. */
+    /** {@code atomic_fetch_xor} (seq_cst); returns the previous value. */
     public long atomicFetchXor(int i, long mask) {
         return atomicFetchXor(i, mask, CppMemoryOrder.SEQ_CST);
     }
 
-    /** {@code atomic_fetch_xor_explicit} on element {@code i}; returns the previous value. */
+    /** {@code atomic_fetch_xor_explicit}; returns the previous value. */
     public long atomicFetchXor(int i, long mask, CppMemoryOrder order) {
-        if (model != null) {
-            return atomicInModel(i, AtomicOp.XOR, mask, 0, order);
-        }
-        long o = at(i);
-        return switch (order) {
-            case RELAXED, CONSUME, ACQUIRE -> (long) ATOMIC.getAndBitwiseXorAcquire(segment, o, mask);
-            case RELEASE -> (long) ATOMIC.getAndBitwiseXorRelease(segment, o, mask);
-            default -> (long) ATOMIC.getAndBitwiseXor(segment, o, mask);
-        };
+        return (long) atomicFetchXorBits(i, mask, order);
     }
 
-    /** {@code atomic_exchange} (seq_cst) on element {@code i}; returns the previous value. */
+    /** {@code atomic_exchange} (seq_cst); returns the previous value. */
     public long atomicExchange(int i, long value) {
         return atomicExchange(i, value, CppMemoryOrder.SEQ_CST);
     }
 
-    /** {@code atomic_exchange_explicit} on element {@code i}; returns the previous value. */
+    /** {@code atomic_exchange_explicit}; returns the previous value. */
     public long atomicExchange(int i, long value, CppMemoryOrder order) {
-        if (model != null) {
-            return atomicInModel(i, AtomicOp.EXCHANGE, value, 0, order);
-        }
-        long o = at(i);
-        return switch (order) {
-            case RELAXED, CONSUME, ACQUIRE -> (long) ATOMIC.getAndSetAcquire(segment, o, value);
-            case RELEASE -> (long) ATOMIC.getAndSetRelease(segment, o, value);
-            default -> (long) ATOMIC.getAndSet(segment, o, value);
-        };
+        return (long) atomicExchangeBits(i, value, order);
     }
 
     /**
-     * {@code atomic_compare_exchange_strong} (seq_cst) on element {@code i}: stores {@code desired} if
-     * the element is {@code expected}; returns the value found ({@code expected} on success).
+     * {@code atomic_compare_exchange_strong} (seq_cst): stores {@code desired} if the element is
+     * {@code expected}; returns the value found ({@code expected} on success).
      */
     public long atomicCompareExchange(int i, long expected, long desired) {
         return atomicCompareExchange(i, expected, desired, CppMemoryOrder.SEQ_CST);
@@ -234,59 +168,26 @@ public final class LongArrayView extends ArrayView {
 
     /** {@code atomic_compare_exchange_strong_explicit}; returns the value found. */
     public long atomicCompareExchange(int i, long expected, long desired, CppMemoryOrder order) {
-        if (model != null) {
-            return atomicInModel(i, AtomicOp.COMPARE_EXCHANGE, expected, desired, order);
-        }
-        long o = at(i);
-        return switch (order) {
-            case RELAXED, CONSUME, ACQUIRE -> (long) ATOMIC.compareAndExchangeAcquire(segment, o, expected, desired);
-            case RELEASE -> (long) ATOMIC.compareAndExchangeRelease(segment, o, expected, desired);
-            default -> (long) ATOMIC.compareAndExchange(segment, o, expected, desired);
-        };
+        return (long) atomicCompareExchangeBits(i, expected, desired, order);
     }
 
-    /** {@code atomic_fetch_max} (seq_cst) on element {@code i}; returns the previous value. */
+    /** {@code atomic_fetch_max} (seq_cst); returns the previous value. */
     public long atomicFetchMax(int i, long value) {
         return atomicFetchMax(i, value, CppMemoryOrder.SEQ_CST);
     }
 
-    /** {@code atomic_fetch_max_explicit} on element {@code i}; returns the previous value. */
+    /** {@code atomic_fetch_max_explicit}; returns the previous value. */
     public long atomicFetchMax(int i, long value, CppMemoryOrder order) {
-        if (model != null) {
-            return atomicInModel(i, AtomicOp.MAX, value, 0, order);
-        }
-        long o = at(i);
-        long seen = (long) ATOMIC.getOpaque(segment, o);
-        while (seen < value && !casWeak(o, seen, value, order)) {
-            seen = (long) ATOMIC.getOpaque(segment, o);
-        }
-        return seen;
+        return (long) atomicFetchExtremeBits(i, value, true, order);
     }
 
-    /** {@code atomic_fetch_min} (seq_cst) on element {@code i}; returns the previous value. */
+    /** {@code atomic_fetch_min} (seq_cst); returns the previous value. */
     public long atomicFetchMin(int i, long value) {
         return atomicFetchMin(i, value, CppMemoryOrder.SEQ_CST);
     }
 
-    /** {@code atomic_fetch_min_explicit} on element {@code i}; returns the previous value. */
+    /** {@code atomic_fetch_min_explicit}; returns the previous value. */
     public long atomicFetchMin(int i, long value, CppMemoryOrder order) {
-        if (model != null) {
-            return atomicInModel(i, AtomicOp.MIN, value, 0, order);
-        }
-        long o = at(i);
-        long seen = (long) ATOMIC.getOpaque(segment, o);
-        while (seen > value && !casWeak(o, seen, value, order)) {
-            seen = (long) ATOMIC.getOpaque(segment, o);
-        }
-        return seen;
-    }
-
-    private boolean casWeak(long o, long expected, long desired, CppMemoryOrder order) {
-        return switch (order) {
-            case RELAXED -> ATOMIC.weakCompareAndSetPlain(segment, o, expected, desired);
-            case CONSUME, ACQUIRE -> ATOMIC.weakCompareAndSetAcquire(segment, o, expected, desired);
-            case RELEASE -> ATOMIC.weakCompareAndSetRelease(segment, o, expected, desired);
-            default -> ATOMIC.weakCompareAndSet(segment, o, expected, desired);
-        };
+        return (long) atomicFetchExtremeBits(i, value, false, order);
     }
 }

@@ -1,39 +1,20 @@
 package org.hsa4j.amp;
 
 import java.lang.foreign.ValueLayout;
-import java.util.Objects;
 
-/**
- * A tile_static array of doubles: {@code length} elements at a fixed offset of each tile's group
- * segment, declared with {@link TiledExtent#tileStaticDoubles(int)}. Every tile has its own copy;
- * the work-items of a tile share it. Contents are undefined when a tile starts.
- */
-public final class TileStaticDoubles {
-    private final long offset;
-    private final int length;
-
+/** A {@link TileStatic} array of doubles, declared with {@link TiledExtent#tileStaticDoubles(int)}. */
+public final class TileStaticDoubles extends TileStatic {
     TileStaticDoubles(long offset, int length) {
-        this.offset = offset;
-        this.length = length;
-    }
-
-    /** Number of elements. */
-    public int length() {
-        return length;
-    }
-
-    /** Byte offset in the group segment. */
-    public long offset() {
-        return offset;
+        super(offset, length, Double.BYTES);
     }
 
     /** Element {@code i} of the calling work-item's tile. */
     public double get(TiledIndex t, int i) {
-        return t.group.get(ValueLayout.JAVA_DOUBLE, offset + (long) Objects.checkIndex(i, length) * Double.BYTES);
+        return t.group.get(ValueLayout.JAVA_DOUBLE, at(i));
     }
 
     /** Sets element {@code i} of the calling work-item's tile. */
     public void set(TiledIndex t, int i, double value) {
-        t.group.set(ValueLayout.JAVA_DOUBLE, offset + (long) Objects.checkIndex(i, length) * Double.BYTES, value);
+        t.group.set(ValueLayout.JAVA_DOUBLE, at(i), value);
     }
 }

@@ -1,39 +1,20 @@
 package org.hsa4j.amp;
 
 import java.lang.foreign.ValueLayout;
-import java.util.Objects;
 
-/**
- * A tile_static array of ints: {@code length} elements at a fixed offset of each tile's group
- * segment, declared with {@link TiledExtent#tileStaticInts(int)}. Every tile has its own copy;
- * the work-items of a tile share it. Contents are undefined when a tile starts.
- */
-public final class TileStaticInts {
-    private final long offset;
-    private final int length;
-
+/** A {@link TileStatic} array of ints, declared with {@link TiledExtent#tileStaticInts(int)}. */
+public final class TileStaticInts extends TileStatic {
     TileStaticInts(long offset, int length) {
-        this.offset = offset;
-        this.length = length;
-    }
-
-    /** Number of elements. */
-    public int length() {
-        return length;
-    }
-
-    /** Byte offset in the group segment. */
-    public long offset() {
-        return offset;
+        super(offset, length, Integer.BYTES);
     }
 
     /** Element {@code i} of the calling work-item's tile. */
     public int get(TiledIndex t, int i) {
-        return t.group.get(ValueLayout.JAVA_INT, offset + (long) Objects.checkIndex(i, length) * Integer.BYTES);
+        return t.group.get(ValueLayout.JAVA_INT, at(i));
     }
 
     /** Sets element {@code i} of the calling work-item's tile. */
     public void set(TiledIndex t, int i, int value) {
-        t.group.set(ValueLayout.JAVA_INT, offset + (long) Objects.checkIndex(i, length) * Integer.BYTES, value);
+        t.group.set(ValueLayout.JAVA_INT, at(i), value);
     }
 }

@@ -71,7 +71,11 @@ final class Trampolines implements AutoCloseable {
         }
         long from = w.flatGlobalId() * l.chunk;
         long to = Math.min(from + l.chunk, l.total);
-        l.loop.run(l.kernel, l.rank, l.d1, l.d2, from, to);
+        if (l.contextKernel != null) {
+            l.contextLoop.run(l.contextKernel, new KernelContext(l.accelerator, w), l.rank, l.d1, l.d2, from, to);
+        } else {
+            l.loop.run(l.kernel, l.rank, l.d1, l.d2, from, to);
+        }
     }
 
     private void runTileLoops(WorkItem w) {

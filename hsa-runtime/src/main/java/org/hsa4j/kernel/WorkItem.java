@@ -10,7 +10,7 @@ import org.hsa4j.memory.Svm;
  * of SVM, and the workgroup barrier. In a kernel without barriers one instance is reused for every
  * work-item of a workgroup, so a kernel must not keep it past {@link Kernel#execute}.
  */
-public final class WorkItem {
+public final class WorkItem implements ServiceCaller {
     Dispatch dispatch;
     int localX;
     int localY;
@@ -78,6 +78,7 @@ public final class WorkItem {
     }
 
     /** Flat absolute id in the grid (HSAIL workitemflatabsid). */
+    @Override
     public long flatGlobalId() {
         return globalId(0) + dispatch.gridX * (globalId(1) + dispatch.gridY * globalId(2));
     }
@@ -143,11 +144,13 @@ public final class WorkItem {
     }
 
     /** SVM address of the kernarg segment. */
+    @Override
     public long kernargAddress() {
         return dispatch.kernargAddress;
     }
 
     /** The agent's view of shared virtual memory. */
+    @Override
     public Svm svm() {
         return dispatch.svm;
     }
@@ -158,6 +161,7 @@ public final class WorkItem {
     }
 
     /** Id of the dispatch packet in its queue. */
+    @Override
     public long packetId() {
         return dispatch.packetId;
     }

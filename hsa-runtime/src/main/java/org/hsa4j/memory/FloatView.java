@@ -2,90 +2,24 @@ package org.hsa4j.memory;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
-import java.util.Objects;
-
-import org.hsa4j.runtime.HsaStatus;
 
 /**
- * A checked view of consecutive floats in SVM, for hot loops: checked once when made, then one
- * segment bounds check per element. In fidelity mode the element accesses go through
- * {@link CoherenceModel} (with an index check each); {@link #segment()} stays raw and bypasses it.
- * Once the allocation is freed every element access faults with MEMORY_FAULT (and the raw
- * {@link #segment()} throws IllegalStateException): the view never reaches the block's next owner.
- * Atomic element operations work on the bits, as {@link Svm}'s
- * do: acquire/release are volatile accesses and the add is a compare-and-swap loop.
+ * A checked {@link SvmView} of consecutive floats in SVM: the {@code float} accessors over the shared
+ * implementation. Atomic element operations work on the bits, as {@link Svm}'s do: acquire/release
+ * are volatile accesses and the add is a compare-and-swap loop.
  */
-public final class FloatView {
-    private static final VarHandle BITS = ValueLayout.JAVA_INT.arrayElementVarHandle();
-
-    private final long address;
-    private final MemorySegment segment;
-    /** Fidelity mode's model, or null: then every access goes straight to the segment. */
-    private final CoherenceModel model;
-    private final Allocation allocation;
-    /** Fidelity mode: the plain element accesses, with the last L1 sector they touched; null when the mode is off. */
-    private final SectorCursor cursor;
-    /** Number of elements. */
-    private final long length;
+public final class FloatView extends SvmView {
     private final FpAtomicPolicy fp;
 
     FloatView(long address, MemorySegment segment, CoherenceModel model, Allocation allocation, FpAtomicPolicy fp) {
-        this.address = address;
-        this.segment = segment;
-        this.model = model;
-        this.allocation = allocation;
-        this.cursor = model == null ? null : model.cursor(allocation);
-        this.length = segment.byteSize() / Float.BYTES;
+        super(address, segment, model, allocation, Float.BYTES);
         this.fp = fp;
-    }
-
-    /**
-     * The SVM address of element {@code i}, after a bounds check and a check that the allocation
-     * is live (fidelity mode: a cached sector may serve the access without touching the closed arena).
-     */
-    private long checked(long i) {
-        if (allocation.freed) {
-            throw new IllegalStateException("the allocation was freed");
-        }
-        return address + Objects.checkIndex(i, length) * Float.BYTES;
-    }
-
-    /** Fidelity mode: atomic {@code op} on element {@code i} at system scope, at the allocation's coherence point. */
-    private long atomic(long i, AtomicOp op, long x, long y, MemoryOrder order) {
-        return model.atomic(allocation, checked(i), 4, op, x, y, order, MemoryScope.SYSTEM);
-    }
-
-    /** The fault of an access to element {@code i} after the allocation was freed: its arena is closed, nothing was touched. */
-    private MemoryFaultException freed(long i, IllegalStateException cause) {
-        MemoryFaultException e = new MemoryFaultException(HsaStatus.MEMORY_FAULT, address(i),
-                "access through a view of a freed allocation");
-        e.initCause(cause);
-        return e;
-    }
-
-    /** Number of elements. */
-    public long length() {
-        return length;
-    }
-
-    /** SVM address of element {@code i}. */
-    public long address(long i) {
-        return address + i * Float.BYTES;
-    }
-
-    /** The backing segment. */
-    public MemorySegment segment() {
-        return segment;
     }
 
     /** Plain read of element {@code i}. */
     public float get(long i) {
         try {
-            if (cursor != null) {
-                return Float.intBitsToFloat((int) cursor.load(checked(i), 4));
-            }
-            return segment.getAtIndex(ValueLayout.JAVA_FLOAT, i);
+            return cursor != null ? Float.intBitsToFloat((int) modelLoad(i)) : segment.getAtIndex(ValueLayout.JAVA_FLOAT, i);
         } catch (IllegalStateException freed) {
             throw freed(i, freed);
         }
@@ -95,10 +29,10 @@ public final class FloatView {
     public void set(long i, float value) {
         try {
             if (cursor != null) {
-                cursor.store(checked(i), 4, Float.floatToRawIntBits(value));
-                return;
+                modelStore(i, Float.floatToRawIntBits(value));
+            } else {
+                segment.setAtIndex(ValueLayout.JAVA_FLOAT, i, value);
             }
-            segment.setAtIndex(ValueLayout.JAVA_FLOAT, i, value);
         } catch (IllegalStateException freed) {
             throw freed(i, freed);
         }
@@ -106,27 +40,12 @@ public final class FloatView {
 
     /** HSA scacquire load of element {@code i} (volatile). */
     public float loadAcquire(long i) {
-        try {
-            if (model != null) {
-                return Float.intBitsToFloat((int) atomic(i, AtomicOp.LOAD, 0, 0, MemoryOrder.ACQUIRE));
-            }
-            return Float.intBitsToFloat((int) BITS.getVolatile(segment, 0L, i));
-        } catch (IllegalStateException freed) {
-            throw freed(i, freed);
-        }
+        return Float.intBitsToFloat((int) loadAcquireBits(i));
     }
 
     /** HSA screlease store of element {@code i} (volatile). */
     public void storeRelease(long i, float value) {
-        try {
-            if (model != null) {
-                atomic(i, AtomicOp.STORE, Float.floatToRawIntBits(value), 0, MemoryOrder.RELEASE);
-                return;
-            }
-            BITS.setVolatile(segment, 0L, i, Float.floatToRawIntBits(value));
-        } catch (IllegalStateException freed) {
-            throw freed(i, freed);
-        }
+        storeReleaseBits(i, Float.floatToRawIntBits(value));
     }
 
     /**
@@ -134,24 +53,16 @@ public final class FloatView {
      * value. The runtime's {@link FpAtomics} setting applies as in {@link Svm}'s atomic adds.
      */
     public float fetchAdd(long i, float delta) {
-        try {
-            if (fp != null && fp.loses(address(i))) {
-                return Float.intBitsToFloat((int) BITS.getVolatile(segment, 0L, i));
-            }
-            if (model != null) {
-                return Float.intBitsToFloat((int) atomic(i, AtomicOp.FLOAT_ADD, Float.floatToRawIntBits(delta), 0, MemoryOrder.SEQ_CST));
-            }
-            int seen = (int) BITS.getVolatile(segment, 0L, i);
-            while (true) {
-                int next = Float.floatToRawIntBits(Float.intBitsToFloat(seen) + delta);
-                int witness = (int) BITS.compareAndExchange(segment, 0L, i, seen, next);
-                if (witness == seen) {
-                    return Float.intBitsToFloat(seen);
-                }
-                seen = witness;
-            }
-        } catch (IllegalStateException freed) {
-            throw freed(i, freed);
-        }
+        return Float.intBitsToFloat((int) fetchAddFloatingBits(i, delta, fp));
+    }
+
+    /** Atomic load of element {@code i} with an explicit {@link MemoryOrder} (RELAXED, ACQUIRE or SEQ_CST). */
+    public float atomicLoad(long i, MemoryOrder order) {
+        return Float.intBitsToFloat((int) loadBits(i, order));
+    }
+
+    /** Atomic store of element {@code i} with an explicit {@link MemoryOrder} (RELAXED, RELEASE or SEQ_CST). */
+    public void atomicStore(long i, float value, MemoryOrder order) {
+        storeBits(i, Float.floatToRawIntBits(value), order);
     }
 }

@@ -2,87 +2,17 @@ package org.hsa4j.memory;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
-import java.util.Objects;
 
-import org.hsa4j.runtime.HsaStatus;
-
-/**
- * A checked view of consecutive longs in SVM, for hot loops: checked once when made, then one
- * segment bounds check per element. In fidelity mode the element accesses go through
- * {@link CoherenceModel} (with an index check each); {@link #segment()} stays raw and bypasses it.
- * Once the allocation is freed every element access faults with MEMORY_FAULT (and the raw
- * {@link #segment()} throws IllegalStateException): the view never reaches the block's next owner.
- * Atomic element operations follow {@link MemoryOrder}'s mapping.
- */
-public final class LongView {
-    private static final VarHandle ELEMENT = ValueLayout.JAVA_LONG.arrayElementVarHandle();
-
-    private final long address;
-    private final MemorySegment segment;
-    /** Fidelity mode's model, or null: then every access goes straight to the segment. */
-    private final CoherenceModel model;
-    private final Allocation allocation;
-    /** Fidelity mode: the plain element accesses, with the last L1 sector they touched; null when the mode is off. */
-    private final SectorCursor cursor;
-    /** Number of elements. */
-    private final long length;
-
+/** A checked {@link SvmView} of consecutive longs in SVM: the {@code long} accessors over the shared implementation. */
+public final class LongView extends SvmView {
     LongView(long address, MemorySegment segment, CoherenceModel model, Allocation allocation) {
-        this.address = address;
-        this.segment = segment;
-        this.model = model;
-        this.allocation = allocation;
-        this.cursor = model == null ? null : model.cursor(allocation);
-        this.length = segment.byteSize() / Long.BYTES;
-    }
-
-    /**
-     * The SVM address of element {@code i}, after a bounds check and a check that the allocation
-     * is live (fidelity mode: a cached sector may serve the access without touching the closed arena).
-     */
-    private long checked(long i) {
-        if (allocation.freed) {
-            throw new IllegalStateException("the allocation was freed");
-        }
-        return address + Objects.checkIndex(i, length) * Long.BYTES;
-    }
-
-    /** Fidelity mode: atomic {@code op} on element {@code i} at system scope, at the allocation's coherence point. */
-    private long atomic(long i, AtomicOp op, long x, long y, MemoryOrder order) {
-        return model.atomic(allocation, checked(i), 8, op, x, y, order, MemoryScope.SYSTEM);
-    }
-
-    /** The fault of an access to element {@code i} after the allocation was freed: its arena is closed, nothing was touched. */
-    private MemoryFaultException freed(long i, IllegalStateException cause) {
-        MemoryFaultException e = new MemoryFaultException(HsaStatus.MEMORY_FAULT, address(i),
-                "access through a view of a freed allocation");
-        e.initCause(cause);
-        return e;
-    }
-
-    /** Number of elements. */
-    public long length() {
-        return length;
-    }
-
-    /** SVM address of element {@code i}. */
-    public long address(long i) {
-        return address + i * Long.BYTES;
-    }
-
-    /** The backing segment. */
-    public MemorySegment segment() {
-        return segment;
+        super(address, segment, model, allocation, Long.BYTES);
     }
 
     /** Plain read of element {@code i}. */
     public long get(long i) {
         try {
-            if (cursor != null) {
-                return cursor.load(checked(i), 8);
-            }
-            return segment.getAtIndex(ValueLayout.JAVA_LONG, i);
+            return cursor != null ? (long) modelLoad(i) : segment.getAtIndex(ValueLayout.JAVA_LONG, i);
         } catch (IllegalStateException freed) {
             throw freed(i, freed);
         }
@@ -92,10 +22,10 @@ public final class LongView {
     public void set(long i, long value) {
         try {
             if (cursor != null) {
-                cursor.store(checked(i), 8, value);
-                return;
+                modelStore(i, value);
+            } else {
+                segment.setAtIndex(ValueLayout.JAVA_LONG, i, value);
             }
-            segment.setAtIndex(ValueLayout.JAVA_LONG, i, value);
         } catch (IllegalStateException freed) {
             throw freed(i, freed);
         }
@@ -103,87 +33,46 @@ public final class LongView {
 
     /** HSA scacquire load of element {@code i} (volatile). */
     public long loadAcquire(long i) {
-        try {
-            if (model != null) {
-                return atomic(i, AtomicOp.LOAD, 0, 0, MemoryOrder.ACQUIRE);
-            }
-            return (long) ELEMENT.getVolatile(segment, 0L, i);
-        } catch (IllegalStateException freed) {
-            throw freed(i, freed);
-        }
+        return (long) loadAcquireBits(i);
     }
 
     /** Relaxed load of element {@code i} (opaque). */
     public long loadRelaxed(long i) {
-        try {
-            if (model != null) {
-                return atomic(i, AtomicOp.LOAD, 0, 0, MemoryOrder.RELAXED);
-            }
-            return (long) ELEMENT.getOpaque(segment, 0L, i);
-        } catch (IllegalStateException freed) {
-            throw freed(i, freed);
-        }
+        return (long) loadRelaxedBits(i);
     }
 
     /** HSA screlease store of element {@code i} (volatile). */
     public void storeRelease(long i, long value) {
-        try {
-            if (model != null) {
-                atomic(i, AtomicOp.STORE, value, 0, MemoryOrder.RELEASE);
-                return;
-            }
-            ELEMENT.setVolatile(segment, 0L, i, value);
-        } catch (IllegalStateException freed) {
-            throw freed(i, freed);
-        }
+        storeReleaseBits(i, value);
     }
 
     /** Relaxed store of element {@code i} (opaque). */
     public void storeRelaxed(long i, long value) {
-        try {
-            if (model != null) {
-                atomic(i, AtomicOp.STORE, value, 0, MemoryOrder.RELAXED);
-                return;
-            }
-            ELEMENT.setOpaque(segment, 0L, i, value);
-        } catch (IllegalStateException freed) {
-            throw freed(i, freed);
-        }
+        storeRelaxedBits(i, value);
     }
 
     /** Atomic fetch-and-add on element {@code i} (sequentially consistent); returns the previous value. */
     public long fetchAdd(long i, long delta) {
-        try {
-            if (model != null) {
-                return atomic(i, AtomicOp.ADD, delta, 0, MemoryOrder.SEQ_CST);
-            }
-            return (long) ELEMENT.getAndAdd(segment, 0L, i, delta);
-        } catch (IllegalStateException freed) {
-            throw freed(i, freed);
-        }
+        return (long) fetchAddBits(i, delta);
     }
 
     /** Atomic compare-and-swap on element {@code i}; returns the value found. */
     public long compareExchange(long i, long expected, long desired) {
-        try {
-            if (model != null) {
-                return atomic(i, AtomicOp.COMPARE_EXCHANGE, expected, desired, MemoryOrder.SEQ_CST);
-            }
-            return (long) ELEMENT.compareAndExchange(segment, 0L, i, expected, desired);
-        } catch (IllegalStateException freed) {
-            throw freed(i, freed);
-        }
+        return (long) compareExchangeBits(i, expected, desired);
     }
 
     /** Atomic exchange on element {@code i}; returns the previous value. */
     public long exchange(long i, long value) {
-        try {
-            if (model != null) {
-                return atomic(i, AtomicOp.EXCHANGE, value, 0, MemoryOrder.SEQ_CST);
-            }
-            return (long) ELEMENT.getAndSet(segment, 0L, i, value);
-        } catch (IllegalStateException freed) {
-            throw freed(i, freed);
-        }
+        return (long) exchangeBits(i, value);
+    }
+
+    /** Atomic load of element {@code i} with an explicit {@link MemoryOrder} (RELAXED, ACQUIRE or SEQ_CST). */
+    public long atomicLoad(long i, MemoryOrder order) {
+        return (long) loadBits(i, order);
+    }
+
+    /** Atomic store of element {@code i} with an explicit {@link MemoryOrder} (RELAXED, RELEASE or SEQ_CST). */
+    public void atomicStore(long i, long value, MemoryOrder order) {
+        storeBits(i, value, order);
     }
 }

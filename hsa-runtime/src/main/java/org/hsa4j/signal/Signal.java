@@ -9,6 +9,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.ComputeUnitThread;
+import org.hsa4j.memory.MemoryOrder;
 import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
@@ -110,6 +111,20 @@ public final class Signal {
         return value;
     }
 
+    /**
+     * Load of the value with an explicit {@link MemoryOrder}: {@code RELAXED} is
+     * {@link #loadRelaxed()}, {@code ACQUIRE} and {@code SEQ_CST} are {@link #loadScacquire()}.
+     *
+     * @throws HsaException INVALID_ARGUMENT for an order a load cannot have (RELEASE, ACQ_REL)
+     */
+    public long load(MemoryOrder order) {
+        return switch (order) {
+            case RELAXED -> loadRelaxed();
+            case ACQUIRE, SEQ_CST -> loadScacquire();
+            default -> throw new HsaException(HsaStatus.INVALID_ARGUMENT, "a signal load cannot be " + order);
+        };
+    }
+
     /** {@code hsa_signal_load_relaxed}: opaque load of the value. */
     public long loadRelaxed() {
         checkLive();
@@ -134,6 +149,20 @@ public final class Signal {
         failure = null;
         store(value, true);
         notifyWaiters();
+    }
+
+    /**
+     * Store of the value with an explicit {@link MemoryOrder}, waking waiters: {@code RELAXED} is
+     * {@link #storeRelaxed}, {@code RELEASE} and {@code SEQ_CST} are {@link #storeScrelease}.
+     *
+     * @throws HsaException INVALID_ARGUMENT for an order a store cannot have (ACQUIRE, ACQ_REL)
+     */
+    public void store(long value, MemoryOrder order) {
+        switch (order) {
+            case RELAXED -> storeRelaxed(value);
+            case RELEASE, SEQ_CST -> storeScrelease(value);
+            default -> throw new HsaException(HsaStatus.INVALID_ARGUMENT, "a signal store cannot be " + order);
+        }
     }
 
     /** {@code hsa_signal_silent_store_relaxed}: opaque store that wakes nobody. Re-arms a failed signal. */

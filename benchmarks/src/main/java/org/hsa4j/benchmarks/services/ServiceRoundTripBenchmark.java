@@ -3,6 +3,10 @@ package org.hsa4j.benchmarks.services;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
+import org.hsa4j.amp.Amp;
+import org.hsa4j.amp.CompletionFuture;
+import org.hsa4j.amp.ContextKernel;
+import org.hsa4j.amp.Extent;
 import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.queue.Queue;
@@ -46,7 +50,10 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  * (idle, it parks 50 us at a time, and its wake-ups would steal a core from the other two
  * benchmarks' threads). The kernel's dispatch is paid once per
  * {@value #CALLS} calls in all three, so it is in all of them alike and nearly nothing in each.
- * Goal (issue services): rpcNop within 3x rawPingPong.
+ * {@link #ampNop} makes {@link #rpcNop}'s calls from a C++AMP kernel through its
+ * {@code KernelContext} (a parallelForEach over one index, on its own view's queue, the host
+ * waiting BLOCKED as for the others; the layer exists only in ampNop's trials).
+ * Goal (issue services): rpcNop within 3x rawPingPong. Goal (issue 22): ampNop within 1.2x rpcNop.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -60,6 +67,7 @@ public class ServiceRoundTripBenchmark {
     /** Spin of both ends before they park: an ACTIVE wait spins as long as ROCR's (200 us). */
     static final long ACTIVE_SPIN_NANOS = 200_000;
     private static final long STOP = -1;
+    private static final Extent ONE = new Extent(1);
 
     private HsaRuntime rt;
     private Services services;
@@ -69,6 +77,8 @@ public class ServiceRoundTripBenchmark {
     private KernelLoop raw;
     private long line;
     private Thread partner;
+    private Amp amp;
+    private ContextKernel ampKernel;
     private volatile boolean failed;
 
     @Setup(Level.Trial)
@@ -92,6 +102,17 @@ public class ServiceRoundTripBenchmark {
                 agent.call(wi, Opcodes.NOP);
             }
         });
+        if (params.getBenchmark().endsWith(".ampNop")) {
+            amp = Amp.on(rt);
+            ampKernel = (idx, ctx) -> {
+                long[] inOut = new long[8];
+                for (int i = 0; i < CALLS; i++) {
+                    if (client.invoke(ctx, Opcodes.NOP, inOut) != RpcStatus.OK) {
+                        throw new IllegalStateException("NOP failed");
+                    }
+                }
+            };
+        }
         line = rt.hostMalloc(64);
         rt.svm().storeLongRelease(line, 0);
         raw = new KernelLoop(rt, queue, KernelDescriptor.EMPTY, wi -> {
@@ -148,6 +169,9 @@ public class ServiceRoundTripBenchmark {
         if (partner != null) {
             partner.join(10_000);
         }
+        if (amp != null) {
+            amp.close();
+        }
         services.close();
         rt.close();
         if (failed) {
@@ -160,6 +184,15 @@ public class ServiceRoundTripBenchmark {
     @OperationsPerInvocation(CALLS)
     public void rpcNop() {
         rpc.run(1, 1, 0);
+    }
+
+    /** One no-op service call through an RPC port from a C++AMP kernel, ACTIVE waiting. */
+    @Benchmark
+    @OperationsPerInvocation(CALLS)
+    public void ampNop() {
+        CompletionFuture f = amp.parallelForEach(ONE, ampKernel);
+        f.wait(WaitState.BLOCKED); // as KernelLoop waits: a spinning host would take a core from the two measured threads
+        f.get();
     }
 
     /** One no-op service call through an agent dispatch packet on the CPU agent. */

@@ -5,7 +5,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.agent.DeviceType;
-import org.hsa4j.kernel.WorkItem;
+import org.hsa4j.kernel.ServiceCaller;
 import org.hsa4j.memory.MemoryOrder;
 import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.memory.Svm;
@@ -73,7 +73,7 @@ public final class AgentDispatchClient implements AutoCloseable {
      * (all SVM; 0 for none); the length the service sent lands in {@code inOut[8]} when
      * {@code inOut} has a ninth element.
      */
-    public RpcStatus invoke(WorkItem wi, int opcode, long[] inOut, long payloadIn, long payloadInLength,
+    public RpcStatus invoke(ServiceCaller wi, int opcode, long[] inOut, long payloadIn, long payloadInLength,
                             long payloadOut, long payloadOutCapacity) {
         Svm svm = wi.svm();
         int slot = borrow();
@@ -128,7 +128,7 @@ public final class AgentDispatchClient implements AutoCloseable {
      *
      * @throws RpcException when the status is not OK
      */
-    public long call(WorkItem wi, int opcode, long... args) {
+    public long call(ServiceCaller wi, int opcode, long... args) {
         long[] inOut = new long[8];
         System.arraycopy(args, 0, inOut, 0, Math.min(8, args.length));
         RpcStatus s = invoke(wi, opcode, inOut, 0, 0, 0, 0);

@@ -2,7 +2,7 @@ package org.hsa4j.services.memory;
 
 import java.lang.foreign.ValueLayout;
 
-import org.hsa4j.kernel.WorkItem;
+import org.hsa4j.kernel.ServiceCaller;
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.MemoryFaultException;
 import org.hsa4j.memory.MemoryOrder;
@@ -87,7 +87,7 @@ public final class DeviceHeap {
     // ---- malloc ---------------------------------------------------------------------------------
 
     /** malloc from a kernel: an SVM address valid everywhere, or 0 when out of memory or {@code bytes <= 0}. */
-    public long malloc(WorkItem wi, long bytes) {
+    public long malloc(ServiceCaller wi, long bytes) {
         if (bytes <= 0) {
             return 0;
         }
@@ -153,7 +153,7 @@ public final class DeviceHeap {
         }
     }
 
-    private long refill(WorkItem wi, int cls, long seenHead) {
+    private long refill(ServiceCaller wi, int cls, long seenHead) {
         long[] inOut = {address, cls, seenHead, 0, 0, 0, 0, 0};
         RpcStatus s = client.invoke(wi, MemoryOp.REFILL, inOut);
         return s == RpcStatus.OK && inOut[1] == HeapStatus.OK ? inOut[0] : 0;
@@ -166,7 +166,7 @@ public final class DeviceHeap {
      * nothing: {@link HeapStatus#DOUBLE_FREE}, {@link HeapStatus#INTERIOR_POINTER},
      * {@link HeapStatus#FOREIGN_POINTER}, {@link HeapStatus#UNAVAILABLE}.
      */
-    public int free(WorkItem wi, long pointer) {
+    public int free(ServiceCaller wi, long pointer) {
         if (pointer == 0) {
             return HeapStatus.OK;
         }
@@ -215,7 +215,7 @@ public final class DeviceHeap {
      *
      * @throws HsaException OUT_OF_RESOURCES when no memory is left (as {@code new} throws bad_alloc)
      */
-    public long newZeroed(WorkItem wi, long bytes) {
+    public long newZeroed(ServiceCaller wi, long bytes) {
         long p = malloc(wi, bytes);
         if (p == 0) {
             throw new HsaException(HsaStatus.OUT_OF_RESOURCES, "device heap: cannot allocate " + bytes + " bytes");
@@ -225,7 +225,7 @@ public final class DeviceHeap {
     }
 
     /** {@code new T[count]}: a zeroed array of {@code count} elements of {@code element}. */
-    public long newArray(WorkItem wi, ValueLayout element, long count) {
+    public long newArray(ServiceCaller wi, ValueLayout element, long count) {
         if (count < 0 || count > Long.MAX_VALUE / element.byteSize()) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "array of " + count + " elements");
         }
@@ -237,7 +237,7 @@ public final class DeviceHeap {
      *
      * @throws HsaException INVALID_ALLOCATION on a double free, a foreign or an interior pointer (nothing is freed)
      */
-    public void delete(WorkItem wi, long pointer) {
+    public void delete(ServiceCaller wi, long pointer) {
         int s = free(wi, pointer);
         if (s != HeapStatus.OK) {
             throw new HsaException(HsaStatus.INVALID_ALLOCATION, String.format("device heap: delete of 0x%016x: %s",

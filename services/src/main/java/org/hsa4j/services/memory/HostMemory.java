@@ -2,7 +2,7 @@ package org.hsa4j.services.memory;
 
 import java.util.Objects;
 
-import org.hsa4j.kernel.WorkItem;
+import org.hsa4j.kernel.ServiceCaller;
 import org.hsa4j.services.rpc.RpcClient;
 import org.hsa4j.services.rpc.RpcStatus;
 
@@ -20,16 +20,16 @@ public final class HostMemory {
     }
 
     /** malloc: an SVM address valid on the host and in every kernel, or 0 on failure. */
-    public long malloc(WorkItem wi, long bytes) {
+    public long malloc(ServiceCaller wi, long bytes) {
         return allocate(wi, MemoryOp.MALLOC, bytes);
     }
 
     /** calloc: like malloc, zeroed. */
-    public long calloc(WorkItem wi, long bytes) {
+    public long calloc(ServiceCaller wi, long bytes) {
         return allocate(wi, MemoryOp.CALLOC, bytes);
     }
 
-    private long allocate(WorkItem wi, int op, long bytes) {
+    private long allocate(ServiceCaller wi, int op, long bytes) {
         long[] inOut = {bytes, 0, 0, 0, 0, 0, 0, 0};
         return client.invoke(wi, op, inOut) == RpcStatus.OK ? inOut[0] : 0;
     }
@@ -38,7 +38,7 @@ public final class HostMemory {
      * free: {@link HeapStatus#OK}, or {@link HeapStatus#DOUBLE_FREE}, {@link HeapStatus#FOREIGN_POINTER},
      * {@link HeapStatus#INTERIOR_POINTER} (nothing freed), or {@link HeapStatus#UNAVAILABLE}.
      */
-    public int free(WorkItem wi, long address) {
+    public int free(ServiceCaller wi, long address) {
         long[] inOut = {address, 0, 0, 0, 0, 0, 0, 0};
         return client.invoke(wi, MemoryOp.FREE, inOut) == RpcStatus.OK ? (int) inOut[0] : HeapStatus.UNAVAILABLE;
     }

@@ -2,7 +2,7 @@ package org.hsa4j.services.printf;
 
 import java.util.Objects;
 
-import org.hsa4j.kernel.WorkItem;
+import org.hsa4j.kernel.ServiceCaller;
 import org.hsa4j.services.rpc.RpcCall;
 import org.hsa4j.services.rpc.RpcClient;
 import org.hsa4j.services.rpc.RpcStatus;
@@ -23,7 +23,7 @@ public final class Printf {
      * printf: waits until the host wrote the output, so the printfs of one work-item appear in
      * program order. Returns the number of bytes written, or -1 on error.
      */
-    public int printf(WorkItem wi, String format, Object... args) {
+    public int printf(ServiceCaller wi, String format, Object... args) {
         byte[] payload = PrintfArgs.encode(format, args);
         try (RpcCall c = client.open(wi, PrintfService.PRINTF, 1L)) {
             c.sendN(payload);
@@ -36,7 +36,7 @@ public final class Printf {
      * in the port. Output still never interleaves, but two calls of one work-item may go through
      * different ports and appear in either order.
      */
-    public void printfAsync(WorkItem wi, String format, Object... args) {
+    public void printfAsync(ServiceCaller wi, String format, Object... args) {
         byte[] payload = PrintfArgs.encode(format, args);
         try (RpcCall c = client.open(wi, PrintfService.PRINTF, 1L)) {
             c.sendN(payload);

@@ -3,7 +3,7 @@ package org.hsa4j.services.rpc;
 import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
 
-import org.hsa4j.kernel.WorkItem;
+import org.hsa4j.kernel.ServiceCaller;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.signal.WaitState;
 
@@ -87,7 +87,7 @@ public final class RpcClient {
     // ---- opening calls --------------------------------------------------------------------------
 
     /** Opens a call from a kernel work-item: takes a port; the dispatch is recorded as the caller. */
-    public RpcCall open(WorkItem wi, int opcode, long laneMask) {
+    public RpcCall open(ServiceCaller wi, int opcode, long laneMask) {
         return open(wi.svm(), wi.kernargAddress(), wi.packetId(), opcode, laneMask);
     }
 
@@ -324,11 +324,11 @@ public final class RpcClient {
      *
      * @throws RpcException when the call ends with an error status (unknown opcode, service error, ...)
      */
-    public long call(WorkItem wi, int opcode, long... args) {
+    public long call(ServiceCaller wi, int opcode, long... args) {
         return call(wi.svm(), wi.kernargAddress(), wi.packetId(), opcode, args);
     }
 
-    /** One single-lane call from the host; see {@link #call(WorkItem, int, long...)}. */
+    /** One single-lane call from the host; see {@link #call(ServiceCaller, int, long...)}. */
     public long call(Svm svm, int opcode, long... args) {
         return call(svm, 0, 0, opcode, args);
     }
@@ -354,11 +354,11 @@ public final class RpcClient {
      * One single-lane call that reports errors as a status instead of throwing: {@code inOut}
      * holds up to eight arguments and receives the eight results when the status is OK.
      */
-    public RpcStatus invoke(WorkItem wi, int opcode, long[] inOut) {
+    public RpcStatus invoke(ServiceCaller wi, int opcode, long[] inOut) {
         return invoke(wi.svm(), wi.kernargAddress(), wi.packetId(), opcode, inOut);
     }
 
-    /** {@link #invoke(WorkItem, int, long[])} from the host or with an explicit caller. */
+    /** {@link #invoke(ServiceCaller, int, long[])} from the host or with an explicit caller. */
     public RpcStatus invoke(Svm svm, long callerDispatch, long callerPacket, int opcode, long[] inOut) {
         int n = Math.min(inOut.length, RpcLayout.LANE_WORDS);
         RpcCall c = take(svm, callerDispatch, callerPacket, opcode, 1L, true);

@@ -1,6 +1,6 @@
 package org.hsa4j.services.syscall;
 
-/** Flags of {@code open} (Linux values). */
+/** Flags of {@code open} and whence values of {@code lseek} (Linux values); clock ids are in {@link Clocks}. */
 public final class OpenFlags {
     /** Open for reading only. */
     public static final int O_RDONLY = 0;
@@ -25,11 +25,6 @@ public final class OpenFlags {
     public static final int SEEK_CUR = 1;
     /** lseek: offset from the end. */
     public static final int SEEK_END = 2;
-
-    /** clock_gettime: wall-clock time since the epoch. */
-    public static final int CLOCK_REALTIME = 0;
-    /** clock_gettime: monotonic time (the host's {@code System.nanoTime()}). */
-    public static final int CLOCK_MONOTONIC = 1;
 
     private OpenFlags() {
     }

@@ -413,11 +413,11 @@ public final class SyscallService {
     private static long clockGettime(Svm svm, ServerCall call, int lane, long clock, long timespec) {
         long sec;
         long nsec;
-        if (clock == OpenFlags.CLOCK_REALTIME) {
+        if (clock == Clocks.CLOCK_REALTIME) {
             Instant now = Instant.now();
             sec = now.getEpochSecond();
             nsec = now.getNano();
-        } else if (clock == OpenFlags.CLOCK_MONOTONIC) {
+        } else if (clock == Clocks.CLOCK_MONOTONIC) {
             long now = System.nanoTime();
             sec = Math.floorDiv(now, 1_000_000_000L);
             nsec = Math.floorMod(now, 1_000_000_000L);

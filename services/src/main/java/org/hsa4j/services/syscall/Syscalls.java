@@ -3,7 +3,7 @@ package org.hsa4j.services.syscall;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
-import org.hsa4j.kernel.WorkItem;
+import org.hsa4j.kernel.ServiceCaller;
 import org.hsa4j.services.rpc.RpcCall;
 import org.hsa4j.services.rpc.RpcClient;
 import org.hsa4j.services.rpc.RpcStatus;
@@ -36,14 +36,14 @@ public final class Syscalls {
                 : -Errno.EIO;
     }
 
-    private long call(WorkItem wi, Syscall s, long... args) {
+    private long call(ServiceCaller wi, Syscall s, long... args) {
         long[] inOut = new long[8];
         System.arraycopy(args, 0, inOut, 0, args.length);
         RpcStatus status = client.invoke(wi, s.opcode(), inOut);
         return status == RpcStatus.OK ? inOut[0] : failure(status);
     }
 
-    private long pathCall(WorkItem wi, Syscall s, String path, long a0, long a1) {
+    private long pathCall(ServiceCaller wi, Syscall s, String path, long a0, long a1) {
         byte[] bytes = path.getBytes(StandardCharsets.UTF_8);
         try (RpcCall c = client.open(wi, s.opcode(), 1L)) {
             c.args(a0, a1);
@@ -54,57 +54,57 @@ public final class Syscalls {
     }
 
     /** open(path, flags, mode): a new fd; flags from {@link OpenFlags}. */
-    public long open(WorkItem wi, String path, int flags, int mode) {
+    public long open(ServiceCaller wi, String path, int flags, int mode) {
         return pathCall(wi, Syscall.OPEN, path, flags, mode);
     }
 
     /** close(fd). */
-    public long close(WorkItem wi, long fd) {
+    public long close(ServiceCaller wi, long fd) {
         return call(wi, Syscall.CLOSE, fd);
     }
 
     /** read(fd, buffer, count): bytes read into SVM at {@code buffer}, 0 at end of file. */
-    public long read(WorkItem wi, long fd, long buffer, long count) {
+    public long read(ServiceCaller wi, long fd, long buffer, long count) {
         return call(wi, Syscall.READ, fd, buffer, count);
     }
 
     /** write(fd, buffer, count): bytes written from SVM at {@code buffer}. */
-    public long write(WorkItem wi, long fd, long buffer, long count) {
+    public long write(ServiceCaller wi, long fd, long buffer, long count) {
         return call(wi, Syscall.WRITE, fd, buffer, count);
     }
 
     /** pread(fd, buffer, count, offset). */
-    public long pread(WorkItem wi, long fd, long buffer, long count, long offset) {
+    public long pread(ServiceCaller wi, long fd, long buffer, long count, long offset) {
         return call(wi, Syscall.PREAD, fd, buffer, count, offset);
     }
 
     /** pwrite(fd, buffer, count, offset). */
-    public long pwrite(WorkItem wi, long fd, long buffer, long count, long offset) {
+    public long pwrite(ServiceCaller wi, long fd, long buffer, long count, long offset) {
         return call(wi, Syscall.PWRITE, fd, buffer, count, offset);
     }
 
     /** lseek(fd, offset, whence): the new position; whence from {@link OpenFlags}. */
-    public long lseek(WorkItem wi, long fd, long offset, int whence) {
+    public long lseek(ServiceCaller wi, long fd, long offset, int whence) {
         return call(wi, Syscall.LSEEK, fd, offset, whence);
     }
 
     /** fstat(fd, stat): fills the {@link StatLayout} record at {@code stat}. */
-    public long fstat(WorkItem wi, long fd, long stat) {
+    public long fstat(ServiceCaller wi, long fd, long stat) {
         return call(wi, Syscall.FSTAT, fd, stat);
     }
 
     /** unlink(path). */
-    public long unlink(WorkItem wi, String path) {
+    public long unlink(ServiceCaller wi, String path) {
         return pathCall(wi, Syscall.UNLINK, path, 0, 0);
     }
 
     /** clock_gettime(clock, timespec): fills the {@link TimespecLayout} record at {@code timespec}. */
-    public long clockGettime(WorkItem wi, int clock, long timespec) {
+    public long clockGettime(ServiceCaller wi, int clock, long timespec) {
         return call(wi, Syscall.CLOCK_GETTIME, clock, timespec);
     }
 
     /** clock_gettime without memory: the clock in nanoseconds, or {@code -errno}. */
-    public long clockNanos(WorkItem wi, int clock) {
+    public long clockNanos(ServiceCaller wi, int clock) {
         long[] inOut = {clock, 0, 0, 0, 0, 0, 0, 0};
         RpcStatus status = client.invoke(wi, Syscall.CLOCK_GETTIME.opcode(), inOut);
         if (status != RpcStatus.OK) {
@@ -114,12 +114,12 @@ public final class Syscalls {
     }
 
     /** nanosleep(nanos): returns after at least {@code nanos}; no host thread sleeps meanwhile. */
-    public long nanosleep(WorkItem wi, long nanos) {
+    public long nanosleep(ServiceCaller wi, long nanos) {
         return call(wi, Syscall.NANOSLEEP, nanos);
     }
 
     /** getpid(): the host process id. */
-    public long getpid(WorkItem wi) {
+    public long getpid(ServiceCaller wi) {
         return call(wi, Syscall.GETPID);
     }
 
@@ -129,7 +129,7 @@ public final class Syscalls {
      * dispatch's other work-items get the same exception from their next syscall. Returns
      * {@code -EPERM} only when the policy denies it.
      */
-    public long abort(WorkItem wi, long code) {
+    public long abort(ServiceCaller wi, long code) {
         long[] inOut = {code, 0, 0, 0, 0, 0, 0, 0};
         RpcStatus status = client.invoke(wi, Syscall.ABORT.opcode(), inOut);
         if (status == RpcStatus.ABORTED) {

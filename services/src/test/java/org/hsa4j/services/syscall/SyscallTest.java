@@ -258,7 +258,7 @@ class SyscallTest {
     void shouldReadTheRealtimeClockIntoATimespec() {
         long ts = f.rt.hostMalloc(TimespecLayout.BYTES);
         long before = Instant.now().getEpochSecond();
-        assertEquals(0, inKernel(wi -> sys.clockGettime(wi, OpenFlags.CLOCK_REALTIME, ts)));
+        assertEquals(0, inKernel(wi -> sys.clockGettime(wi, Clocks.CLOCK_REALTIME, ts)));
         long after = Instant.now().getEpochSecond();
         long sec = host.getLong(ts + TimespecLayout.TV_SEC);
         assertTrue(sec >= before && sec <= after);
@@ -270,9 +270,9 @@ class SyscallTest {
     @Test
     void shouldSleepAtLeastTheRequestedTime() {
         long elapsed = inKernel(wi -> {
-            long t0 = sys.clockNanos(wi, OpenFlags.CLOCK_MONOTONIC);
+            long t0 = sys.clockNanos(wi, Clocks.CLOCK_MONOTONIC);
             long r = sys.nanosleep(wi, 20_000_000);
-            long t1 = sys.clockNanos(wi, OpenFlags.CLOCK_MONOTONIC);
+            long t1 = sys.clockNanos(wi, Clocks.CLOCK_MONOTONIC);
             return r < 0 ? r : t1 - t0;
         });
         assertTrue(elapsed >= 20_000_000, "slept " + elapsed + " ns");
