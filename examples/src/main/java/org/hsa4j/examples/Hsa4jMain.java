@@ -54,6 +54,9 @@ public final class Hsa4jMain {
                         return 0;
                     }
                     SystemReport.write(rt, out);
+                    for (String note : rt.providerNotes()) {
+                        out.println("Agent provider " + note);
+                    }
                 }
                 // CUDA devices (HSA4J_CUDA=required without one is one line and status 2, as any bad setting)
                 CudaReport.write(CudaPlatform.discover(), out);
