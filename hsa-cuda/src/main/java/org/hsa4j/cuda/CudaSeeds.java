@@ -463,8 +463,8 @@ public final class CudaSeeds {
     private static String[] faultInChild() {
         String java = System.getProperty("java.home") + "/bin/java";
         ProcessBuilder pb = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED",
-                "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED", "-cp",
-                System.getProperty("java.class.path"), CudaSeeds.class.getName(), FAULT_ROW).redirectErrorStream(true);
+                "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED", "-cp", childClassPath(),
+                CudaSeeds.class.getName(), FAULT_ROW).redirectErrorStream(true);
         try {
             Process p = pb.start();
             CompletableFuture<String> text = CompletableFuture.supplyAsync(() -> {
@@ -483,6 +483,23 @@ public final class CudaSeeds {
         } catch (Exception e) {
             return new String[] {null, "cannot run the child: " + e};
         }
+    }
+
+    /**
+     * hsa-cuda's and hsa-runtime's classes (which need nothing else) before the JVM's class path: a
+     * test launcher's class path may hold only the launcher, its classes come from a loader of its own.
+     */
+    private static String childClassPath() {
+        StringBuilder cp = new StringBuilder();
+        for (Class<?> c : List.of(CudaSeeds.class, HsaRuntime.class)) {
+            try {
+                cp.append(java.nio.file.Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()))
+                        .append(java.io.File.pathSeparatorChar);
+            } catch (Exception e) {
+                // no code source to name: the JVM's class path below must hold it
+            }
+        }
+        return cp.append(System.getProperty("java.class.path")).toString();
     }
 
     /**
