@@ -195,4 +195,17 @@ class AgentProviderTest {
     void withNoProviderInstalledInitAddsNothing() {
         assertTrue(HsaRuntime.installedProviders().isEmpty(), "hsa-runtime's own class path has no provider");
     }
+
+    @Test
+    void theSystemReportListsAProvidedAgentLikeAnyOther() {
+        try (HsaRuntime rt = HsaRuntime.init(ONE_GPU, List.of(new FakeProvider(List.of(new FakeBackend()))))) {
+            java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
+            SystemReport.write(rt, new java.io.PrintStream(text, true, java.nio.charset.StandardCharsets.UTF_8));
+            String out = text.toString(java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(out.contains("Agent 3") && out.contains("dev0"), out);
+            java.io.ByteArrayOutputStream json = new java.io.ByteArrayOutputStream();
+            SystemReport.writeJson(rt, new java.io.PrintStream(json, true, java.nio.charset.StandardCharsets.UTF_8));
+            assertTrue(json.toString(java.nio.charset.StandardCharsets.UTF_8).contains("dev0"));
+        }
+    }
 }
