@@ -102,9 +102,11 @@ class NativeKernelChainTest {
     }
 
     private CompletionFuture k2(CompletionFuture after) {
-        IntArrayView av = amp.accelerator(rt.gpuAgents().get(0)).ints(a, new Extent(N));
-        IntArrayView bv = amp.accelerator(rt.gpuAgents().get(0)).ints(b, new Extent(N));
-        IndexKernel twice = idx -> bv.set(idx.get(0), 2 * av.get(idx.get(0)));
+        // the Java kernel reaches the shared buffers through host segments, as the GPU example's does
+        // with its pinned CUDA buffers
+        java.lang.foreign.MemorySegment as = rt.svm().segment(a, 4L * N);
+        java.lang.foreign.MemorySegment bs = rt.svm().segment(b, 4L * N);
+        IndexKernel twice = idx -> bs.setAtIndex(JAVA_INT, idx.get(0), 2 * as.getAtIndex(JAVA_INT, idx.get(0)));
         return after == null ? cpuView.parallelForEach(new Extent(N), twice)
                 : cpuView.parallelForEachAfter(after, new Extent(N), twice);
     }

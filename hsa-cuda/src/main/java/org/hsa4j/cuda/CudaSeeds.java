@@ -349,7 +349,13 @@ public final class CudaSeeds {
             if (problem != null) {
                 vh.setVolatile(host, 0L, -1);   // releases the work-items still waiting: they give up
             }
-            boolean completed = await(done);
+            boolean completed;
+            try {
+                completed = await(done);
+            } catch (HsaException e) {
+                completed = false;
+                problem = problem != null ? problem : "the dispatch failed: " + e.getMessage();
+            }
             boolean ok = problem == null && completed;
             out.printf("sync_2way: %d rounds of host flag -> GPU work-item -> host check, the single 1 at cell %d (%s), "
                     + "median round %s%n", n, n, ok ? "right" : "WRONG: " + (problem != null ? problem : "no completion"),
