@@ -2,6 +2,7 @@ package org.hsa4j.amp;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
@@ -464,7 +465,7 @@ public final class AcceleratorView implements AutoCloseable {
                             "the kernarg writer of " + nativeArgs.kernel.name() + " failed: " + e, e));
                     return future;
                 }
-                held = held == null ? new Object[1] : java.util.Arrays.copyOf(held, held.length + 1);
+                held = held == null ? new Object[1] : Arrays.copyOf(held, held.length + 1);
                 held[held.length - 1] = new NativeKernarg(amp.runtime(), nativeKernarg);
             }
             if (held != null) {

@@ -4,8 +4,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.hsa4j.agent.Agent;
+import org.hsa4j.agent.AgentFeature;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.HsaStatus;
@@ -28,7 +30,7 @@ public final class Amp implements AutoCloseable {
     private final HsaRuntime runtime;
     private final List<Accelerator> accelerators;
     /** Accelerators of provided agents (CUDA GPUs), made on first {@link #accelerator(Agent)}. */
-    private final List<Accelerator> provided = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<Accelerator> provided = new CopyOnWriteArrayList<>();
     private final Trampolines trampolines;
     private final FutureSignals signals;
     private final ContinuationExecutor continuations = new ContinuationExecutor("hsa4j-amp-continuations");
@@ -86,7 +88,7 @@ public final class Amp implements AutoCloseable {
             }
         }
         if (!runtime.providedAgents().contains(agent)
-                || !agent.hasFeature(org.hsa4j.agent.AgentFeature.KERNEL_DISPATCH)) {
+                || !agent.hasFeature(AgentFeature.KERNEL_DISPATCH)) {
             throw new HsaException(HsaStatus.INVALID_AGENT, agent.name() + " is not a kernel agent of this runtime");
         }
         if (closed) {

@@ -4,12 +4,14 @@ import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -499,8 +501,8 @@ public final class CudaSeeds {
         StringBuilder cp = new StringBuilder();
         for (Class<?> c : List.of(CudaSeeds.class, HsaRuntime.class)) {
             try {
-                cp.append(java.nio.file.Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()))
-                        .append(java.io.File.pathSeparatorChar);
+                cp.append(Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()))
+                        .append(File.pathSeparatorChar);
             } catch (Exception e) {
                 // no code source to name: the JVM's class path below must hold it
             }

@@ -1,6 +1,7 @@
 package org.hsa4j.kernel;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * Fills a dispatch's kernarg segment ({@link NativeKernel#kernargSegmentSize()} bytes, 16-byte aligned,
@@ -19,11 +20,11 @@ public interface KernargWriter {
         return k -> {
             long at = 0;
             for (long v : l) {
-                k.set(java.lang.foreign.ValueLayout.JAVA_LONG, at, v);
+                k.set(ValueLayout.JAVA_LONG, at, v);
                 at += 8;
             }
             for (int v : i) {
-                k.set(java.lang.foreign.ValueLayout.JAVA_INT, at, v);
+                k.set(ValueLayout.JAVA_INT, at, v);
                 at += 8;
             }
         };
