@@ -553,8 +553,8 @@ public final class CudaSeeds {
             HsaException reported = error.getNow(null);
             boolean untouched = x.getAtIndex(JAVA_INT, n - 1) == n - 1;
             out.println(failed.status() + " (queue callback: " + (reported != null ? reported.status() : "none")
-                    + ", host bytes " + (untouched ? "untouched" : "CHANGED") + ", agent lost for this process: "
-                    + agent.isLost() + "): " + failed.getMessage().lines().findFirst().orElse(""));
+                    + ", host bytes " + (untouched ? "untouched" : "CHANGED") + "): "
+                    + failed.getMessage().lines().findFirst().orElse(""));
             return failed.status() == HsaStatus.MEMORY_FAULT && reported != null
                     && reported.status() == HsaStatus.MEMORY_FAULT && untouched ? CHILD_FAULTED : 1;
         }
