@@ -2,6 +2,7 @@ package org.hsa4j.cuda;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 import org.hsa4j.agent.Agent;
@@ -43,25 +44,41 @@ public final class CudaAgentProvider implements AgentProvider {
 
     /** The agents of {@code platform}'s devices, indexed from {@code firstIndex}. */
     static Found open(HsaRuntime runtime, int firstIndex, CudaPlatform platform) {
+        return open(firstIndex, platform, (d, index) -> CudaAgent.open(runtime, platform, d.ordinal(), index));
+    }
+
+    /**
+     * The agents {@code opener} makes of {@code platform}'s devices. A device that cannot be opened
+     * (its context refused, say, when another process holds the GPU in exclusive mode) is left out
+     * with its reason in the note, so {@code HsaRuntime.init()} still starts; with {@code required}
+     * it is the error.
+     */
+    static Found open(int firstIndex, CudaPlatform platform, BiFunction<CudaDeviceInfo, Integer, CudaAgent> opener) {
         if (!platform.available()) {
             return new Found(List.of(), "no CUDA: " + platform.reason());
         }
         List<Agent> agents = new ArrayList<>();
         List<CudaAgent> opened = new ArrayList<>();
-        try {
-            for (CudaDeviceInfo d : platform.devices()) {
-                CudaAgent a = CudaAgent.open(runtime, platform, d.ordinal(), firstIndex + agents.size());
+        List<String> refused = new ArrayList<>();
+        for (CudaDeviceInfo d : platform.devices()) {
+            try {
+                CudaAgent a = opener.apply(d, firstIndex + agents.size());
                 opened.add(a);
                 agents.add(a.hsaAgent());
+            } catch (HsaException e) {
+                if (platform.mode() == CudaMode.REQUIRED) {
+                    for (CudaAgent a : opened) {
+                        a.shutdown(e, 0);
+                    }
+                    throw new HsaException(e.status(), CudaMode.ENV + "=required but " + d.agentName()
+                            + " cannot be opened: " + e.getMessage(), e);
+                }
+                refused.add(d.agentName() + " cannot be opened: " + e.getMessage());
             }
-        } catch (HsaException e) {
-            for (CudaAgent a : opened) {
-                a.shutdown(e, 0);
-            }
-            throw e;
         }
-        return new Found(agents, agents.size() + " CUDA agent(s): "
-                + String.join(", ", agents.stream().map(Agent::name).toList()));
+        String note = agents.size() + " CUDA agent(s)" + (agents.isEmpty() ? ""
+                : ": " + String.join(", ", agents.stream().map(Agent::name).toList()));
+        return new Found(agents, refused.isEmpty() ? note : note + "; " + String.join("; ", refused));
     }
 
     /** The platform {@code HSA4J_CUDA} asks for, discovered on first use. */

@@ -81,4 +81,26 @@ class CudaAgentProviderTest {
             assertEquals(HsaStatus.INVALID_AGENT, e.status());
         }
     }
+
+    @Test
+    void aDeviceThatCannotBeOpenedIsLeftOutUnderAutoAndTheNoteSaysWhy() {
+        CudaPlatform p = CudaPlatform.of(CudaMode.AUTO, List.of(CudaPlatformTest.h100()));
+        AgentProvider.Found f = CudaAgentProvider.open(2, p, (d, index) -> {
+            throw new HsaException(HsaStatus.ERROR, "cuDevicePrimaryCtxRetain: CUDA_ERROR_DEVICES_UNAVAILABLE (46)");
+        });
+        assertTrue(f.agents().isEmpty());
+        assertTrue(f.note().startsWith("0 CUDA agent(s); NVIDIA H100 80GB HBM3 (cuda:0) cannot be opened: ")
+                && f.note().contains("CUDA_ERROR_DEVICES_UNAVAILABLE"), f.note());
+    }
+
+    @Test
+    void aDeviceThatCannotBeOpenedIsAnErrorUnderRequired() {
+        CudaPlatform p = CudaPlatform.of(CudaMode.REQUIRED, List.of(CudaPlatformTest.h100()));
+        HsaException e = assertThrows(HsaException.class, () -> CudaAgentProvider.open(2, p, (d, index) -> {
+            throw new HsaException(HsaStatus.ERROR, "cuDevicePrimaryCtxRetain: CUDA_ERROR_DEVICES_UNAVAILABLE (46)");
+        }));
+        assertEquals(HsaStatus.ERROR, e.status());
+        assertTrue(e.getMessage().contains("HSA4J_CUDA=required") && e.getMessage().contains("cannot be opened"),
+                e.getMessage());
+    }
 }
