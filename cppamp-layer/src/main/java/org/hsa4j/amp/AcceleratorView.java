@@ -2,6 +2,7 @@ package org.hsa4j.amp;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
@@ -13,6 +14,8 @@ import java.util.concurrent.locks.LockSupport;
 import org.hsa4j.agent.Agent;
 import org.hsa4j.amp.codegen.IndexLoops;
 import org.hsa4j.amp.codegen.TileCompiler;
+import org.hsa4j.kernel.KernargWriter;
+import org.hsa4j.kernel.NativeKernel;
 import org.hsa4j.packet.BarrierPacket;
 import org.hsa4j.packet.FenceScope;
 import org.hsa4j.packet.KernelDispatchPacket;
@@ -22,6 +25,7 @@ import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueState;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaException;
+import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.signal.WaitState;
 
@@ -156,6 +160,9 @@ public final class AcceleratorView implements AutoCloseable {
         Objects.requireNonNull(kernel, "kernel");
         Object what = new CompletionFuture.Described("parallelForEach over ",
                 new Dispatched(extent, kernel.getClass()));
+        if (accelerator.agent().isProvided()) {
+            return javaKernelRefused(what);
+        }
         long total = extent.size();
         checkGrid(extent, total);
         if (total == 0) {
@@ -197,6 +204,9 @@ public final class AcceleratorView implements AutoCloseable {
         Extent extent = tiled.extent();
         Object what = new CompletionFuture.Described("parallelForEach over ",
                 new Dispatched(tiled, kernel.getClass()));
+        if (accelerator.agent().isProvided()) {
+            return javaKernelRefused(what);
+        }
         checkGrid(extent, extent.size());
         HsaException bad = checkTiles(tiled);
         if (bad != null) {
@@ -273,6 +283,89 @@ public final class AcceleratorView implements AutoCloseable {
                     + accelerator.groupSegmentMax() + " bytes");
         }
         return null;
+    }
+
+    // ---- native kernels ---------------------------------------------------------------------------
+
+    /**
+     * Runs a native kernel of this view's agent (a CUDA kernel, say) over {@code grid} work-items in
+     * workgroups of {@code workgroupSize} along dimension 0 (the last of the extent): one
+     * kernel-dispatch packet, in order on this view like every other call, with a kernarg segment of
+     * its own that {@code args} fills. The grid need not be a multiple of the workgroup: the last
+     * workgroup is partial, as the spec says (a CUDA kernel compares its global id with the size it
+     * is given). A kernel of another agent, or a workgroup beyond the agent's, fails the returned
+     * future with INVALID_AGENT or INVALID_ARGUMENT (nothing is queued).
+     */
+    public CompletionFuture parallelForEach(NativeKernel kernel, Extent grid, int workgroupSize, KernargWriter args) {
+        return parallelForEach(NO_DEPS, kernel, grid, workgroupSize, args);
+    }
+
+    /** As {@link #parallelForEach(NativeKernel, Extent, int, KernargWriter)}, once {@code dependency} has completed. */
+    public CompletionFuture parallelForEachAfter(CompletionFuture dependency, NativeKernel kernel, Extent grid,
+                                                 int workgroupSize, KernargWriter args) {
+        return parallelForEach(new CompletionFuture[] {Objects.requireNonNull(dependency, "dependency")}, kernel,
+                grid, workgroupSize, args);
+    }
+
+    private CompletionFuture parallelForEach(CompletionFuture[] deps, NativeKernel kernel, Extent extent,
+                                             int workgroupSize, KernargWriter args) {
+        Objects.requireNonNull(kernel, "kernel");
+        Objects.requireNonNull(extent, "grid");
+        Objects.requireNonNull(args, "args");
+        Object what = new CompletionFuture.Described("native kernel " + kernel.name() + " over ", extent);
+        Agent agent = accelerator.agent();
+        if (kernel.agent() != agent) {
+            return CompletionFuture.failed(amp, what, new HsaException(HsaStatus.INVALID_AGENT, "kernel "
+                    + kernel.name() + " belongs to " + kernel.agent().name() + ", not to " + accelerator.description()));
+        }
+        if (workgroupSize < 1 || workgroupSize > agent.workgroupMaxSize() || workgroupSize > agent.workgroupMaxDim()[0]) {
+            return CompletionFuture.failed(amp, what, new HsaException(HsaStatus.INVALID_ARGUMENT, "workgroup size "
+                    + workgroupSize + " must be in 1.." + Math.min(agent.workgroupMaxSize(), agent.workgroupMaxDim()[0])
+                    + " on " + accelerator.description()));
+        }
+        checkGrid(extent, extent.size());
+        if (extent.size() == 0) {
+            return CompletionFuture.ready(amp, what);
+        }
+        int r = extent.rank();
+        int[] grid = {extent.get(r - 1), r > 1 ? extent.get(r - 2) : 1, r > 2 ? extent.get(0) : 1};
+        return submit(what, deps, FenceScope.SYSTEM, null, r, grid, new int[] {workgroupSize, 1, 1}, 0,
+                kernel.kernelObject(), new NativeArgs(kernel, args));
+    }
+
+    /** A Java kernel on a provided agent (a CUDA GPU), whose queues run only its own native kernels. */
+    private CompletionFuture javaKernelRefused(Object what) {
+        return CompletionFuture.failed(amp, what, new HsaException(HsaStatus.INVALID_AGENT, accelerator.description()
+                + " runs native kernels only (parallelForEach(NativeKernel, ...)); Java kernels run on the "
+                + "runtime's own agents"));
+    }
+
+    /** A native dispatch's kernel and kernarg writer. */
+    private record NativeArgs(NativeKernel kernel, KernargWriter writer) {
+        /** Allocates the kernarg segment from the runtime's kernarg pool (zeroed) and lets the writer fill it. */
+        long allocate(HsaRuntime rt) {
+            long bytes = Math.max(16, (kernel.kernargSegmentSize() + 15) & ~15L);
+            long address = rt.kernargPool().allocate(bytes);
+            try {
+                MemorySegment s = rt.svm().segment(address, bytes);
+                s.fill((byte) 0);
+                writer.write(s);
+                return address;
+            } catch (RuntimeException e) {
+                rt.kernargPool().free(address);
+                throw e;
+            }
+        }
+    }
+
+    /** The kernarg segment of a native dispatch, freed when its future retires (the kernel has run by then). */
+    record NativeKernarg(HsaRuntime runtime, long address) implements Runnable {
+        @Override
+        public void run() {
+            if (!runtime.isClosed()) {
+                runtime.kernargPool().free(address);
+            }
+        }
     }
 
     // ---- markers ----------------------------------------------------------------------------------
@@ -359,6 +452,18 @@ public final class AcceleratorView implements AutoCloseable {
 
     private CompletionFuture submit(Object what, CompletionFuture[] deps, FenceScope markerRelease, Launch launch,
                                     int dims, int[] grid, int[] wg, int groupBytes, long kernelObject) {
+        return submit(what, deps, markerRelease, launch, dims, grid, wg, groupBytes, kernelObject, null);
+    }
+
+    /**
+     * Writes the packets of one call: barrier-AND packets for {@code deps} (or a marker), then the
+     * dispatch of {@code launch} (a Java kernel, kernarg in the launch table) or of a native kernel
+     * when {@code nativeArgs} is given (kernarg: a segment of its own from the kernarg pool, written
+     * by it and freed when the future retires).
+     */
+    private CompletionFuture submit(Object what, CompletionFuture[] deps, FenceScope markerRelease, Launch launch,
+                                    int dims, int[] grid, int[] wg, int groupBytes, long kernelObject,
+                                    NativeArgs nativeArgs) {
         CompletionFuture future = CompletionFuture.pending(amp, what);
         synchronized (lock) {
             if (closed) {
@@ -369,11 +474,26 @@ public final class AcceleratorView implements AutoCloseable {
                 replaceQueue();
             }
             long[] handles = new long[deps.length];
-            if (deps.length > 0) {
-                future.hold(dependencyHandles(deps, handles));
+            Object[] held = deps.length > 0 ? dependencyHandles(deps, handles) : null;
+            boolean dispatch = launch != null || nativeArgs != null;
+            long nativeKernarg = 0;
+            if (nativeArgs != null) {
+                try {
+                    nativeKernarg = nativeArgs.allocate(amp.runtime());
+                } catch (RuntimeException e) {
+                    future.hold(held);
+                    future.failUnsubmitted(e instanceof HsaException h ? h : new HsaException(HsaStatus.INVALID_ARGUMENT,
+                            "the kernarg writer of " + nativeArgs.kernel.name() + " failed: " + e, e));
+                    return future;
+                }
+                held = held == null ? new Object[1] : Arrays.copyOf(held, held.length + 1);
+                held[held.length - 1] = new NativeKernarg(amp.runtime(), nativeKernarg);
             }
-            int markers = launch == null ? Math.max(1, (handles.length + 4) / 5) : (handles.length + 4) / 5;
-            int packets = markers + (launch != null ? 1 : 0);
+            if (held != null) {
+                future.hold(held);
+            }
+            int markers = !dispatch ? Math.max(1, (handles.length + 4) / 5) : (handles.length + 4) / 5;
+            int packets = markers + (dispatch ? 1 : 0);
             int slot = -1;
             if (launch != null) {
                 slot = claimSlot(launch);
@@ -402,7 +522,7 @@ public final class AcceleratorView implements AutoCloseable {
                     p.depSignal(i, d < handles.length ? handles[d] : 0);
                 }
                 ring.set(ValueLayout.JAVA_LONG, at + BarrierPacket.RESERVED2, 0L);
-                boolean lastPacket = launch == null && m == markers - 1;
+                boolean lastPacket = !dispatch && m == markers - 1;
                 p.completionSignal(lastPacket ? handle : 0);
                 p.publish(PacketHeader.of(PacketType.BARRIER_AND, true, FenceScope.NONE,
                         lastPacket ? markerRelease : FenceScope.NONE));
@@ -422,6 +542,19 @@ public final class AcceleratorView implements AutoCloseable {
                         .groupSegmentSize(groupBytes)
                         .kernelObject(kernelObject)
                         .kernargAddress(kernargAddress + k)
+                        .completionSignal(handle);
+                p.publish(KERNEL_HEADER, dims);
+            } else if (nativeArgs != null) {
+                long at = q.slotOffset(first + markers);
+                KernelDispatchPacket p = kernelFlyweight.wrap(ring, at);
+                ring.set(ValueLayout.JAVA_SHORT, at + KernelDispatchPacket.RESERVED0, (short) 0);
+                ring.set(ValueLayout.JAVA_LONG, at + KernelDispatchPacket.RESERVED2, 0L);
+                p.workgroupSize(wg[0], wg[1], wg[2])
+                        .gridSize(grid[0], grid[1], grid[2])
+                        .privateSegmentSize(0)
+                        .groupSegmentSize(groupBytes)
+                        .kernelObject(kernelObject)
+                        .kernargAddress(nativeKernarg)
                         .completionSignal(handle);
                 p.publish(KERNEL_HEADER, dims);
             }

@@ -6,8 +6,10 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.hsa4j.agent.Agent;
+import org.hsa4j.agent.AgentFeature;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.HsaStatus;
@@ -29,6 +31,8 @@ import org.hsa4j.signal.WaitState;
 public final class Amp implements AutoCloseable {
     private final HsaRuntime runtime;
     private final List<Accelerator> accelerators;
+    /** Accelerators of provided agents (CUDA GPUs), made on first {@link #accelerator(Agent)}. */
+    private final List<Accelerator> provided = new CopyOnWriteArrayList<>();
     private final Trampolines trampolines;
     private final FutureSignals signals;
     private final ContinuationExecutor continuations = new ContinuationExecutor("hsa4j-amp-continuations");
@@ -65,6 +69,38 @@ public final class Amp implements AutoCloseable {
     /** One accelerator per GPU agent ({@code accelerator::get_all}). */
     public List<Accelerator> accelerators() {
         return accelerators;
+    }
+
+    /**
+     * The accelerator of {@code agent}: one of {@link #accelerators()}, or, for a provided kernel agent
+     * of the runtime (a CUDA GPU from {@code HsaRuntime.init()}), one made on first use whose views run
+     * native kernels ({@link AcceleratorView#parallelForEach(org.hsa4j.kernel.NativeKernel, Extent, int,
+     * org.hsa4j.kernel.KernargWriter)}) and markers; closed with the layer.
+     *
+     * @throws HsaException INVALID_AGENT for an agent of another runtime or one without kernel dispatch
+     */
+    public synchronized Accelerator accelerator(Agent agent) {
+        Objects.requireNonNull(agent, "agent");
+        for (Accelerator a : accelerators) {
+            if (a.agent() == agent) {
+                return a;
+            }
+        }
+        for (Accelerator a : provided) {
+            if (a.agent() == agent) {
+                return a;
+            }
+        }
+        if (!runtime.providedAgents().contains(agent)
+                || !agent.hasFeature(AgentFeature.KERNEL_DISPATCH)) {
+            throw new HsaException(HsaStatus.INVALID_AGENT, agent.name() + " is not a kernel agent of this runtime");
+        }
+        if (closed) {
+            throw new HsaException(HsaStatus.NOT_INITIALIZED, "the C++AMP layer has been closed");
+        }
+        Accelerator a = new Accelerator(this, agent);
+        provided.add(a);
+        return a;
     }
 
     /**
@@ -203,9 +239,11 @@ public final class Amp implements AutoCloseable {
             }
             closed = true;
         }
-        for (Accelerator a : accelerators) {
-            for (AcceleratorView v : a.views()) {
-                v.closeNow();
+        for (List<Accelerator> list : List.of(accelerators, provided)) {
+            for (Accelerator a : list) {
+                for (AcceleratorView v : a.views()) {
+                    v.closeNow();
+                }
             }
         }
         continuations.close();

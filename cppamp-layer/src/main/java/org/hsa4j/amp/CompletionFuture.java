@@ -612,8 +612,8 @@ public final class CompletionFuture implements CompletionStage<Void>, Future<Voi
     }
 
     /**
-     * Releases {@code things} at completion: retained dependency futures, and stand-in signals;
-     * called before publishing.
+     * Releases {@code things} at completion: retained dependency futures, stand-in signals, and
+     * runnables run once (a native dispatch's kernarg segment); called before publishing.
      */
     void hold(Object[] things) {
         held = things;
@@ -668,6 +668,8 @@ public final class CompletionFuture implements CompletionStage<Void>, Future<Voi
                     d.release();
                 } else if (o instanceof FutureSignals.Slot standIn) {
                     amp.signals().recycle(standIn);
+                } else if (o instanceof Runnable onRetire) {
+                    onRetire.run();   // e.g. a native dispatch's kernarg segment
                 }
             }
         }

@@ -5,10 +5,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.hsa4j.amp.Amp;
+import org.hsa4j.cuda.CudaAgent;
 import org.hsa4j.cuda.CudaPlatform;
 import org.hsa4j.cuda.CudaReport;
+import org.hsa4j.cuda.CudaSeeds;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
+import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.runtime.SystemReport;
 
 /** The command behind {@code ./hsa4j info}, {@code ./hsa4j run NAME|all} and {@code ./hsa4j soak}. */
@@ -17,6 +21,25 @@ public final class Hsa4jMain {
     static final List<Example> EXAMPLES = List.of(new HsaDispatch(), new Sync1Way(), new Sync2Way(), new PingPong(),
             new AtomicInt(), new VectorAddSvm(), new AsyncChain(), new SyscallExample(), new Fibonacci(),
             new BinaryTreeInsert(), new MallocBench(), new HeatPde(), new ManagedMemory(), new FpAtomicsTable());
+
+    /**
+     * The examples with a CUDA version (issue 18 part 7), by example name: the seed of {@link CudaSeeds}
+     * that runs it, or {@link #CUDA_ASYNC_CHAIN} for the cross-agent chain of {@link CudaAsyncChain}.
+     */
+    static final Map<String, String> CUDA_VERSIONS = Map.of("sync_1way", "sync_1way", "sync_2way", "sync_2way",
+            "pingpong", "pingpong", "atomic_int", "atomic_int", "vector_add_svm", "vector_add", "async_chain",
+            "async_chain", "managed_memory", "managed_memory");
+    private static final String CUDA_ASYNC_CHAIN = "async_chain";
+
+    /** {@code run --agent}: where the examples with a CUDA version run. */
+    enum AgentChoice {
+        /** On the CUDA agent when one is present, else on the CPU pool (the default). */
+        AUTO,
+        /** On the CUDA agent; without one, status 2 saying why. */
+        GPU,
+        /** On the CPU pool. */
+        CPU
+    }
 
     private Hsa4jMain() {
     }
@@ -54,6 +77,9 @@ public final class Hsa4jMain {
                         return 0;
                     }
                     SystemReport.write(rt, out);
+                    for (String note : rt.providerNotes()) {
+                        out.println("Agent provider " + note);
+                    }
                 }
                 // CUDA devices (HSA4J_CUDA=required without one is one line and status 2, as any bad setting)
                 CudaReport.write(CudaPlatform.discover(), out);
@@ -69,8 +95,18 @@ public final class Hsa4jMain {
                 if (args.length < 2) {
                     return usage(err);
                 }
-                boolean small = args.length > 2 && args[2].equals("--small");
-                return runExamples(args[1], small, out, err);
+                boolean small = false;
+                AgentChoice agent = AgentChoice.AUTO;
+                for (int i = 2; i < args.length; i++) {
+                    if (args[i].equals("--small")) {
+                        small = true;
+                    } else if (args[i].equals("--agent") && i + 1 < args.length) {
+                        agent = parseAgent(args[++i]);
+                    } else {
+                        return usage(err);
+                    }
+                }
+                return runExamples(args[1], small, agent, out, err);
             }
             case "soak" -> {
                 return Soak.run(args, out, err);
@@ -82,7 +118,17 @@ public final class Hsa4jMain {
         }
     }
 
-    private static int runExamples(String which, boolean small, PrintStream out, PrintStream err) {
+    private static AgentChoice parseAgent(String value) {
+        return switch (value) {
+            case "auto" -> AgentChoice.AUTO;
+            case "gpu", "cuda" -> AgentChoice.GPU;
+            case "cpu" -> AgentChoice.CPU;
+            default -> throw new HsaException(HsaStatus.INVALID_ARGUMENT, "--agent " + value
+                    + " is not one of auto, gpu, cpu");
+        };
+    }
+
+    private static int runExamples(String which, boolean small, AgentChoice agent, PrintStream out, PrintStream err) {
         Map<String, Example> byName = new LinkedHashMap<>();
         for (Example e : EXAMPLES) {
             byName.put(e.name(), e);
@@ -96,11 +142,29 @@ public final class Hsa4jMain {
             err.println("no example named " + which + "; known: " + String.join(", ", byName.keySet()));
             return 2;
         }
+        // where the examples with a CUDA version run: asked once (HSA4J_CUDA=required without a device
+        // is one line and status 2, as any bad setting)
+        String noGpu = agent == AgentChoice.CPU ? "--agent cpu" : null;
+        if (noGpu == null) {
+            CudaPlatform p = CudaPlatform.discover();
+            noGpu = p.available() ? null : "no CUDA: " + p.reason();
+        }
+        if (agent == AgentChoice.GPU && noGpu != null) {
+            err.println("hsa4j: --agent gpu, but there is no CUDA agent (" + noGpu + ")");
+            return 2;
+        }
         int failed = 0;
         long start = System.nanoTime();
         for (Example e : chosen) {
             try {
-                e.run(out, small);
+                String cuda = CUDA_VERSIONS.get(e.name());
+                if (cuda != null && noGpu == null) {
+                    runOnCuda(e.name(), cuda, small, out);
+                } else {
+                    out.println("== " + e.name() + " on the CPU pool (" + (cuda == null ? "no CUDA version"
+                            : noGpu) + ")");
+                    e.run(out, small);
+                }
             } catch (Throwable t) {
                 failed++;
                 err.println(e.name() + ": FAILED: " + t);
@@ -111,8 +175,27 @@ public final class Hsa4jMain {
         return failed == 0 ? 0 : 1;
     }
 
+    /** Runs example {@code name}'s CUDA version on the first agent HsaRuntime.init() registered, saying which. */
+    private static void runOnCuda(String name, String version, boolean small, PrintStream out) {
+        try (HsaRuntime rt = HsaRuntime.init()) {
+            List<CudaAgent> gpus = CudaAgent.in(rt);
+            if (gpus.isEmpty()) {
+                throw new AssertionError(name + ": the CUDA agent went away: " + rt.providerNotes());
+            }
+            CudaAgent gpu = gpus.get(0);
+            out.println("== " + name + " on " + gpu.name() + " (CUDA agent " + gpu.hsaAgent().index() + ")");
+            if (version.equals(CUDA_ASYNC_CHAIN)) {
+                try (Amp amp = Amp.on(rt)) {
+                    CudaAsyncChain.run(amp, gpu, 1 << 16, small ? 20 : 300, out);
+                }
+            } else if (!CudaSeeds.run(version, gpu, out)) {
+                throw new AssertionError(name + ": the CUDA version's check failed (see above)");
+            }
+        }
+    }
+
     private static int usage(PrintStream err) {
-        err.println("usage: hsa4j info [--json] | list | run NAME|all [--small] | soak [--minutes M | --seconds S] [--threads N] [--seed S]");
+        err.println("usage: hsa4j info [--json] | list | run NAME|all [--small] [--agent auto|gpu|cpu] | soak [--minutes M | --seconds S] [--threads N] [--seed S]");
         return 2;
     }
 }

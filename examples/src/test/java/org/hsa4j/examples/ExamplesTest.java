@@ -50,4 +50,60 @@ class ExamplesTest {
         assertEquals(2, Hsa4jMain.run(new String[] {"run", "no_such_example"},
                 new PrintStream(new ByteArrayOutputStream()), new PrintStream(new ByteArrayOutputStream())));
     }
+
+    /** Why the examples cannot run on a CUDA agent here, or null when one is present. */
+    private static String noCuda() {
+        org.hsa4j.cuda.CudaPlatform p = org.hsa4j.cuda.CudaPlatform.discover();
+        return p.available() ? null : p.reason();
+    }
+
+    @Test
+    void shouldRunAnExampleWithACudaVersionOnTheCudaAgentWhenThereIsOneAndSaySo() {
+        String out = runMain("run", "sync_1way", "--small");
+        if (noCuda() == null) {
+            assertTrue(out.contains("== sync_1way on ") && out.contains("(CUDA agent "), out);
+        } else {
+            assertTrue(out.contains("== sync_1way on the CPU pool (no CUDA: "), out);
+        }
+        assertTrue(out.contains("1 passed, 0 failed"), out);
+    }
+
+    @Test
+    void shouldRunOnTheCpuPoolWhenAskedAndSaySo() {
+        String out = runMain("run", "atomic_int", "--small", "--agent", "cpu");
+        assertTrue(out.contains("== atomic_int on the CPU pool (--agent cpu)") && out.contains("1 passed, 0 failed"), out);
+    }
+
+    @Test
+    void shouldSayThatAnExampleWithoutACudaVersionRunsOnTheCpuPool() {
+        String out = runMain("run", "fibonacci", "--small", "--agent", "auto");
+        assertTrue(out.contains("== fibonacci on the CPU pool (no CUDA version)"), out);
+    }
+
+    @Test
+    void shouldRefuseAgentGpuWithoutACudaAgentSayingWhy() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(noCuda() != null, "a CUDA agent is present");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertEquals(2, Hsa4jMain.run(new String[] {"run", "sync_1way", "--agent", "gpu"},
+                new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8)));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--agent gpu, but there is no CUDA agent (no CUDA: "),
+                err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void shouldRefuseAnUnknownAgentChoice() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertEquals(2, Hsa4jMain.run(new String[] {"run", "sync_1way", "--agent", "tpu"},
+                new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8)));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("INVALID_ARGUMENT"), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void shouldChainCudaAndJavaKernelsAcrossAgentsOnTheGpu() {
+        String why = noCuda();
+        org.junit.jupiter.api.Assumptions.assumeTrue(why == null, () -> "no CUDA device: " + why);
+        String out = runMain("run", "async_chain", "--small", "--agent", "gpu");
+        assertTrue(out.contains("(CUDA agent ") && out.contains("every c[i] = 2i + 1") && out.contains("1 passed, 0 failed"),
+                out);
+    }
 }

@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.hsa4j.agent.Agent;
+import org.hsa4j.agent.QueueBackend;
 import org.hsa4j.cuda.driver.CudaDriver;
 import org.hsa4j.cuda.driver.Nvrtc;
 import org.hsa4j.memory.Allocation;
@@ -41,9 +42,12 @@ import org.hsa4j.signal.SignalDescriptor;
  * and ring in SVM, a doorbell signal from the runtime's signal manager, written by the same host
  * code as for a CPU-pool agent. Completion and dependency signals are the runtime's signals, so a
  * barrier on this agent can wait for a signal that the host, a CPU agent or another GPU completes.
- * A queue needs an {@link Agent} as its owner; hsa-runtime's agents are CPU-pool agents, so this
- * agent makes one with the GPU's attributes that is never started (no compute unit threads) and
- * only serves as the queues' owner: {@link #hsaAgent()}.
+ * A queue needs an {@link Agent} as its owner: this agent makes a <i>provided</i> one with the GPU's
+ * attributes ({@link Agent#provided}, never started: no compute unit threads) whose queues this
+ * agent serves as its {@link QueueBackend}: {@link #hsaAgent()}. So {@code hsaAgent().createQueue}
+ * and {@link #createQueue} are the same call. With hsa-cuda on the class path, {@code HsaRuntime.init()}
+ * lists each device's provided agent after its own ({@link CudaAgentProvider}); {@link #of} and
+ * {@link #in} find the CUDA agent behind them, and closing the runtime closes it.
  *
  * <p><b>What is its own.</b> The CUDA context ({@link CudaContext}), code objects ({@link CudaModule},
  * kernel objects are handles into {@link #kernelObject}), memory ({@link CudaBuffer}: device,
@@ -59,7 +63,7 @@ import org.hsa4j.signal.SignalDescriptor;
  * EXCEPTION on its error callback, the context is recreated ({@link CudaContext#recover}), the other
  * queues that had work in the dead context go to the error state too, and new queues work.
  */
-public final class CudaAgent implements AutoCloseable {
+public final class CudaAgent implements AutoCloseable, QueueBackend {
     /** Kernel object handles: a tag in the high bits, so a CPU agent's handle is never taken for one. */
     private static final long KERNEL_OBJECT_TAG = 0xC0DA_0000_0000_0000L;
     private static final AtomicLong QUEUE_IDS = new AtomicLong(1L << 40);
@@ -86,15 +90,15 @@ public final class CudaAgent implements AutoCloseable {
     private volatile HsaException lost;
     private volatile boolean closed;
 
-    private CudaAgent(HsaRuntime runtime, CudaPlatform platform, CudaDeviceInfo info) {
+    private CudaAgent(HsaRuntime runtime, CudaPlatform platform, CudaDeviceInfo info, int index) {
         this.runtime = runtime;
         this.platform = platform;
         this.info = info;
         this.context = new CudaContext(platform.driver(), info.ordinal());
         this.limits = PacketTranslation.Limits.of(info);
         this.svmRegistrar = new CudaSvmRegistrar(context);
-        this.hsaAgent = new Agent(runtime.agents().size() + info.ordinal(), info.agentProperties(), runtime.memory(),
-                runtime.signals(), runtime.systemPool(), List.of(), runtime::timestamp);
+        this.hsaAgent = Agent.provided(index, info.agentProperties(), runtime.memory(), runtime.signals(),
+                runtime.systemPool(), List.of(), runtime::timestamp, this);
     }
 
     /**
@@ -103,14 +107,39 @@ public final class CudaAgent implements AutoCloseable {
      * @throws HsaException INVALID_AGENT when the platform has no such device
      */
     public static CudaAgent open(HsaRuntime runtime, CudaPlatform platform, int ordinal) {
+        return open(runtime, platform, ordinal, runtime.agents().size() + ordinal);
+    }
+
+    /** As {@link #open(HsaRuntime, CudaPlatform, int)}, with the provided agent's index (its bit in access masks). */
+    static CudaAgent open(HsaRuntime runtime, CudaPlatform platform, int ordinal, int index) {
         Objects.requireNonNull(runtime, "runtime");
         if (ordinal < 0 || ordinal >= platform.devices().size()) {
             throw new HsaException(HsaStatus.INVALID_AGENT, "no CUDA device " + ordinal + " ("
                     + (platform.available() ? platform.devices().size() + " devices" : "no CUDA: " + platform.reason()) + ")");
         }
-        CudaAgent agent = new CudaAgent(runtime, platform, platform.devices().get(ordinal));
+        CudaAgent agent = new CudaAgent(runtime, platform, platform.devices().get(ordinal), index);
         agent.registerSvm();
         return agent;
+    }
+
+    /**
+     * The CUDA agent behind {@code agent}, one of {@code HsaRuntime.agents()}.
+     *
+     * @throws HsaException INVALID_AGENT when {@code agent} is not a CUDA agent
+     */
+    public static CudaAgent of(Agent agent) {
+        Objects.requireNonNull(agent, "agent");
+        return agent.backend(CudaAgent.class).orElseThrow(() -> new HsaException(HsaStatus.INVALID_AGENT,
+                agent.name() + " is not a CUDA agent"));
+    }
+
+    /** The CUDA agents {@code runtime} lists (registered by {@code HsaRuntime.init()}), by device ordinal. */
+    public static List<CudaAgent> in(HsaRuntime runtime) {
+        List<CudaAgent> found = new ArrayList<>();
+        for (Agent a : runtime.providedAgents()) {
+            a.backend(CudaAgent.class).ifPresent(found::add);
+        }
+        return found;
     }
 
     /** The device's attributes. */
@@ -398,6 +427,7 @@ public final class CudaAgent implements AutoCloseable {
      *
      * @throws HsaException INVALID_ARGUMENT for a bad size, OUT_OF_RESOURCES past the queue limit
      */
+    @Override
     public Queue createQueue(int size, QueueType type, QueueErrorCallback errorCallback) {
         Objects.requireNonNull(type, "type");
         checkOpen();
@@ -452,6 +482,7 @@ public final class CudaAgent implements AutoCloseable {
     }
 
     /** Number of live queues. */
+    @Override
     public int queueCount() {
         return processors.size();
     }
@@ -501,6 +532,16 @@ public final class CudaAgent implements AutoCloseable {
     private void checkOpen() {
         if (closed) {
             throw new HsaException(HsaStatus.NOT_INITIALIZED, name() + " has been closed");
+        }
+    }
+
+    /** The runtime shuts down: {@link #close()}, which is bounded; a CUDA error while closing is not thrown. */
+    @Override
+    public void shutdown(HsaException reason, long timeoutNanos) {
+        try {
+            close();
+        } catch (RuntimeException e) {
+            // the context is gone (a sticky fault, or the driver is shutting down): nothing left to release
         }
     }
 

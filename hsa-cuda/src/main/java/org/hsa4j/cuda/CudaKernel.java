@@ -2,11 +2,14 @@ package org.hsa4j.cuda;
 
 import java.lang.foreign.MemorySegment;
 
+import org.hsa4j.agent.Agent;
+import org.hsa4j.kernel.NativeKernel;
+
 /**
  * A kernel of a {@link CudaModule}: its kernel object handle (what a dispatch packet's
  * {@code kernel_object} holds), kernarg layout, static shared memory and thread limit.
  */
-public final class CudaKernel {
+public final class CudaKernel implements NativeKernel {
     private final CudaModule module;
     private final String symbol;
     private final KernargLayout kernargs;
@@ -29,6 +32,7 @@ public final class CudaKernel {
     }
 
     /** The kernel object handle for {@code KernelDispatchPacket.kernelObject}. */
+    @Override
     public long kernelObject() {
         return handle;
     }
@@ -43,7 +47,20 @@ public final class CudaKernel {
         return kernargs;
     }
 
+    /** The CUDA agent's runtime agent, whose queues run it. */
+    @Override
+    public Agent agent() {
+        return module.agent().hsaAgent();
+    }
+
+    /** The symbol, for messages. */
+    @Override
+    public String name() {
+        return symbol;
+    }
+
     /** Bytes of the kernarg segment a dispatch must provide. */
+    @Override
     public long kernargSegmentSize() {
         return kernargs.bytes();
     }

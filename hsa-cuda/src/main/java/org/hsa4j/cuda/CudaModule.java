@@ -40,6 +40,11 @@ public final class CudaModule {
     private String infoLog = "";
     private volatile boolean unloaded;
 
+    /** The agent this module is loaded into. */
+    CudaAgent agent() {
+        return agent;
+    }
+
     CudaModule(CudaAgent agent, CudaCodeObject code) {
         this.agent = agent;
         this.code = code;

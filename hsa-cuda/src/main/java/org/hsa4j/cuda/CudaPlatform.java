@@ -65,6 +65,11 @@ public final class CudaPlatform {
         this.nvrtcReason = nvrtcReason;
     }
 
+    /** A platform of {@code devices} with no driver bound (tests of what uses a platform). */
+    static CudaPlatform of(CudaMode mode, List<CudaDeviceInfo> devices) {
+        return new CudaPlatform(mode, null, 0, devices, devices.isEmpty() ? "no device" : null, null, "no NVRTC");
+    }
+
     /** Discovers with {@code HSA4J_CUDA} and the standard library names. */
     public static CudaPlatform discover() {
         return discover(CudaMode.fromEnvironment(), CudaDriver.LIBRARY, Nvrtc.LIBRARY);

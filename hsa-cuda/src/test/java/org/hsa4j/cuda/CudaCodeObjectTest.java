@@ -23,8 +23,28 @@ class CudaCodeObjectTest {
     void theShippedPtxIsPtxWithEveryKernelOfTheCudaSource() {
         CudaCodeObject c = CudaCodeObject.fromResource(KERNELS_PTX);
         assertEquals(CudaCodeObject.Format.PTX, c.format());
+        // the kernels the .cu source defines, in order: the checked-in PTX must be made from this source
+        List<String> inSource = java.util.regex.Pattern.compile("extern \"C\" __global__ void (\\w+)\\(")
+                .matcher(GpuFixture.kernelSource()).results().map(r -> r.group(1)).toList();
         assertEquals(List.of("hsa4j_empty", "hsa4j_vector_add", "hsa4j_mark", "hsa4j_count", "hsa4j_pingpong",
-                "hsa4j_pingpong_serve", "hsa4j_fault", "hsa4j_tree_insert"), c.ptxEntryNames());
+                "hsa4j_pingpong_serve", "hsa4j_fault"), inSource.subList(0, 7));
+        assertEquals(inSource, c.ptxEntryNames());
+    }
+
+    @Test
+    void kernargLayoutOfSync2WayIsThreePointersAnIntAndAnAlignedLong() {
+        KernargLayout l = CudaCodeObject.fromResource(KERNELS_PTX).ptxEntries().get("hsa4j_sync_2way");
+        assertArrayEquals(new long[] {0, 8, 16, 24, 32}, l.offsets());
+        assertEquals(40, l.bytes());
+    }
+
+    @Test
+    void kernargLayoutsOfTheSeedKernelsArePointersThenTheCount() {
+        var entries = CudaCodeObject.fromResource(KERNELS_PTX).ptxEntries();
+        assertArrayEquals(new long[] {0, 8, 16, 24}, entries.get("hsa4j_atomic_int").offsets());
+        assertArrayEquals(new long[] {0, 8}, entries.get("hsa4j_chain_iota").offsets());
+        assertArrayEquals(new long[] {0, 8, 16}, entries.get("hsa4j_chain_add_one").offsets());
+        assertArrayEquals(new long[] {0, 8}, entries.get("hsa4j_twice_plus_one").offsets());
     }
 
     @Test

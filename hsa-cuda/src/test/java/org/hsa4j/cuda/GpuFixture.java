@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.hsa4j.packet.FenceScope;
@@ -28,7 +29,9 @@ final class GpuFixture implements AutoCloseable {
 
     GpuFixture() {
         runtime = HsaRuntime.init();
-        agent = CudaAgent.open(runtime, Gpu.platform(), 0);
+        // the agent HsaRuntime.init() registered; opened here when HSA4J_CUDA=off kept it out
+        List<CudaAgent> registered = CudaAgent.in(runtime);
+        agent = registered.isEmpty() ? CudaAgent.open(runtime, Gpu.platform(), 0) : registered.get(0);
         kernels = agent.load(CudaCodeObject.fromResource(CudaCodeObjectTest.KERNELS_PTX));
     }
 

@@ -2,6 +2,7 @@ package org.hsa4j.agent;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -29,6 +30,11 @@ import org.hsa4j.signal.SignalManager;
  * queues and the compute units (worker threads) that consume them through a
  * {@link PacketProcessor}. A GPU agent runs kernel dispatch packets; the CPU agent runs agent
  * dispatch packets through registered {@link AgentDispatchHandler}s. Both run barrier packets.
+ *
+ * <p>A <i>provided</i> agent ({@link #provided}) is a device the runtime does not emulate (a real
+ * GPU from an {@link org.hsa4j.runtime.AgentProvider}): it has the same attributes and SVM view, but
+ * its compute units are never started and its queues come from its {@link QueueBackend}, chosen
+ * once when it is made.
  */
 public final class Agent {
     private static final AtomicLong QUEUE_IDS = new AtomicLong();
@@ -41,6 +47,8 @@ public final class Agent {
     private final List<MemoryPool> pools;
     private final Svm svm;
     private final PacketProcessor processor;
+    /** Serves this agent's queues: its compute units ({@link OwnQueues}) or a provider's backend. */
+    private final QueueBackend queues;
     private final Map<Integer, AgentDispatchHandler> handlers = new ConcurrentHashMap<>();
     private volatile boolean closed;
     /** How long inactivating or destroying a queue waits for its aborted dispatches to unwind. */
@@ -52,9 +60,26 @@ public final class Agent {
         this(index, properties, memory, signals, queuePool, pools, clock, null);
     }
 
+    /**
+     * A provided agent: a device whose queues {@code backend} serves (module hsa-cuda's GPUs). Its
+     * compute units are never started; {@link #shutdown} shuts the backend down.
+     */
+    public static Agent provided(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
+                                 MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock,
+                                 QueueBackend backend) {
+        HsaException.requireNonNull(backend, "backend");
+        return new Agent(index, properties, memory, signals, queuePool, pools, clock, null, backend);
+    }
+
     /** Built by the runtime while it makes the topology; {@code coherence} is fidelity mode's model, or null. */
     public Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
                  MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, CoherenceModel coherence) {
+        this(index, properties, memory, signals, queuePool, pools, clock, coherence, null);
+    }
+
+    private Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
+                  MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, CoherenceModel coherence,
+                  QueueBackend backend) {
         this.index = index;
         this.properties = properties;
         this.memory = memory;
@@ -63,6 +88,35 @@ public final class Agent {
         this.pools = List.copyOf(pools);
         this.svm = new Svm(memory.addressSpace(), index, properties.name(), coherence, memory.fpAtomicPolicy());
         this.processor = new PacketProcessor(this, memory, signals, svm, clock);
+        this.queues = backend != null ? backend : new OwnQueues();
+    }
+
+    /** The runtime's own agents' queues: consumed by this agent's compute units. */
+    private final class OwnQueues implements QueueBackend {
+        @Override
+        public Queue createQueue(int size, QueueType type, QueueErrorCallback errorCallback) {
+            return createOwnQueue(size, type, errorCallback);
+        }
+
+        @Override
+        public int queueCount() {
+            return processor.queueCount();
+        }
+
+        @Override
+        public void shutdown(HsaException reason, long timeoutNanos) {
+            processor.shutdown(reason, timeoutNanos);
+        }
+    }
+
+    /** True for a provided agent ({@link #provided}): a device the runtime does not emulate. */
+    public boolean isProvided() {
+        return !(queues instanceof OwnQueues);
+    }
+
+    /** The backend of a provided agent when it is a {@code type} (e.g. hsa-cuda's CudaAgent), else empty. */
+    public <T> Optional<T> backend(Class<T> type) {
+        return type.isInstance(queues) ? Optional.of(type.cast(queues)) : Optional.empty();
     }
 
     /** Starts the compute units; called once by the runtime. */
@@ -72,6 +126,9 @@ public final class Agent {
 
     /** Starts the compute units, aborting a dispatch that runs longer than {@code kernelTimeLimitNanos} (0: no limit). */
     public void start(long kernelTimeLimitNanos) {
+        if (isProvided()) {
+            return;   // its backend serves its queues
+        }
         processor.start(properties.computeUnits(), properties.groupSegmentMax(), "hsa4j-" + properties.name(),
                 kernelTimeLimitNanos);
     }
@@ -173,7 +230,7 @@ public final class Agent {
 
     /** Number of live queues. */
     public int queueCount() {
-        return processor.queueCount();
+        return queues.queueCount();
     }
 
     /** Number of completed scans of this agent's packet processor over its queues (diagnostics, tests). */
@@ -199,6 +256,10 @@ public final class Agent {
      * @throws HsaException INVALID_ARGUMENT for a bad size or a null type, OUT_OF_RESOURCES past {@link #queuesMax()}
      */
     public Queue createQueue(int size, QueueType type, QueueErrorCallback errorCallback) {
+        return queues.createQueue(size, type, errorCallback);
+    }
+
+    private Queue createOwnQueue(int size, QueueType type, QueueErrorCallback errorCallback) {
         HsaException.requireNonNull(type, "type");
         checkOpen();
         if (size < 1 || size > properties.queueMaxSize() || Integer.bitCount(size) != 1) {
@@ -283,7 +344,7 @@ public final class Agent {
     /** Stops the compute units within {@code timeoutNanos}; queued and launched work fails with {@code reason}. */
     public void shutdown(HsaException reason, long timeoutNanos) {
         closed = true;
-        processor.shutdown(reason, timeoutNanos);
+        queues.shutdown(reason, timeoutNanos);
     }
 
     private void checkOpen() {

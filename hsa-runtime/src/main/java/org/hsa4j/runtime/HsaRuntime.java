@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
 import java.util.Set;
 
 import org.hsa4j.agent.Agent;
@@ -42,7 +44,9 @@ import org.hsa4j.signal.SignalManager;
  * virtual memory with its pools, signals, executables, and ROCR/HIP-style memory entry points.
  *
  * <p>Agent 0 is the CPU agent (the host: it consumes agent dispatch packets); agents 1..n are GPU
- * agents whose compute units are worker threads. Each runtime is independent; closing it stops
+ * agents whose compute units are worker threads. {@link #init()} then asks each installed
+ * {@link AgentProvider} (hsa-cuda's NVIDIA GPUs, when that module is on the class path) for agents of
+ * its own, listed after those. Each runtime is independent; closing it stops
  * its threads, fails every signal still awaited (so no wait outlives it) and frees its memory.
  *
  * <pre>{@code
@@ -62,7 +66,9 @@ public final class HsaRuntime implements AutoCloseable {
     private final MemoryManager memory;
     private final SignalManager signals;
     private final AsyncHandlerService asyncHandlers = new AsyncHandlerService();
-    private final List<Agent> agents;
+    /** Every agent, CPU first; written only while the runtime is built (providers see the own agents). */
+    private List<Agent> agents;
+    private final List<String> providerNotes;
     private final MemoryPool systemFine;
     private final MemoryPool kernargPool;
     /** The fine-grained system pool of real addresses, made on first use; guarded by this. */
@@ -72,7 +78,7 @@ public final class HsaRuntime implements AutoCloseable {
     private final CoherenceModel coherence;
     private volatile boolean closed;
 
-    private HsaRuntime(RuntimeConfig config) {
+    private HsaRuntime(RuntimeConfig config, List<AgentProvider> providers) {
         this.config = config;
         this.memory = new MemoryManager(config.fpAtomics(), config.xnack());
         int gpus = config.gpuAgents();
@@ -118,6 +124,47 @@ public final class HsaRuntime implements AutoCloseable {
         for (Agent a : agents) {
             a.start(config.kernelTimeLimitMillis() * 1_000_000);
         }
+        providerNotes = openProvided(providers, made);
+    }
+
+    /** Adds the agents of {@code providers} after {@code made}; on a provider's error closes the runtime and rethrows. */
+    private List<String> openProvided(List<AgentProvider> providers, List<Agent> made) {
+        List<String> notes = new ArrayList<>();
+        try {
+            for (AgentProvider p : providers) {
+                AgentProvider.Found found = p.open(this, made.size());
+                for (Agent a : found.agents()) {
+                    if (a.index() != made.size() || !a.isProvided()) {
+                        throw new HsaException(HsaStatus.INVALID_AGENT, "agent provider " + p.name() + " made "
+                                + a.name() + " with index " + a.index() + " (not a provided agent at index "
+                                + made.size() + ")");
+                    }
+                    made.add(a);
+                    agents = List.copyOf(made);
+                }
+                notes.add(p.name() + ": " + found.note());
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+        return List.copyOf(notes);
+    }
+
+    /**
+     * The agent providers installed on the class path ({@code META-INF/services/org.hsa4j.runtime.AgentProvider});
+     * one that cannot be loaded is left out.
+     */
+    public static List<AgentProvider> installedProviders() {
+        List<AgentProvider> found = new ArrayList<>();
+        try {
+            for (AgentProvider p : ServiceLoader.load(AgentProvider.class, HsaRuntime.class.getClassLoader())) {
+                found.add(p);
+            }
+        } catch (ServiceConfigurationError e) {
+            // a provider whose class cannot be loaded gives no agents; the runtime's own still work
+        }
+        return found;
     }
 
     /** Compute units that get fidelity mode's caches, by agent index: every GPU agent's, none of the CPU agent's. */
@@ -127,14 +174,30 @@ public final class HsaRuntime implements AutoCloseable {
         return units;
     }
 
-    /** {@code hsa_init} with the defaults overlaid with the environment ({@link RuntimeConfig#fromEnvironment()}). */
+    /**
+     * {@code hsa_init} with the defaults overlaid with the environment ({@link RuntimeConfig#fromEnvironment()}),
+     * and the agents of every {@linkplain #installedProviders() installed provider} after the runtime's own.
+     *
+     * @throws HsaException when a provider cannot give a device its configuration demands (e.g. {@code HSA4J_CUDA=required})
+     */
     public static HsaRuntime init() {
-        return new HsaRuntime(RuntimeConfig.fromEnvironment());
+        return new HsaRuntime(RuntimeConfig.fromEnvironment(), installedProviders());
     }
 
-    /** {@code hsa_init} with an explicit configuration. */
+    /** {@code hsa_init} with an explicit configuration: exactly the agents it describes, no provided ones. */
     public static HsaRuntime init(RuntimeConfig config) {
-        return new HsaRuntime(HsaException.requireNonNull(config, "config"));
+        return new HsaRuntime(HsaException.requireNonNull(config, "config"), List.of());
+    }
+
+    /** {@code hsa_init} with an explicit configuration and the agents of {@code providers} after its own. */
+    public static HsaRuntime init(RuntimeConfig config, List<AgentProvider> providers) {
+        return new HsaRuntime(HsaException.requireNonNull(config, "config"),
+                List.copyOf(HsaException.requireNonNull(providers, "providers")));
+    }
+
+    /** One line per provider consulted by {@link #init()}: what it found, or why it found nothing. */
+    public List<String> providerNotes() {
+        return providerNotes;
     }
 
     /** The configuration this runtime started with. */
@@ -155,7 +218,7 @@ public final class HsaRuntime implements AutoCloseable {
         return System.nanoTime() - origin;
     }
 
-    /** {@code hsa_iterate_agents}: every agent, CPU first. */
+    /** {@code hsa_iterate_agents}: every agent, CPU first, then the runtime's GPU agents, then provided ones. */
     public List<Agent> agents() {
         return agents;
     }
@@ -165,9 +228,14 @@ public final class HsaRuntime implements AutoCloseable {
         return agents.get(0);
     }
 
-    /** The GPU agents. */
+    /** The runtime's own GPU agents (compute-unit pools that run Java kernels); provided agents are not among them. */
     public List<Agent> gpuAgents() {
-        return agents.subList(1, agents.size());
+        return agents.subList(1, 1 + config.gpuAgents());
+    }
+
+    /** The provided agents ({@link AgentProvider}), after the runtime's own in {@link #agents()}. */
+    public List<Agent> providedAgents() {
+        return agents.subList(1 + config.gpuAgents(), agents.size());
     }
 
     /**
@@ -176,7 +244,7 @@ public final class HsaRuntime implements AutoCloseable {
      * @throws HsaException INVALID_AGENT when the topology has none
      */
     public Agent gpuAgent() {
-        if (agents.size() < 2) {
+        if (config.gpuAgents() < 1) {
             throw new HsaException(HsaStatus.INVALID_AGENT, "this runtime has no GPU agent");
         }
         return agents.get(1);
@@ -245,6 +313,10 @@ public final class HsaRuntime implements AutoCloseable {
         checkAgent(gpu);
         if (gpu.deviceType() != DeviceType.GPU) {
             throw new HsaException(HsaStatus.INVALID_AGENT, gpu.name() + " is not a GPU agent");
+        }
+        if (gpu.isProvided()) {
+            throw new HsaException(HsaStatus.INVALID_AGENT, gpu.name() + " is a provided agent: its device memory "
+                    + "comes from its provider (e.g. CudaAgent.allocateDevice)");
         }
         MemoryPool pool = deviceCoarse.get(gpu.index() - 1);
         return memory.allocate(pool, bytes, MemoryPool.ALIGNMENT, MemoryKind.DEVICE, 1L << gpu.index(), gpu.index(),

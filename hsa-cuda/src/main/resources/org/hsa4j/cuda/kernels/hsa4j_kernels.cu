@@ -83,6 +83,69 @@ extern "C" __global__ void hsa4j_fault(int* bad) {
     __threadfence_system();
 }
 
+// ---- the seed programs of issue 18 part 7 (CudaSeeds): sync_2way, atomic_int, vector add (above),
+// ---- async_chain and managed_memory
+
+// sync_2way: work-item i (1..n) waits until the host's *flag says i, moves the single 1 of cells
+// from cell i-1 to cell i, then says so with *ack = i (release); returns when the host writes a
+// negative flag (it gave up), and gives up itself after `spin_limit` polls, writing -1 to *ack, so
+// a lost host cannot hold the GPU
+extern "C" __global__ void hsa4j_sync_2way(int* flag, int* ack, int* cells, int n, long long spin_limit) {
+    int i = (int) (blockIdx.x * blockDim.x + threadIdx.x) + 1;
+    if (i > n) {
+        return;
+    }
+    long long spins = 0;
+    int f;
+    while ((f = load_acquire_sys(flag)) != i) {
+        if (f < 0) {
+            return;
+        }
+        if (++spins > spin_limit) {
+            store_release_sys(ack, -1);
+            return;
+        }
+    }
+    cells[i - 1] = 0;
+    cells[i] = 1;
+    store_release_sys(ack, i);
+}
+
+// atomic_int: a[i] += 1 and b[i] -= 1 with system-scope atomics, then c[i] = a[i] + b[i] with a
+// system-scope release store, for i < n
+extern "C" __global__ void hsa4j_atomic_int(int* a, int* b, int* c, unsigned int n) {
+    unsigned long long i = (unsigned long long) blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        int x = atomicAdd_system(&a[i], 1) + 1;
+        int y = atomicSub_system(&b[i], 1) - 1;
+        store_release_sys(&c[i], x + y);
+    }
+}
+
+// async_chain k1: a[i] = i for i < n
+extern "C" __global__ void hsa4j_chain_iota(int* a, unsigned int n) {
+    unsigned long long i = (unsigned long long) blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        a[i] = (int) i;
+    }
+}
+
+// async_chain k3: c[i] = b[i] + 1 for i < n
+extern "C" __global__ void hsa4j_chain_add_one(const int* b, int* c, unsigned int n) {
+    unsigned long long i = (unsigned long long) blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        c[i] = b[i] + 1;
+    }
+}
+
+// managed_memory: x[i] = 2 * x[i] + 1 for i < n; on memory the device cannot reach it faults
+extern "C" __global__ void hsa4j_twice_plus_one(int* x, unsigned int n) {
+    unsigned long long i = (unsigned long long) blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        x[i] = 2 * x[i] + 1;
+    }
+}
+
 // binary_tree_insert: one node of the tree the GPU and host threads grow together, in
 // real-address SVM (CudaBinaryTree.Node is the host's copy of this layout)
 struct hsa4j_tree_node {
