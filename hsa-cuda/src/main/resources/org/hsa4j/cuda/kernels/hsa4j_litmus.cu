@@ -49,13 +49,19 @@ static __device__ __forceinline__ int ctl_ld(const int* p) {
 //   ctrl: the control block (LitmusLayout): GO at 0, DONE at 32, STOP at 64, FAILED at 96 (ints)
 //   delays[(round % ndelays) * 4 + role]: nanoseconds the role sleeps (__nanosleep) before it runs in that round
 // Thread t of the first gpu_roles * instances threads plays role roles[t / instances] of instance
-// t % instances; every other thread is memory stress on `scratch` (scratch_ints ints) until STOP.
+// t % instances; the other threads of those blocks return at once (in a role's warp they would slow
+// it), and every thread of the blocks after them is memory stress on `scratch` (scratch_ints ints)
+// until STOP.
 // A wait of more than spin_limit polls sets FAILED and returns, so a lost host cannot hold the GPU.
 extern "C" __global__ void hsa4j_litmus(const int* prog, const int* roles, int gpu_roles, int* locs, int stride,
                                         int* regs, int* ctrl, const int* delays, int ndelays, int rounds,
                                         int instances, int* scratch, int scratch_ints, long long spin_limit) {
     unsigned int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= (unsigned int) (gpu_roles * instances)) {
+    unsigned int role_threads = (unsigned int) (gpu_roles * instances);
+    if (t >= role_threads && blockIdx.x * blockDim.x < role_threads) {
+        return;
+    }
+    if (t >= role_threads) {
         // stress: read-modify-write lines of scratch, strided so that every SM touches many lines
         if (scratch_ints <= 0) {
             return;
