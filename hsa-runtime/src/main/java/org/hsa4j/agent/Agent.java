@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
+import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.MemoryKind;
@@ -74,6 +75,11 @@ public final class Agent {
     public void start(long kernelTimeLimitNanos) {
         processor.start(properties.computeUnits(), properties.groupSegmentMax(), "hsa4j-" + properties.name(),
                 kernelTimeLimitNanos);
+    }
+
+    /** The runtime's idle strategy, which this agent's units and queues derive their waits from. */
+    public IdleStrategy idleStrategy() {
+        return signals.idleStrategy();
     }
 
     /** Index of this agent: its bit in access masks. */

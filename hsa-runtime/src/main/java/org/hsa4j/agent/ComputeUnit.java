@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
+import org.hsa4j.idle.Idler;
 import org.hsa4j.kernel.WorkgroupExecutor;
 import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.runtime.HsaException;
@@ -17,7 +18,8 @@ import org.hsa4j.runtime.HsaException;
  * scans first, before it claims anything. A parked unit is woken by
  * {@link PacketProcessor#notifyWork()} (doorbell, dependency signal, queue state change), by a
  * dispatch with a workgroup per unit, or by a {@link HelperPacer} asking for help with a long
- * dispatch, and it also re-checks on a timer that backs off to {@link #MAX_IDLE_PARK_NANOS}, so a
+ * dispatch, and it also re-checks on a timer that backs off to {@link #MAX_IDLE_PARK_NANOS} (the
+ * agent's idle strategy for units, {@link PacketProcessor#unitIdle}), so a
  * doorbell written behind the API is never missed for good while an idle agent costs next to
  * nothing. Once a unit has parked without finding work it is in back-off: it scans the queues once
  * per wake instead of spinning for {@link PacketProcessor#PROCESSOR_SPIN_NANOS}, until it finds
@@ -49,6 +51,8 @@ final class ComputeUnit implements Runnable {
     private volatile boolean parked;
     /** When to wake idle units to help with the work this unit runs. */
     private final HelperPacer pacer;
+    /** This unit's progress through its idle strategy since it last found work, or null while it finds work. */
+    private Idler idler;
     /** True when this unit took the processor role as it completed a packet and must scan next. */
     private boolean roleTaken;
 
@@ -102,10 +106,9 @@ final class ComputeUnit implements Runnable {
 
     @Override
     public void run() {
-        long idlePark = MIN_IDLE_PARK_NANOS;
         while (!processor.isShutdown()) {
             try {
-                idlePark = round(idlePark);
+                round();
             } catch (RuntimeException e) {
                 // packets and kernels fail through their queues; this is a runtime bug, and the unit survives it
                 System.getLogger(ComputeUnit.class.getName()).log(System.Logger.Level.ERROR,
@@ -118,31 +121,35 @@ final class ComputeUnit implements Runnable {
         executor.close();
     }
 
-    /** One round of the loop; returns the next idle park time. */
-    private long round(long idlePark) {
+    /** One round of the loop: run work, or act as processor, or idle one step of {@link PacketProcessor#unitIdle}. */
+    private void round() {
         long epoch = processor.epoch();
         boolean role = roleTaken;
         roleTaken = false;
         if (!role) {
             if (processor.runWork(this)) {
-                return MIN_IDLE_PARK_NANOS;
+                idler = null;
+                return;
             }
             pacer.endRun();
             role = processor.tryAcquireRole();
         }
-        long spin = idlePark > MIN_IDLE_PARK_NANOS || processor.anotherUnitRunning(this) ? 0
-                : PacketProcessor.PROCESSOR_SPIN_NANOS;
+        boolean backingOff = idler != null && idler.parks() > 0;
+        long spin = backingOff || processor.anotherUnitRunning(this) ? 0 : PacketProcessor.PROCESSOR_SPIN_NANOS;
         if (role && processor.actAsProcessor(spin)) {
-            return MIN_IDLE_PARK_NANOS;
+            idler = null;
+            return;
         }
         parked = true;
         if (processor.epoch() != epoch || processor.hasClaimableWork() || processor.hasPublishedWork()
                 || processor.isShutdown()) {
             parked = false;
-            return idlePark;
+            return;
         }
-        LockSupport.parkNanos(processor, idlePark);
+        if (idler == null) {
+            idler = processor.unitIdle.idler().blocker(processor);
+        }
+        idler.idle();
         parked = false;
-        return Math.min(idlePark * 2, MAX_IDLE_PARK_NANOS);
     }
 }

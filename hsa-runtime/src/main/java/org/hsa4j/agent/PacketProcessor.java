@@ -18,6 +18,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
+import org.hsa4j.idle.IdleStrategy;
+import org.hsa4j.idle.Idler;
 import org.hsa4j.kernel.Dispatch;
 import org.hsa4j.kernel.Executable;
 import org.hsa4j.kernel.KernelCode;
@@ -101,8 +103,6 @@ import org.hsa4j.signal.SignalWaiter;
 final class PacketProcessor {
     /** How long the role holder keeps scanning idle queues before it gives up the role. */
     static final long PROCESSOR_SPIN_NANOS = 50_000;
-    /** How long the role holder spins with onSpinWait before it yields between scans (2 cores: the producer may share its core). */
-    static final long PURE_SPIN_NANOS = 2_000;
     /** Most packets launched from one queue before the scan moves on (fairness). */
     static final int BATCH = 64;
     /**
@@ -140,6 +140,12 @@ final class PacketProcessor {
     /** Fidelity mode's caches, or null: packet fences and workgroup ends act on them. */
     private final CoherenceModel coherence;
     private final LongSupplier clock;
+    /** How the role holder idles between scans of idle queues: the runtime's strategy with a {@link #PROCESSOR_SPIN_NANOS} budget. */
+    private final IdleStrategy roleWait;
+    /** How an idle unit parks: at once, backing off from {@link ComputeUnit#MIN_IDLE_PARK_NANOS} to {@link ComputeUnit#MAX_IDLE_PARK_NANOS}. */
+    final IdleStrategy unitIdle;
+    /** How a thread outside the units waits for the role or for aborted work (bounded by a deadline). */
+    private final IdleStrategy roleTakeWait;
     private final AtomicLong epoch = new AtomicLong();
     private final LaunchRing launchRing = new LaunchRing(LaunchRing.CAPACITY);
     final SignalWaiter waiter = s -> notifyWork();
@@ -166,6 +172,11 @@ final class PacketProcessor {
         this.svm = svm;
         this.coherence = svm.coherence();
         this.clock = clock;
+        IdleStrategy idle = agent.idleStrategy();
+        this.roleWait = idle.background().withBusyNanos(PROCESSOR_SPIN_NANOS);
+        this.unitIdle = idle.background().withBusyNanos(0)
+                .withParks(ComputeUnit.MIN_IDLE_PARK_NANOS, ComputeUnit.MAX_IDLE_PARK_NANOS);
+        this.roleTakeWait = idle;
         this.workgroupMaxDim = agent.properties().workgroupMaxDim();
         this.gridMaxDim = agent.properties().gridMaxDim();
     }
@@ -300,11 +311,12 @@ final class PacketProcessor {
 
     /**
      * Acts as packet processor until work is launched (true) or the queues stayed idle for
-     * {@code spinNanos} (false; 0 means one scan). The caller holds the role; this releases it.
-     * After {@link #PURE_SPIN_NANOS} the scans yield between each other.
+     * their {@link #PROCESSOR_SPIN_NANOS} busy budget (false; {@code spinNanos} 0 means one scan).
+     * The caller holds the role; this releases it. Between idle scans it spins, then yields, as
+     * the runtime's idle strategy says.
      */
     boolean actAsProcessor(long spinNanos) {
-        long idleSince = 0;
+        Idler idler = null;
         boolean launched = false;
         try {
             while (!shutdown) {
@@ -317,21 +329,18 @@ final class PacketProcessor {
                     return true;
                 }
                 if (progress) {
-                    idleSince = 0;
+                    idler = null;
                     continue;
                 }
-                long now = System.nanoTime();
-                if (idleSince == 0) {
-                    idleSince = now;
-                }
-                if (now - idleSince >= spinNanos) {
+                if (spinNanos <= 0) {
                     return false;
                 }
-                if (now - idleSince < PURE_SPIN_NANOS) {
-                    Thread.onSpinWait();
-                } else {
-                    Thread.yield();
+                if (idler == null) {
+                    idler = roleWait.idler().blocker(this);
+                } else if (idler.parksNext()) {
+                    return false;
                 }
+                idler.idle();
             }
             return false;
         } finally {
@@ -374,12 +383,13 @@ final class PacketProcessor {
         boolean reentrant = roleHolder == Thread.currentThread();
         boolean held = reentrant;
         long deadline = System.nanoTime() + 5_000_000_000L;
+        Idler idler = roleTakeWait.idler().blocker(this);
         while (!held && !(held = tryAcquireRole())) {
-            if (System.nanoTime() - deadline > 0) {
+            long left = deadline - System.nanoTime();
+            if (left < 0) {
                 break;
             }
-            Thread.onSpinWait();
-            Thread.yield();
+            idler.idle(left);
         }
         try {
             synchronized (this) {
@@ -930,8 +940,10 @@ final class PacketProcessor {
             return;
         }
         long deadline = System.nanoTime() + timeoutNanos;
-        while (slot.inflight.get() > 0 && !shutdown && System.nanoTime() - deadline < 0) {
-            LockSupport.parkNanos(this, 100_000);
+        Idler idler = roleTakeWait.idler().blocker(this);
+        long left;
+        while (slot.inflight.get() > 0 && !shutdown && (left = deadline - System.nanoTime()) > 0) {
+            idler.idle(left);
         }
     }
 
@@ -1034,8 +1046,10 @@ final class PacketProcessor {
         long deadline = System.nanoTime() + timeoutNanos;
         // an error callback may shut the runtime down from the unit that holds the role
         boolean held = roleHolder == Thread.currentThread();
-        while (!held && !(held = tryAcquireRole()) && System.nanoTime() - deadline < 0) {
-            Thread.yield();
+        Idler idler = roleTakeWait.idler().blocker(this);
+        long roleLeft;
+        while (!held && !(held = tryAcquireRole()) && (roleLeft = deadline - System.nanoTime()) > 0) {
+            idler.idle(roleLeft);
         }
         for (QueueSlot q : queues) {
             q.queue.doorbell().removeWaiter(doorbellWaiter);
