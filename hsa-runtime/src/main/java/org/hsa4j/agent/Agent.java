@@ -82,6 +82,11 @@ public final class Agent {
         return signals.idleStrategy();
     }
 
+    /** A snapshot of this agent's scaling counters: packets, wake-ups, role hand-offs, CAS retries, parks. */
+    public AgentCounters counters() {
+        return processor.counters();
+    }
+
     /** Index of this agent: its bit in access masks. */
     public int index() {
         return index;

@@ -49,6 +49,8 @@ final class ComputeUnit implements Runnable {
     volatile Work current;
     @SuppressWarnings("unused")
     private volatile boolean parked;
+    /** The agent's per-unit counters (this unit writes only its own run). */
+    private final UnitCounters counters;
     /** When to wake idle units to help with the work this unit runs. */
     private final HelperPacer pacer;
     /** This unit's progress through its idle strategy since it last found work, or null while it finds work. */
@@ -67,6 +69,7 @@ final class ComputeUnit implements Runnable {
         this.processor = processor;
         this.executor = new WorkgroupExecutor(groupSegmentMax);
         this.pacer = pacer;
+        this.counters = processor != null ? processor.unitCounters : new UnitCounters(id + 1);
     }
 
     /**
@@ -78,7 +81,7 @@ final class ComputeUnit implements Runnable {
      */
     void complete(Work work, HsaException failure, int releaseScope) {
         if (failure == null && !roleTaken) {
-            roleTaken = processor.takeRoleWhenIdle();
+            roleTaken = processor.takeRoleWhenIdle(this);
         }
         processor.complete(work, failure, work.completion, releaseScope);
     }
@@ -93,6 +96,16 @@ final class ComputeUnit implements Runnable {
             work.run(part, this);
             pacer.afterSharedPart(work);
         }
+    }
+
+    /** Counts a repeated claim or failed compare-and-set of this unit (its own thread only). */
+    void countCasRetry() {
+        count(UnitCounters.CAS_RETRIES);
+    }
+
+    /** Counts one event of {@code counter} on this unit's own line (its own thread only). */
+    void count(int counter) {
+        counters.increment(id, counter);
     }
 
     /** Unparks this unit if it is parked; true when it was. */
@@ -132,11 +145,11 @@ final class ComputeUnit implements Runnable {
                 return;
             }
             pacer.endRun();
-            role = processor.tryAcquireRole();
+            role = processor.tryAcquireRole(this);
         }
         boolean backingOff = idler != null && idler.parks() > 0;
         long spin = backingOff || processor.anotherUnitRunning(this) ? 0 : PacketProcessor.PROCESSOR_SPIN_NANOS;
-        if (role && processor.actAsProcessor(spin)) {
+        if (role && processor.actAsProcessor(this, spin)) {
             idler = null;
             return;
         }
@@ -150,6 +163,10 @@ final class ComputeUnit implements Runnable {
             idler = processor.unitIdle.idler().blocker(processor);
         }
         idler.idle();
+        count(UnitCounters.PARKS);
+        if (!parked) {
+            count(UnitCounters.WAKE_UPS); // a waker's compare-and-set cleared the flag before it unparked
+        }
         parked = false;
     }
 }

@@ -119,7 +119,10 @@ final class LaunchRing {
      */
     boolean runOne(ComputeUnit unit) {
         try {
-            while (true) {
+            for (boolean retry = false; ; retry = true) {
+                if (retry) {
+                    unit.countCasRetry();
+                }
                 long head = head();
                 if (head >= tail()) {
                     return false;

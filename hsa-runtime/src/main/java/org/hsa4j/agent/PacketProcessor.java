@@ -152,6 +152,10 @@ final class PacketProcessor {
     private final SignalWaiter doorbellWaiter = s -> notifyDoorbell();
     private volatile QueueSlot[] queues = new QueueSlot[0];
     private ComputeUnit[] units = new ComputeUnit[0];
+    /** Per-unit counters (wake-ups, role hand-offs, CAS retries, parks, packets), sized at start. */
+    UnitCounters unitCounters = new UnitCounters(0);
+    /** The unit holding the role while it scans, so packets are counted on its line (role holder only). */
+    private ComputeUnit scanningUnit;
     /** The watchdog thread (kernel time limit, monitor deadlocks at barriers), or null before start. */
     private Thread watchdog;
     private volatile boolean shutdown;
@@ -182,6 +186,7 @@ final class PacketProcessor {
     }
 
     void start(int computeUnits, int groupSegmentMax, String threadPrefix, long kernelTimeLimitNanos) {
+        unitCounters = new UnitCounters(computeUnits);
         ComputeUnit[] made = new ComputeUnit[computeUnits];
         for (int i = 0; i < computeUnits; i++) {
             made[i] = new ComputeUnit(i, this, groupSegmentMax);
@@ -216,9 +221,28 @@ final class PacketProcessor {
         return false;
     }
 
-    /** Takes the role for the calling unit when no launched work is left to claim; true when taken. */
-    boolean takeRoleWhenIdle() {
-        return launchRing.peekClaimable() == null && tryAcquireRole();
+    /** {@link #tryAcquireRole()} by {@code unit}, counting the hand-off or the failed compare-and-set. */
+    boolean tryAcquireRole(ComputeUnit unit) {
+        if (role != 0) {
+            return false;
+        }
+        if (ROLE.compareAndSet(this, 0, 1)) {
+            roleHolder = Thread.currentThread();
+            unit.count(UnitCounters.ROLE_HANDOFFS);
+            return true;
+        }
+        unit.count(UnitCounters.CAS_RETRIES);
+        return false;
+    }
+
+    /** Takes the role for {@code unit} when no launched work is left to claim; true when taken. */
+    boolean takeRoleWhenIdle(ComputeUnit unit) {
+        return launchRing.peekClaimable() == null && tryAcquireRole(unit);
+    }
+
+    /** A snapshot of the agent's scaling counters. */
+    AgentCounters counters() {
+        return unitCounters.snapshot();
     }
 
     void releaseRole() {
@@ -315,9 +339,10 @@ final class PacketProcessor {
      * The caller holds the role; this releases it. Between idle scans it spins, then yields, as
      * the runtime's idle strategy says.
      */
-    boolean actAsProcessor(long spinNanos) {
+    boolean actAsProcessor(ComputeUnit unit, long spinNanos) {
         Idler idler = null;
         boolean launched = false;
+        scanningUnit = unit;
         try {
             while (!shutdown) {
                 boolean progress = processQueues();
@@ -344,6 +369,7 @@ final class PacketProcessor {
             }
             return false;
         } finally {
+            scanningUnit = null;
             releaseRole();
             if (launched && hasPublishedWork()) {
                 wakeIdle(1);
@@ -531,6 +557,10 @@ final class PacketProcessor {
     }
 
     private void consume(QueueSlot q, long index, long off) {
+        ComputeUnit unit = scanningUnit;
+        if (unit != null) {
+            unit.count(UnitCounters.PACKETS);
+        }
         AqlPacket.storeInvalid(q.ring, off);
         q.readIndex = index + 1;
         q.queue.storeReadIndexScrelease(index + 1);
