@@ -87,6 +87,11 @@ public final class Agent {
         return processor.counters();
     }
 
+    /** This agent's packet processor (tests of the package). */
+    PacketProcessor processor() {
+        return processor;
+    }
+
     /** Index of this agent: its bit in access masks. */
     public int index() {
         return index;

@@ -154,8 +154,11 @@ final class ComputeUnit implements Runnable {
             return;
         }
         parked = true;
-        if (processor.epoch() != epoch || processor.hasClaimableWork() || processor.hasPublishedWork()
-                || processor.isShutdown()) {
+        // published work keeps this unit up only while nobody holds the role: a holder looks for it
+        // itself after it releases the role (before it parks), so the unit that lost the role race
+        // parks instead of looping hot beside a holder that may be waiting for a core
+        if (processor.epoch() != epoch || processor.hasClaimableWork()
+                || (!processor.roleHeld() && processor.hasPublishedWork()) || processor.isShutdown()) {
             parked = false;
             return;
         }

@@ -240,9 +240,19 @@ final class PacketProcessor {
         return launchRing.peekClaimable() == null && tryAcquireRole(unit);
     }
 
+    /** Parks of unit {@code unit} so far (tests). */
+    long parksOf(int unit) {
+        return unitCounters.get(unit, UnitCounters.PARKS);
+    }
+
     /** A snapshot of the agent's scaling counters. */
     AgentCounters counters() {
         return unitCounters.snapshot();
+    }
+
+    /** True while some thread holds the processor role (a volatile read). */
+    boolean roleHeld() {
+        return role != 0;
     }
 
     void releaseRole() {

@@ -56,6 +56,11 @@ final class UnitCounters {
         return s;
     }
 
+    /** Counter {@code counter} of {@code unit} alone (an opaque load). */
+    long get(int unit, int counter) {
+        return (long) COUNT.getOpaque(counts, (unit + 1) * STRIDE + counter);
+    }
+
     /** A snapshot of every counter summed over the units. */
     AgentCounters snapshot() {
         return new AgentCounters(sum(PACKETS), sum(WAKE_UPS), sum(ROLE_HANDOFFS), sum(CAS_RETRIES), sum(PARKS));
