@@ -44,8 +44,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * with {@code -p computeUnits=...} when it is larger. Each configuration is kept short (one fork,
  * three short iterations) so the whole scaling set stays within a few minutes.
  *
- * <p>Auxiliary counters ({@link Counters}): the agent's wake-ups, role hand-offs, CAS retries and
- * parks per packet over each iteration, which say why a configuration scales or does not.
+ * <p>Auxiliary counters ({@link Counters}): the agent's packets, wake-ups, role hand-offs, CAS
+ * retries and parks over the measurement, which say (per packet) why a configuration scales or not.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -83,38 +83,39 @@ public class DispatchScalingBenchmark {
     }
 
     /**
-     * The GPU agent's scaling counters over the iteration, per packet (JMH auxiliary counters):
-     * wake-ups, role hand-offs, CAS retries and parks of its compute units ({@code Agent.counters()}).
+     * The GPU agent's scaling counters over each iteration (JMH auxiliary counters, which JMH sums
+     * over the iterations): packets, and the wake-ups, role hand-offs, CAS retries and parks of its
+     * compute units ({@code Agent.counters()}); divide by {@code packets} for the per-packet figures.
      */
     @State(Scope.Thread)
     @AuxCounters(AuxCounters.Type.EVENTS)
     public static class Counters {
-        /** Parked units unparked by another thread, per packet. */
-        public double wakeUpsPerPacket;
-        /** Times a unit took the processor role, per packet. */
-        public double roleHandoffsPerPacket;
-        /** Failed compare-and-sets and repeated claims, per packet. */
-        public double casRetriesPerPacket;
-        /** Parks of idle units, per packet. */
-        public double parksPerPacket;
+        /** Packets the agent consumed. */
+        public long packets;
+        /** Parked units unparked by another thread. */
+        public long wakeUps;
+        /** Times a unit took the processor role. */
+        public long roleHandoffs;
+        /** Failed compare-and-sets and repeated claims. */
+        public long casRetries;
+        /** Parks of idle units. */
+        public long parks;
         private AgentCounters base;
 
         @Setup(Level.Iteration)
         public void clear(DispatchScalingBenchmark b) {
             base = b.rt.gpuAgent().counters();
-            wakeUpsPerPacket = 0;
-            roleHandoffsPerPacket = 0;
-            casRetriesPerPacket = 0;
-            parksPerPacket = 0;
+            update(base);
         }
 
         /** Sets the figures from the events since the iteration began. */
         void update(AgentCounters now) {
             AgentCounters d = now.minus(base);
-            wakeUpsPerPacket = d.wakeUpsPerPacket();
-            roleHandoffsPerPacket = d.roleHandoffsPerPacket();
-            casRetriesPerPacket = d.casRetriesPerPacket();
-            parksPerPacket = d.parksPerPacket();
+            packets = d.packets();
+            wakeUps = d.wakeUps();
+            roleHandoffs = d.roleHandoffs();
+            casRetries = d.casRetries();
+            parks = d.parks();
         }
     }
 
