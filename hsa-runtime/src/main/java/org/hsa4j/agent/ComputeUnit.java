@@ -30,6 +30,8 @@ final class ComputeUnit implements Runnable {
     static final long MIN_IDLE_PARK_NANOS = 1_000_000;
     /** Longest park of an idle unit between two looks at the queues. */
     static final long MAX_IDLE_PARK_NANOS = 50_000_000;
+    /** Longest park of an idle unit other than unit 0, which alone polls for doorbells written behind the API. */
+    static final long MAX_HELPER_IDLE_PARK_NANOS = 1_000_000_000;
 
     private static final VarHandle PARKED;
 
@@ -163,7 +165,7 @@ final class ComputeUnit implements Runnable {
             return;
         }
         if (idler == null) {
-            idler = processor.unitIdle.idler().blocker(processor);
+            idler = (id == 0 ? processor.unitIdle : processor.helperIdle).idler().blocker(processor);
         }
         idler.idle();
         count(UnitCounters.PARKS);

@@ -144,6 +144,12 @@ final class PacketProcessor {
     private final IdleStrategy roleWait;
     /** How an idle unit parks: at once, backing off from {@link ComputeUnit#MIN_IDLE_PARK_NANOS} to {@link ComputeUnit#MAX_IDLE_PARK_NANOS}. */
     final IdleStrategy unitIdle;
+    /**
+     * How every unit but the first idles: its timer only backs up the wakes ({@link #wakeIdle}, shutdown,
+     * aborts unpark it), so it parks from {@link ComputeUnit#MAX_IDLE_PARK_NANOS} up to {@link ComputeUnit#MAX_HELPER_IDLE_PARK_NANOS}; unit 0 alone
+     * keeps the short timer that finds a doorbell written behind the API, so idle cost does not grow with units.
+     */
+    final IdleStrategy helperIdle;
     /** How a thread outside the units waits for the role or for aborted work (bounded by a deadline). */
     private final IdleStrategy roleTakeWait;
     private final AtomicLong epoch = new AtomicLong();
@@ -180,6 +186,7 @@ final class PacketProcessor {
         this.roleWait = idle.background().withBusyNanos(PROCESSOR_SPIN_NANOS);
         this.unitIdle = idle.background().withBusyNanos(0)
                 .withParks(ComputeUnit.MIN_IDLE_PARK_NANOS, ComputeUnit.MAX_IDLE_PARK_NANOS);
+        this.helperIdle = unitIdle.withParks(ComputeUnit.MAX_IDLE_PARK_NANOS, ComputeUnit.MAX_HELPER_IDLE_PARK_NANOS);
         this.roleTakeWait = idle;
         this.workgroupMaxDim = agent.properties().workgroupMaxDim();
         this.gridMaxDim = agent.properties().gridMaxDim();
