@@ -6,6 +6,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.idle.Idler;
 import org.hsa4j.kernel.WorkgroupExecutor;
+import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.runtime.HsaException;
 
@@ -46,9 +47,10 @@ final class ComputeUnit implements Runnable {
     final int id;
     final WorkgroupExecutor executor;
     private final PacketProcessor processor;
-    ComputeUnitThread thread;
+    /** This unit's thread, made by {@link #bindThread}. */
+    private ComputeUnitThread thread;
     /** The work this unit is claiming or running, so a shutdown can fail its completion signal. */
-    volatile Work current;
+    private volatile Work current;
     @SuppressWarnings("unused")
     private volatile boolean parked;
     /** The agent's per-unit counters (this unit writes only its own run). */
@@ -98,6 +100,26 @@ final class ComputeUnit implements Runnable {
             work.run(part, this);
             pacer.afterSharedPart(work);
         }
+    }
+
+    /** Makes this unit's (unstarted) thread; called once, before the agent starts its units. */
+    void bindThread(String name, int agentIndex, CoherenceModel coherence) {
+        thread = new ComputeUnitThread(this, name, agentIndex, id, coherence);
+    }
+
+    /** This unit's thread. */
+    ComputeUnitThread thread() {
+        return thread;
+    }
+
+    /** The work this unit is claiming or running, or null (a volatile read). */
+    Work current() {
+        return current;
+    }
+
+    /** Names {@code work} (or null) as what this unit claims and runs, for shutdown, aborts and the watchdog. */
+    void claiming(Work work) {
+        current = work;
     }
 
     /** Counts a repeated claim or failed compare-and-set of this unit (its own thread only). */

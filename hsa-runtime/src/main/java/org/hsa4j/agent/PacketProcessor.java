@@ -200,10 +200,10 @@ final class PacketProcessor {
         }
         units = made;
         for (ComputeUnit u : made) {
-            u.thread = new ComputeUnitThread(u, threadPrefix + "-cu" + u.id, agent.index(), u.id, coherence);
+            u.bindThread(threadPrefix + "-cu" + u.id, agent.index(), coherence);
         }
         for (ComputeUnit u : made) {
-            u.thread.start();
+            u.thread().start();
         }
         watchdog = Thread.ofPlatform().daemon().name(threadPrefix + "-watchdog")
                 .unstarted(new Watchdog(kernelTimeLimitNanos));
@@ -333,7 +333,7 @@ final class PacketProcessor {
     /** True when a unit other than {@code self} is claiming or running a part. */
     boolean anotherUnitRunning(ComputeUnit self) {
         for (ComputeUnit u : units) {
-            if (u != self && u.current != null) {
+            if (u != self && u.current() != null) {
                 return true;
             }
         }
@@ -956,10 +956,10 @@ final class PacketProcessor {
         };
         launchRing.forEach(abort);
         for (ComputeUnit u : units) {
-            Work w = u.current;
+            Work w = u.current();
             if (w != null) {
                 abort.accept(w);
-                LockSupport.unpark(u.thread);
+                LockSupport.unpark(u.thread());
             }
         }
         return aborted;
@@ -1032,7 +1032,7 @@ final class PacketProcessor {
         private void enforceTimeLimit(long now) {
             Set<Work> running = Collections.newSetFromMap(new IdentityHashMap<>());
             for (ComputeUnit u : units) {
-                Work w = u.current;
+                Work w = u.current();
                 if (w != null) {
                     running.add(w);
                 }
@@ -1044,8 +1044,8 @@ final class PacketProcessor {
                         + " on queue " + w.slot.queue.id() + " ran longer than the kernel time limit of "
                         + limitNanos / 1_000_000 + " ms and was aborted (HSA4J_KERNEL_TIME_LIMIT_MS)"))) {
                     for (ComputeUnit u : units) {
-                        if (u.current == w) {
-                            LockSupport.unpark(u.thread);
+                        if (u.current() == w) {
+                            LockSupport.unpark(u.thread());
                         }
                     }
                 }
@@ -1055,11 +1055,11 @@ final class PacketProcessor {
         private void rescueMonitorDeadlocks(long now) {
             for (int i = 0; i < units.length; i++) {
                 ComputeUnit u = units[i];
-                if (u.thread.getState() != Thread.State.BLOCKED || !u.executor.inBarrierRound()) {
+                if (u.thread().getState() != Thread.State.BLOCKED || !u.executor.inBarrierRound()) {
                     blockedSince[i] = 0;
                 } else if (blockedSince[i] == 0) {
                     blockedSince[i] = now;
-                } else if (now - blockedSince[i] >= MONITOR_DEADLOCK_NANOS && !monitorOwnedByAnotherThread(u.thread)) {
+                } else if (now - blockedSince[i] >= MONITOR_DEADLOCK_NANOS && !monitorOwnedByAnotherThread(u.thread())) {
                     blockedSince[i] = 0;
                     u.executor.rescueMonitorDeadlock();
                 }
@@ -1085,7 +1085,7 @@ final class PacketProcessor {
         shutdown = true;
         List<Work> aborted = abortWorks(null, reason);
         for (ComputeUnit u : units) {
-            LockSupport.unpark(u.thread);
+            LockSupport.unpark(u.thread());
         }
         if (watchdog != null) {
             LockSupport.unpark(watchdog);
@@ -1107,7 +1107,7 @@ final class PacketProcessor {
         }
         launchRing.forEach(w -> failCompletion(w, reason));
         for (ComputeUnit u : units) {
-            failCompletion(u.current, reason);
+            failCompletion(u.current(), reason);
         }
         List<Thread> threads = new ArrayList<>(Arrays.asList(threads()));
         if (watchdog != null) {
@@ -1136,6 +1136,6 @@ final class PacketProcessor {
     }
 
     Thread[] threads() {
-        return Arrays.stream(units).map(u -> u.thread).toArray(Thread[]::new);
+        return Arrays.stream(units).map(u -> u.thread()).toArray(Thread[]::new);
     }
 }
