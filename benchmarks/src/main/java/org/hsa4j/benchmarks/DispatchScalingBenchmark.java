@@ -2,6 +2,7 @@ package org.hsa4j.benchmarks;
 
 import java.util.concurrent.TimeUnit;
 
+import org.hsa4j.agent.AgentCounters;
 import org.hsa4j.kernel.Executable;
 import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.packet.KernelDispatchPacket;
@@ -12,6 +13,7 @@ import org.hsa4j.runtime.RuntimeConfig;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;
 import org.hsa4j.signal.WaitState;
+import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -41,6 +43,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>{@code computeUnits} is 1 and 2 here; {@code ./hsa4j bench} adds the machine's processor count
  * with {@code -p computeUnits=...} when it is larger. Each configuration is kept short (one fork,
  * three short iterations) so the whole scaling set stays within a few minutes.
+ *
+ * <p>Auxiliary counters ({@link Counters}): the agent's packets, wake-ups, role hand-offs, CAS
+ * retries and parks over the measurement, which say (per packet) why a configuration scales or not.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -77,10 +82,53 @@ public class DispatchScalingBenchmark {
         }
     }
 
+    /**
+     * The GPU agent's scaling counters over each iteration (JMH auxiliary counters, which JMH sums
+     * over the iterations): packets, and the wake-ups, role hand-offs, CAS retries and parks of its
+     * compute units ({@code Agent.counters()}); divide by {@code packets} for the per-packet figures.
+     */
+    @State(Scope.Thread)
+    @AuxCounters(AuxCounters.Type.EVENTS)
+    public static class Counters {
+        /** Packets the agent consumed. */
+        public long packets;
+        /** Parked units unparked by another thread. */
+        public long wakeUps;
+        /** Times a unit took the processor role. */
+        public long roleHandoffs;
+        /** Failed compare-and-sets and repeated claims. */
+        public long casRetries;
+        /** Parks of idle units. */
+        public long parks;
+        private AgentCounters base;
+
+        @Setup(Level.Iteration)
+        public void clear(DispatchScalingBenchmark b) {
+            base = b.rt.gpuAgent().counters();
+            update(base);
+        }
+
+        /** Sets the figures from the events since the iteration began. */
+        void update(AgentCounters now) {
+            AgentCounters d = now.minus(base);
+            packets = d.packets();
+            wakeUps = d.wakeUps();
+            roleHandoffs = d.roleHandoffs();
+            casRetries = d.casRetries();
+            parks = d.parks();
+        }
+    }
+
     /** One batch of empty-kernel dispatches, one doorbell, one wait; scored per packet. */
     @Benchmark
     @OperationsPerInvocation(BatchedPacketsBenchmark.BATCH)
-    public long batch() {
+    public long batch(Counters counters) {
+        long value = submitBatch();
+        counters.update(rt.gpuAgent().counters());
+        return value;
+    }
+
+    private long submitBatch() {
         done.storeRelaxed(1);
         long first = queue.addWriteIndexScacqScrel(BatchedPacketsBenchmark.BATCH);
         long last = first + BatchedPacketsBenchmark.BATCH - 1;

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
+import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.MemoryKind;
@@ -131,6 +132,21 @@ public final class Agent {
         }
         processor.start(properties.computeUnits(), properties.groupSegmentMax(), "hsa4j-" + properties.name(),
                 kernelTimeLimitNanos);
+    }
+
+    /** The runtime's idle strategy, which this agent's units and queues derive their waits from. */
+    public IdleStrategy idleStrategy() {
+        return signals.idleStrategy();
+    }
+
+    /** A snapshot of this agent's scaling counters: packets, wake-ups, role hand-offs, CAS retries, parks. */
+    public AgentCounters counters() {
+        return processor.counters();
+    }
+
+    /** This agent's packet processor (tests of the package). */
+    PacketProcessor processor() {
+        return processor;
     }
 
     /** Index of this agent: its bit in access masks. */

@@ -47,7 +47,7 @@ final class AgentWork extends Work {
     void run(long part, ComputeUnit unit) {
         HsaException failure = null;
         processor.beginPart();
-        unit.thread.enterWork(this);
+        unit.thread().enterWork(this);
         try {
             handler.handle(request);
         } catch (HsaException e) {
@@ -56,7 +56,7 @@ final class AgentWork extends Work {
             failure = new HsaException(HsaStatus.EXCEPTION, "agent dispatch handler for type " + request.type()
                     + " threw: " + t, t);
         } finally {
-            unit.thread.exitWork();
+            unit.thread().exitWork();
         }
         processor.endPart(releaseScope);
         unit.complete(this, failure, releaseScope);

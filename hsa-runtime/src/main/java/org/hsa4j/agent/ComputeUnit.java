@@ -4,7 +4,9 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
+import org.hsa4j.idle.Idler;
 import org.hsa4j.kernel.WorkgroupExecutor;
+import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.runtime.HsaException;
 
@@ -17,7 +19,8 @@ import org.hsa4j.runtime.HsaException;
  * scans first, before it claims anything. A parked unit is woken by
  * {@link PacketProcessor#notifyWork()} (doorbell, dependency signal, queue state change), by a
  * dispatch with a workgroup per unit, or by a {@link HelperPacer} asking for help with a long
- * dispatch, and it also re-checks on a timer that backs off to {@link #MAX_IDLE_PARK_NANOS}, so a
+ * dispatch, and it also re-checks on a timer that backs off to {@link #MAX_IDLE_PARK_NANOS} (the
+ * agent's idle strategy for units, {@link PacketProcessor#unitIdle}), so a
  * doorbell written behind the API is never missed for good while an idle agent costs next to
  * nothing. Once a unit has parked without finding work it is in back-off: it scans the queues once
  * per wake instead of spinning for {@link PacketProcessor#PROCESSOR_SPIN_NANOS}, until it finds
@@ -28,6 +31,8 @@ final class ComputeUnit implements Runnable {
     static final long MIN_IDLE_PARK_NANOS = 1_000_000;
     /** Longest park of an idle unit between two looks at the queues. */
     static final long MAX_IDLE_PARK_NANOS = 50_000_000;
+    /** Longest park of an idle unit other than unit 0, which alone polls for doorbells written behind the API. */
+    static final long MAX_HELPER_IDLE_PARK_NANOS = 1_000_000_000;
 
     private static final VarHandle PARKED;
 
@@ -42,13 +47,18 @@ final class ComputeUnit implements Runnable {
     final int id;
     final WorkgroupExecutor executor;
     private final PacketProcessor processor;
-    ComputeUnitThread thread;
+    /** This unit's thread, made by {@link #bindThread}. */
+    private ComputeUnitThread thread;
     /** The work this unit is claiming or running, so a shutdown can fail its completion signal. */
-    volatile Work current;
+    private volatile Work current;
     @SuppressWarnings("unused")
     private volatile boolean parked;
+    /** The agent's per-unit counters (this unit writes only its own run). */
+    private final UnitCounters counters;
     /** When to wake idle units to help with the work this unit runs. */
     private final HelperPacer pacer;
+    /** This unit's progress through its idle strategy since it last found work, or null while it finds work. */
+    private Idler idler;
     /** True when this unit took the processor role as it completed a packet and must scan next. */
     private boolean roleTaken;
 
@@ -63,6 +73,7 @@ final class ComputeUnit implements Runnable {
         this.processor = processor;
         this.executor = new WorkgroupExecutor(groupSegmentMax);
         this.pacer = pacer;
+        this.counters = processor != null ? processor.unitCounters : new UnitCounters(id + 1);
     }
 
     /**
@@ -74,7 +85,7 @@ final class ComputeUnit implements Runnable {
      */
     void complete(Work work, HsaException failure, int releaseScope) {
         if (failure == null && !roleTaken) {
-            roleTaken = processor.takeRoleWhenIdle();
+            roleTaken = processor.takeRoleWhenIdle(this);
         }
         processor.complete(work, failure, work.completion, releaseScope);
     }
@@ -91,6 +102,36 @@ final class ComputeUnit implements Runnable {
         }
     }
 
+    /** Makes this unit's (unstarted) thread; called once, before the agent starts its units. */
+    void bindThread(String name, int agentIndex, CoherenceModel coherence) {
+        thread = new ComputeUnitThread(this, name, agentIndex, id, coherence);
+    }
+
+    /** This unit's thread. */
+    ComputeUnitThread thread() {
+        return thread;
+    }
+
+    /** The work this unit is claiming or running, or null (a volatile read). */
+    Work current() {
+        return current;
+    }
+
+    /** Names {@code work} (or null) as what this unit claims and runs, for shutdown, aborts and the watchdog. */
+    void claiming(Work work) {
+        current = work;
+    }
+
+    /** Counts a repeated claim or failed compare-and-set of this unit (its own thread only). */
+    void countCasRetry() {
+        count(UnitCounters.CAS_RETRIES);
+    }
+
+    /** Counts one event of {@code counter} on this unit's own line (its own thread only). */
+    void count(int counter) {
+        counters.increment(id, counter);
+    }
+
     /** Unparks this unit if it is parked; true when it was. */
     boolean wake() {
         if (parked && PARKED.compareAndSet(this, true, false)) {
@@ -102,10 +143,9 @@ final class ComputeUnit implements Runnable {
 
     @Override
     public void run() {
-        long idlePark = MIN_IDLE_PARK_NANOS;
         while (!processor.isShutdown()) {
             try {
-                idlePark = round(idlePark);
+                round();
             } catch (RuntimeException e) {
                 // packets and kernels fail through their queues; this is a runtime bug, and the unit survives it
                 System.getLogger(ComputeUnit.class.getName()).log(System.Logger.Level.ERROR,
@@ -118,31 +158,42 @@ final class ComputeUnit implements Runnable {
         executor.close();
     }
 
-    /** One round of the loop; returns the next idle park time. */
-    private long round(long idlePark) {
+    /** One round of the loop: run work, or act as processor, or idle one step of {@link PacketProcessor#unitIdle}. */
+    private void round() {
         long epoch = processor.epoch();
         boolean role = roleTaken;
         roleTaken = false;
         if (!role) {
             if (processor.runWork(this)) {
-                return MIN_IDLE_PARK_NANOS;
+                idler = null;
+                return;
             }
             pacer.endRun();
-            role = processor.tryAcquireRole();
+            role = processor.tryAcquireRole(this);
         }
-        long spin = idlePark > MIN_IDLE_PARK_NANOS || processor.anotherUnitRunning(this) ? 0
-                : PacketProcessor.PROCESSOR_SPIN_NANOS;
-        if (role && processor.actAsProcessor(spin)) {
-            return MIN_IDLE_PARK_NANOS;
+        boolean backingOff = idler != null && idler.parks() > 0;
+        long spin = backingOff || processor.anotherUnitRunning(this) ? 0 : PacketProcessor.PROCESSOR_SPIN_NANOS;
+        if (role && processor.actAsProcessor(this, spin)) {
+            idler = null;
+            return;
         }
         parked = true;
-        if (processor.epoch() != epoch || processor.hasClaimableWork() || processor.hasPublishedWork()
-                || processor.isShutdown()) {
+        // published work keeps this unit up only while nobody holds the role: a holder looks for it
+        // itself after it releases the role (before it parks), so the unit that lost the role race
+        // parks instead of looping hot beside a holder that may be waiting for a core
+        if (processor.epoch() != epoch || processor.hasClaimableWork()
+                || (!processor.roleHeld() && processor.hasPublishedWork()) || processor.isShutdown()) {
             parked = false;
-            return idlePark;
+            return;
         }
-        LockSupport.parkNanos(processor, idlePark);
+        if (idler == null) {
+            idler = (id == 0 ? processor.unitIdle : processor.helperIdle).idler().blocker(processor);
+        }
+        idler.idle();
+        count(UnitCounters.PARKS);
+        if (!parked) {
+            count(UnitCounters.WAKE_UPS); // a waker's compare-and-set cleared the flag before it unparked
+        }
         parked = false;
-        return Math.min(idlePark * 2, MAX_IDLE_PARK_NANOS);
     }
 }

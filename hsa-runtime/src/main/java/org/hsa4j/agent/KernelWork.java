@@ -41,7 +41,7 @@ final class KernelWork extends Work {
     @Override
     void run(long group, ComputeUnit unit) {
         processor.beginPart();
-        unit.thread.enterWork(this);
+        unit.thread().enterWork(this);
         try {
             unit.executor.run(dispatch, group);
         } catch (HsaException e) {
@@ -50,7 +50,7 @@ final class KernelWork extends Work {
             dispatch.fail(new HsaException(HsaStatus.EXCEPTION, "kernel " + dispatch.code().name()
                     + " threw in workgroup " + group + ": " + t, t));
         } finally {
-            unit.thread.exitWork();
+            unit.thread().exitWork();
         }
         processor.endPart(releaseScope);
         if (dispatch.finishGroup()) {

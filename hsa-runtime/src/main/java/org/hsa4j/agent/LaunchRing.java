@@ -115,11 +115,14 @@ final class LaunchRing {
 
     /**
      * Claims and runs one part of the oldest claimable work on {@code unit}; false when there is
-     * none. {@code unit.current} names the work while it is claimed and run, for shutdown.
+     * none. {@link ComputeUnit#current()} names the work while it is claimed and run, for shutdown.
      */
     boolean runOne(ComputeUnit unit) {
         try {
-            while (true) {
+            for (boolean retry = false; ; retry = true) {
+                if (retry) {
+                    unit.countCasRetry();
+                }
                 long head = head();
                 if (head >= tail()) {
                     return false;
@@ -128,7 +131,7 @@ final class LaunchRing {
                 if (w == null) {
                     continue;
                 }
-                unit.current = w;
+                unit.claiming(w);
                 long part = w.claim();
                 boolean last = part < 0 || w.isLastPart(part);
                 if (last) {
@@ -140,7 +143,7 @@ final class LaunchRing {
                 }
             }
         } finally {
-            unit.current = null;
+            unit.claiming(null);
         }
     }
 

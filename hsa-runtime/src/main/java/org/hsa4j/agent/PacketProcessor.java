@@ -18,6 +18,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
+import org.hsa4j.idle.IdleStrategy;
+import org.hsa4j.idle.Idler;
 import org.hsa4j.kernel.Dispatch;
 import org.hsa4j.kernel.Executable;
 import org.hsa4j.kernel.KernelCode;
@@ -101,8 +103,6 @@ import org.hsa4j.signal.SignalWaiter;
 final class PacketProcessor {
     /** How long the role holder keeps scanning idle queues before it gives up the role. */
     static final long PROCESSOR_SPIN_NANOS = 50_000;
-    /** How long the role holder spins with onSpinWait before it yields between scans (2 cores: the producer may share its core). */
-    static final long PURE_SPIN_NANOS = 2_000;
     /** Most packets launched from one queue before the scan moves on (fairness). */
     static final int BATCH = 64;
     /**
@@ -140,12 +140,28 @@ final class PacketProcessor {
     /** Fidelity mode's caches, or null: packet fences and workgroup ends act on them. */
     private final CoherenceModel coherence;
     private final LongSupplier clock;
+    /** How the role holder idles between scans of idle queues: the runtime's strategy with a {@link #PROCESSOR_SPIN_NANOS} budget. */
+    private final IdleStrategy roleWait;
+    /** How an idle unit parks: at once, backing off from {@link ComputeUnit#MIN_IDLE_PARK_NANOS} to {@link ComputeUnit#MAX_IDLE_PARK_NANOS}. */
+    final IdleStrategy unitIdle;
+    /**
+     * How every unit but the first idles: its timer only backs up the wakes ({@link #wakeIdle}, shutdown,
+     * aborts unpark it), so it parks from {@link ComputeUnit#MAX_IDLE_PARK_NANOS} up to {@link ComputeUnit#MAX_HELPER_IDLE_PARK_NANOS}; unit 0 alone
+     * keeps the short timer that finds a doorbell written behind the API, so idle cost does not grow with units.
+     */
+    final IdleStrategy helperIdle;
+    /** How a thread outside the units waits for the role or for aborted work (bounded by a deadline). */
+    private final IdleStrategy roleTakeWait;
     private final AtomicLong epoch = new AtomicLong();
     private final LaunchRing launchRing = new LaunchRing(LaunchRing.CAPACITY);
     final SignalWaiter waiter = s -> notifyWork();
     private final SignalWaiter doorbellWaiter = s -> notifyDoorbell();
     private volatile QueueSlot[] queues = new QueueSlot[0];
     private ComputeUnit[] units = new ComputeUnit[0];
+    /** Per-unit counters (wake-ups, role hand-offs, CAS retries, parks, packets), sized at start. */
+    UnitCounters unitCounters = new UnitCounters(0);
+    /** The unit holding the role while it scans, so packets are counted on its line (role holder only). */
+    private ComputeUnit scanningUnit;
     /** The watchdog thread (kernel time limit, monitor deadlocks at barriers), or null before start. */
     private Thread watchdog;
     private volatile boolean shutdown;
@@ -166,21 +182,28 @@ final class PacketProcessor {
         this.svm = svm;
         this.coherence = svm.coherence();
         this.clock = clock;
+        IdleStrategy idle = agent.idleStrategy();
+        this.roleWait = idle.background().withBusyNanos(PROCESSOR_SPIN_NANOS);
+        this.unitIdle = idle.background().withBusyNanos(0)
+                .withParks(ComputeUnit.MIN_IDLE_PARK_NANOS, ComputeUnit.MAX_IDLE_PARK_NANOS);
+        this.helperIdle = unitIdle.withParks(ComputeUnit.MAX_IDLE_PARK_NANOS, ComputeUnit.MAX_HELPER_IDLE_PARK_NANOS);
+        this.roleTakeWait = idle;
         this.workgroupMaxDim = agent.properties().workgroupMaxDim();
         this.gridMaxDim = agent.properties().gridMaxDim();
     }
 
     void start(int computeUnits, int groupSegmentMax, String threadPrefix, long kernelTimeLimitNanos) {
+        unitCounters = new UnitCounters(computeUnits);
         ComputeUnit[] made = new ComputeUnit[computeUnits];
         for (int i = 0; i < computeUnits; i++) {
             made[i] = new ComputeUnit(i, this, groupSegmentMax);
         }
         units = made;
         for (ComputeUnit u : made) {
-            u.thread = new ComputeUnitThread(u, threadPrefix + "-cu" + u.id, agent.index(), u.id, coherence);
+            u.bindThread(threadPrefix + "-cu" + u.id, agent.index(), coherence);
         }
         for (ComputeUnit u : made) {
-            u.thread.start();
+            u.thread().start();
         }
         watchdog = Thread.ofPlatform().daemon().name(threadPrefix + "-watchdog")
                 .unstarted(new Watchdog(kernelTimeLimitNanos));
@@ -205,9 +228,38 @@ final class PacketProcessor {
         return false;
     }
 
-    /** Takes the role for the calling unit when no launched work is left to claim; true when taken. */
-    boolean takeRoleWhenIdle() {
-        return launchRing.peekClaimable() == null && tryAcquireRole();
+    /** {@link #tryAcquireRole()} by {@code unit}, counting the hand-off or the failed compare-and-set. */
+    boolean tryAcquireRole(ComputeUnit unit) {
+        if (role != 0) {
+            return false;
+        }
+        if (ROLE.compareAndSet(this, 0, 1)) {
+            roleHolder = Thread.currentThread();
+            unit.count(UnitCounters.ROLE_HANDOFFS);
+            return true;
+        }
+        unit.count(UnitCounters.CAS_RETRIES);
+        return false;
+    }
+
+    /** Takes the role for {@code unit} when no launched work is left to claim; true when taken. */
+    boolean takeRoleWhenIdle(ComputeUnit unit) {
+        return launchRing.peekClaimable() == null && tryAcquireRole(unit);
+    }
+
+    /** Parks of unit {@code unit} so far (tests). */
+    long parksOf(int unit) {
+        return unitCounters.get(unit, UnitCounters.PARKS);
+    }
+
+    /** A snapshot of the agent's scaling counters. */
+    AgentCounters counters() {
+        return unitCounters.snapshot();
+    }
+
+    /** True while some thread holds the processor role (a volatile read). */
+    boolean roleHeld() {
+        return role != 0;
     }
 
     void releaseRole() {
@@ -281,7 +333,7 @@ final class PacketProcessor {
     /** True when a unit other than {@code self} is claiming or running a part. */
     boolean anotherUnitRunning(ComputeUnit self) {
         for (ComputeUnit u : units) {
-            if (u != self && u.current != null) {
+            if (u != self && u.current() != null) {
                 return true;
             }
         }
@@ -300,12 +352,14 @@ final class PacketProcessor {
 
     /**
      * Acts as packet processor until work is launched (true) or the queues stayed idle for
-     * {@code spinNanos} (false; 0 means one scan). The caller holds the role; this releases it.
-     * After {@link #PURE_SPIN_NANOS} the scans yield between each other.
+     * their {@link #PROCESSOR_SPIN_NANOS} busy budget (false; {@code spinNanos} 0 means one scan).
+     * The caller holds the role; this releases it. Between idle scans it spins, then yields, as
+     * the runtime's idle strategy says.
      */
-    boolean actAsProcessor(long spinNanos) {
-        long idleSince = 0;
+    boolean actAsProcessor(ComputeUnit unit, long spinNanos) {
+        Idler idler = null;
         boolean launched = false;
+        scanningUnit = unit;
         try {
             while (!shutdown) {
                 boolean progress = processQueues();
@@ -317,24 +371,22 @@ final class PacketProcessor {
                     return true;
                 }
                 if (progress) {
-                    idleSince = 0;
+                    idler = null;
                     continue;
                 }
-                long now = System.nanoTime();
-                if (idleSince == 0) {
-                    idleSince = now;
-                }
-                if (now - idleSince >= spinNanos) {
+                if (spinNanos <= 0) {
                     return false;
                 }
-                if (now - idleSince < PURE_SPIN_NANOS) {
-                    Thread.onSpinWait();
-                } else {
-                    Thread.yield();
+                if (idler == null) {
+                    idler = roleWait.idler().blocker(this);
+                } else if (idler.parksNext()) {
+                    return false;
                 }
+                idler.idle();
             }
             return false;
         } finally {
+            scanningUnit = null;
             releaseRole();
             if (launched && hasPublishedWork()) {
                 wakeIdle(1);
@@ -374,12 +426,13 @@ final class PacketProcessor {
         boolean reentrant = roleHolder == Thread.currentThread();
         boolean held = reentrant;
         long deadline = System.nanoTime() + 5_000_000_000L;
+        Idler idler = roleTakeWait.idler().blocker(this);
         while (!held && !(held = tryAcquireRole())) {
-            if (System.nanoTime() - deadline > 0) {
+            long left = deadline - System.nanoTime();
+            if (left < 0) {
                 break;
             }
-            Thread.onSpinWait();
-            Thread.yield();
+            idler.idle(left);
         }
         try {
             synchronized (this) {
@@ -521,6 +574,10 @@ final class PacketProcessor {
     }
 
     private void consume(QueueSlot q, long index, long off) {
+        ComputeUnit unit = scanningUnit;
+        if (unit != null) {
+            unit.count(UnitCounters.PACKETS);
+        }
         AqlPacket.storeInvalid(q.ring, off);
         q.readIndex = index + 1;
         q.queue.storeReadIndexScrelease(index + 1);
@@ -899,10 +956,10 @@ final class PacketProcessor {
         };
         launchRing.forEach(abort);
         for (ComputeUnit u : units) {
-            Work w = u.current;
+            Work w = u.current();
             if (w != null) {
                 abort.accept(w);
-                LockSupport.unpark(u.thread);
+                LockSupport.unpark(u.thread());
             }
         }
         return aborted;
@@ -930,8 +987,10 @@ final class PacketProcessor {
             return;
         }
         long deadline = System.nanoTime() + timeoutNanos;
-        while (slot.inflight.get() > 0 && !shutdown && System.nanoTime() - deadline < 0) {
-            LockSupport.parkNanos(this, 100_000);
+        Idler idler = roleTakeWait.idler().blocker(this);
+        long left;
+        while (slot.inflight.get() > 0 && !shutdown && (left = deadline - System.nanoTime()) > 0) {
+            idler.idle(left);
         }
     }
 
@@ -973,7 +1032,7 @@ final class PacketProcessor {
         private void enforceTimeLimit(long now) {
             Set<Work> running = Collections.newSetFromMap(new IdentityHashMap<>());
             for (ComputeUnit u : units) {
-                Work w = u.current;
+                Work w = u.current();
                 if (w != null) {
                     running.add(w);
                 }
@@ -985,8 +1044,8 @@ final class PacketProcessor {
                         + " on queue " + w.slot.queue.id() + " ran longer than the kernel time limit of "
                         + limitNanos / 1_000_000 + " ms and was aborted (HSA4J_KERNEL_TIME_LIMIT_MS)"))) {
                     for (ComputeUnit u : units) {
-                        if (u.current == w) {
-                            LockSupport.unpark(u.thread);
+                        if (u.current() == w) {
+                            LockSupport.unpark(u.thread());
                         }
                     }
                 }
@@ -996,11 +1055,11 @@ final class PacketProcessor {
         private void rescueMonitorDeadlocks(long now) {
             for (int i = 0; i < units.length; i++) {
                 ComputeUnit u = units[i];
-                if (u.thread.getState() != Thread.State.BLOCKED || !u.executor.inBarrierRound()) {
+                if (u.thread().getState() != Thread.State.BLOCKED || !u.executor.inBarrierRound()) {
                     blockedSince[i] = 0;
                 } else if (blockedSince[i] == 0) {
                     blockedSince[i] = now;
-                } else if (now - blockedSince[i] >= MONITOR_DEADLOCK_NANOS && !monitorOwnedByAnotherThread(u.thread)) {
+                } else if (now - blockedSince[i] >= MONITOR_DEADLOCK_NANOS && !monitorOwnedByAnotherThread(u.thread())) {
                     blockedSince[i] = 0;
                     u.executor.rescueMonitorDeadlock();
                 }
@@ -1026,7 +1085,7 @@ final class PacketProcessor {
         shutdown = true;
         List<Work> aborted = abortWorks(null, reason);
         for (ComputeUnit u : units) {
-            LockSupport.unpark(u.thread);
+            LockSupport.unpark(u.thread());
         }
         if (watchdog != null) {
             LockSupport.unpark(watchdog);
@@ -1034,8 +1093,10 @@ final class PacketProcessor {
         long deadline = System.nanoTime() + timeoutNanos;
         // an error callback may shut the runtime down from the unit that holds the role
         boolean held = roleHolder == Thread.currentThread();
-        while (!held && !(held = tryAcquireRole()) && System.nanoTime() - deadline < 0) {
-            Thread.yield();
+        Idler idler = roleTakeWait.idler().blocker(this);
+        long roleLeft;
+        while (!held && !(held = tryAcquireRole()) && (roleLeft = deadline - System.nanoTime()) > 0) {
+            idler.idle(roleLeft);
         }
         for (QueueSlot q : queues) {
             q.queue.doorbell().removeWaiter(doorbellWaiter);
@@ -1046,7 +1107,7 @@ final class PacketProcessor {
         }
         launchRing.forEach(w -> failCompletion(w, reason));
         for (ComputeUnit u : units) {
-            failCompletion(u.current, reason);
+            failCompletion(u.current(), reason);
         }
         List<Thread> threads = new ArrayList<>(Arrays.asList(threads()));
         if (watchdog != null) {
@@ -1075,6 +1136,6 @@ final class PacketProcessor {
     }
 
     Thread[] threads() {
-        return Arrays.stream(units).map(u -> u.thread).toArray(Thread[]::new);
+        return Arrays.stream(units).map(u -> u.thread()).toArray(Thread[]::new);
     }
 }

@@ -4,10 +4,11 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 import org.hsa4j.agent.Agent;
+import org.hsa4j.idle.IdleStrategy;
+import org.hsa4j.idle.Idler;
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.packet.AgentDispatchPacket;
 import org.hsa4j.packet.AqlPacket;
@@ -63,6 +64,8 @@ public final class Queue {
     @SuppressWarnings("unused")
     private long cachedReadIndex;
     private volatile HsaException error;
+    /** How a producer waits for a free slot: the runtime's strategy, parks backing off to {@link #MAX_SPACE_PARK_NANOS}. */
+    private final IdleStrategy spaceWait;
 
     /** Called by {@link Agent#createQueue}; not for applications. */
     public Queue(Agent agent, Allocation descriptorAllocation, Allocation ringAllocation, int size, long id,
@@ -81,6 +84,7 @@ public final class Queue {
         this.errorCallback = errorCallback;
         this.destroyer = destroyer;
         this.inactivator = inactivator;
+        this.spaceWait = agent.idleStrategy().withParks(1_000, MAX_SPACE_PARK_NANOS);
         descriptor.set(ValueLayout.JAVA_INT, QueueDescriptor.TYPE, type.code());
         descriptor.set(ValueLayout.JAVA_INT, QueueDescriptor.FEATURES, features);
         descriptor.set(ValueLayout.JAVA_LONG, QueueDescriptor.BASE_ADDRESS, ringAllocation.base());
@@ -282,7 +286,7 @@ public final class Queue {
 
     /**
      * Waits until packet id {@code index}, already reserved with {@code addWriteIndex*}, has a free
-     * slot: {@code index < readIndex + size}. Spins briefly, then parks with a back-off up to 1 ms.
+     * slot: {@code index < readIndex + size}. Idles as the runtime's {@link IdleStrategy} says, parks backing off up to 1 ms.
      * A producer-side copy of the read index saves re-reading the processor's cache line while
      * there is room.
      *
@@ -294,21 +298,15 @@ public final class Queue {
         if (index - (long) CACHED_READ_INDEX.getOpaque(this) < size) {
             return;
         }
-        int spins = 0;
-        long park = 1_000;
+        Idler idler = spaceWait.idler().blocker(this);
         long read;
         while (index - (read = loadReadIndexScacquire()) >= size) {
             checkActive();
-            if (++spins < 100) {
-                Thread.onSpinWait();
-                continue;
-            }
-            if (Thread.currentThread().isInterrupted()) {
+            if (idler.nextPhase() != IdleStrategy.Phase.SPIN && Thread.currentThread().isInterrupted()) {
                 throw new HsaException(HsaStatus.INVALID_RUNTIME_STATE,
                         "interrupted while waiting for space in queue " + id);
             }
-            LockSupport.parkNanos(this, park);
-            park = Math.min(park * 2, MAX_SPACE_PARK_NANOS);
+            idler.idle();
         }
         CACHED_READ_INDEX.setOpaque(this, read);
     }

@@ -90,7 +90,7 @@ public final class HsaRuntime implements AutoCloseable {
         MemoryPool systemCoarse = memory.createPool("system coarse-grained", SegmentKind.GLOBAL,
                 EnumSet.of(GlobalFlag.COARSE_GRAINED), 0, config.systemMemorySize(), config.systemMemorySize(), false, true);
         coherence = config.fidelity() ? new CoherenceModel(CacheGeometry.defaults(), cachedUnits(config)) : null;
-        signals = new SignalManager(memory, systemFine, Signal.RECHECK_NANOS, coherence);
+        signals = new SignalManager(memory, systemFine, Signal.RECHECK_NANOS, coherence, config.idleStrategy());
         List<Agent> made = new ArrayList<>();
         int cpuUnits = config.cpuComputeUnits();
         AgentProperties cpu = new AgentProperties("cpu0", DeviceType.CPU, EnumSet.of(AgentFeature.AGENT_DISPATCH),

@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.IntConsumer;
 
+import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.memory.FpAtomics;
 
 /**
@@ -28,6 +29,7 @@ import org.hsa4j.memory.FpAtomics;
  * <tr><td>HSA_XNACK or HSA4J_XNACK</td><td>1 lets GPUs touch plain system memory (default 0)</td></tr>
  * <tr><td>HSA4J_FP_ATOMICS</td><td>cas, unsafe or diagnose: how FP atomic adds behave (default cas)</td></tr>
  * <tr><td>HSA4J_FIDELITY</td><td>1 turns on the memory-model fidelity (checking) mode (default 0)</td></tr>
+ * <tr><td>HSA_ENABLE_INTERRUPT</td><td>0 makes waits busy-wait (spin, then yield) instead of parking after a short spin (default 1)</td></tr>
  * <tr><td>HSA4J_KERNEL_TIME_LIMIT_MS</td><td>aborts a dispatch running longer, with EXCEPTION (default 0: no limit)</td></tr>
  * </table>
  *
@@ -50,12 +52,16 @@ import org.hsa4j.memory.FpAtomics;
  *                           write-back caches, so a missing fence or a too-narrow scope reads stale data
  * @param kernelTimeLimitMillis a dispatch running longer than this many milliseconds is aborted with
  *                           EXCEPTION, like a GPU's hang watchdog (0: no limit)
+ * @param interruptWaits     true (default): waits park after a short spin and yield, like ROCm's
+ *                           interrupt-driven signal waits; false ({@code HSA_ENABLE_INTERRUPT=0}): waits
+ *                           spin and yield until their condition or deadline (see {@code IdleStrategy})
  */
 public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits, int wavefrontSize,
                             int queueMinSize, int queueMaxSize, int queuesMax, int workgroupMaxSize,
                             int groupSegmentMax, int privateSegmentMax, long systemMemorySize,
                             long deviceMemorySize, long kernargPoolSize, boolean xnack,
-                            FpAtomics fpAtomics, boolean fidelity, long kernelTimeLimitMillis) {
+                            FpAtomics fpAtomics, boolean fidelity, long kernelTimeLimitMillis,
+                            boolean interruptWaits) {
 
     /** Most GPU agents: agent indices (CPU agent 0 included) must fit in 64-bit access masks. */
     public static final int MAX_GPU_AGENTS = 62;
@@ -109,6 +115,14 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
         }
     }
 
+    /**
+     * The idle strategy of this configuration: bounds from the available processors, with as
+     * many spinners as there are agents (one processor-role holder each) plus one host thread.
+     */
+    public IdleStrategy idleStrategy() {
+        return IdleStrategy.forThisMachine(gpuAgents + 2, interruptWaits);
+    }
+
     /** The defaults: one CPU agent, one GPU agent with a compute unit per available processor. */
     public static RuntimeConfig defaults() {
         return builder().build();
@@ -160,6 +174,10 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
         String timeLimit = env.get("HSA4J_KERNEL_TIME_LIMIT_MS");
         if (timeLimit != null) {
             b.kernelTimeLimitMillis(parse("HSA4J_KERNEL_TIME_LIMIT_MS", timeLimit, 0, MAX_KERNEL_TIME_LIMIT_MILLIS, false));
+        }
+        String interrupt = env.get(IdleStrategy.INTERRUPT_VARIABLE);
+        if (interrupt != null) {
+            b.interruptWaits(parse(IdleStrategy.INTERRUPT_VARIABLE, interrupt, 0, 1, false) == 1);
         }
         if (b.queueMinSize > b.queueMaxSize) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "environment: HSA4J_QUEUE_MIN_SIZE ("
@@ -255,6 +273,7 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
         b.fpAtomics = fpAtomics;
         b.fidelity = fidelity;
         b.kernelTimeLimitMillis = kernelTimeLimitMillis;
+        b.interruptWaits = interruptWaits;
         return b;
     }
 
@@ -277,6 +296,7 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
         private FpAtomics fpAtomics = FpAtomics.CAS_LOOP;
         private boolean fidelity;
         private long kernelTimeLimitMillis;
+        private boolean interruptWaits = true;
 
         private Builder() {
         }
@@ -376,12 +396,18 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
             return this;
         }
 
+        /** True (default) parks waits after a short spin; false busy-waits ({@code HSA_ENABLE_INTERRUPT=0}). */
+        public Builder interruptWaits(boolean v) {
+            interruptWaits = v;
+            return this;
+        }
+
         /** Validates and builds. */
         public RuntimeConfig build() {
             return new RuntimeConfig(gpuAgents, computeUnits, cpuComputeUnits, wavefrontSize, queueMinSize,
                     queueMaxSize, queuesMax, workgroupMaxSize, groupSegmentMax, privateSegmentMax,
                     systemMemorySize, deviceMemorySize, kernargPoolSize, xnack, fpAtomics, fidelity,
-                    kernelTimeLimitMillis);
+                    kernelTimeLimitMillis, interruptWaits);
         }
     }
 }

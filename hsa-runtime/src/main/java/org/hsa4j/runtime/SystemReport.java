@@ -4,9 +4,11 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.stream.Collectors;
 
 import org.hsa4j.agent.Agent;
+import org.hsa4j.agent.AgentCounters;
 import org.hsa4j.kernel.WorkgroupExecutor;
 import org.hsa4j.memory.FpAtomics;
 import org.hsa4j.memory.MemoryPool;
@@ -164,7 +166,19 @@ public final class SystemReport {
                 Node.leaf("Profiles", a.profile() + "_PROFILE"),
                 Node.leaf("Workgroup Max Size", Integer.toString(a.workgroupMaxSize())),
                 Node.leaf("Grid Max Size", Long.toString(a.gridMaxSize())))))));
+        AgentCounters k = a.counters();
+        n.add(Node.group("Scaling Counters", List.of(
+                Node.leaf("Idle Strategy", a.idleStrategy().toString()),
+                Node.leaf("Packets", Long.toString(k.packets())),
+                Node.leaf("Wake-ups", k.wakeUps() + perPacket(k.wakeUpsPerPacket(), k)),
+                Node.leaf("Role Hand-offs", k.roleHandoffs() + perPacket(k.roleHandoffsPerPacket(), k)),
+                Node.leaf("CAS Retries", k.casRetries() + perPacket(k.casRetriesPerPacket(), k)),
+                Node.leaf("Parks", k.parks() + perPacket(k.parksPerPacket(), k)))));
         return n;
+    }
+
+    private static String perPacket(double v, AgentCounters k) {
+        return k.packets() == 0 ? "" : String.format(Locale.ROOT, " (%.3f per packet)", v);
     }
 
     private static Node migration(String who, MigrationStats m) {

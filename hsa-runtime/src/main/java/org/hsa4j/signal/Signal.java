@@ -7,6 +7,8 @@ import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
 
+import org.hsa4j.idle.IdleStrategy;
+import org.hsa4j.idle.Idler;
 import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.memory.MemoryOrder;
@@ -52,16 +54,8 @@ import org.hsa4j.runtime.HsaStatus;
  * aborted unwinds within one recheck period.
  */
 public final class Signal {
-    /** How long an ACTIVE wait spins before it parks (ROCR spins 200 us). */
+    /** How long an ACTIVE wait stays busy (spins, then yields) before it parks (ROCR spins 200 us); a BLOCKED wait's budget comes from the machine ({@link org.hsa4j.idle.IdleStrategy}). */
     public static final long ACTIVE_SPIN_NANOS = 200_000;
-    /** How long a BLOCKED wait spins before it parks. */
-    public static final long BLOCKED_SPIN_NANOS = 5_000;
-    /**
-     * How long a wait spins with {@link Thread#onSpinWait()} before it starts to {@link Thread#yield()}
-     * between looks: on 2 cores the thread being waited for may share the waiter's core, and a
-     * pure spin would hold that core for the whole spin budget.
-     */
-    public static final long PURE_SPIN_NANOS = 2_000;
     /** Longest park between two looks at the value in a runtime, bounding the cost of a change behind the API. */
     public static final long RECHECK_NANOS = 1_000_000;
 
@@ -412,51 +406,39 @@ public final class Signal {
         if (timeoutNanos <= 0) {
             return value;
         }
-        long start = System.nanoTime();
-        long deadline = start + Math.min(timeoutNanos, Long.MAX_VALUE / 4);
-        long spinEnd = start + Math.min(timeoutNanos, state == WaitState.ACTIVE ? ACTIVE_SPIN_NANOS : BLOCKED_SPIN_NANOS);
-        long pureSpinEnd = start + PURE_SPIN_NANOS;
-        boolean yielding = false;
-        for (int i = 1; ; i++) {
-            if (yielding) {
-                Thread.yield();
-            } else {
-                Thread.onSpinWait();
-            }
-            value = load(acquire);
-            if (condition.test(value, compare)) {
-                return confirmed(value);
-            }
-            if (yielding || (i & 63) == 0) {
-                checkFailure();
-                checkLive();
-                long now = System.nanoTime();
-                if (now - spinEnd >= 0 || Thread.currentThread().isInterrupted()) {
-                    break;
-                }
-                yielding = now - pureSpinEnd >= 0;
-            }
-        }
+        long deadline = System.nanoTime() + Math.min(timeoutNanos, Long.MAX_VALUE / 4);
+        Idler idler = (state == WaitState.ACTIVE ? slots.manager.activeWait : slots.manager.blockedWait).idler().blocker(this);
         Thread thread = Thread.currentThread();
-        SignalWaiter self = s -> LockSupport.unpark(thread);
+        SignalWaiter self = null;
         long recheck = slots.manager.recheckNanos();
-        addWaiter(self);
         try {
             while (true) {
-                value = load(true);
+                value = load(acquire || self != null);
                 if (condition.test(value, compare)) {
                     return confirmed(value);
                 }
-                checkFailure();
-                checkLive();
-                long remaining = deadline - System.nanoTime();
-                if (remaining <= 0 || thread.isInterrupted()) {
-                    return value;
+                if (idler.nextPhase() != IdleStrategy.Phase.SPIN || (idler.steps() & 63) == 63) {
+                    checkFailure();
+                    checkLive();
+                    long remaining = deadline - System.nanoTime();
+                    if (remaining <= 0 || thread.isInterrupted()) {
+                        return value;
+                    }
+                    if (self == null && idler.parksNext()) {
+                        // registered before the look that precedes the park, so a change is never missed
+                        self = s -> LockSupport.unpark(thread);
+                        addWaiter(self);
+                        continue;
+                    }
+                    idler.idle(Math.min(remaining, recheck));
+                } else {
+                    idler.idle();
                 }
-                LockSupport.parkNanos(this, Math.min(remaining, recheck));
             }
         } finally {
-            removeWaiter(self);
+            if (self != null) {
+                removeWaiter(self);
+            }
         }
     }
 

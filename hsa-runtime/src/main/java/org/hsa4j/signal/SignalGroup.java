@@ -4,6 +4,7 @@ import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
+import org.hsa4j.idle.Idler;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
 
@@ -114,30 +115,14 @@ public final class SignalGroup implements AutoCloseable {
         if (found != null || timeoutNanos <= 0) {
             return found;
         }
-        long start = System.nanoTime();
-        long deadline = start + Math.min(timeoutNanos, Long.MAX_VALUE / 4);
-        long spinEnd = start + Math.min(timeoutNanos,
-                state == WaitState.ACTIVE ? Signal.ACTIVE_SPIN_NANOS : Signal.BLOCKED_SPIN_NANOS);
-        long pureSpinEnd = start + Signal.PURE_SPIN_NANOS;
-        for (long now = start; now - spinEnd < 0 && !Thread.currentThread().isInterrupted(); now = System.nanoTime()) {
-            if (now - pureSpinEnd < 0) {
-                Thread.onSpinWait();
-            } else {
-                Thread.yield();
-            }
-            found = poll(conditions, values, acquire);
-            if (found != null) {
-                return found;
-            }
-        }
+        long deadline = System.nanoTime() + Math.min(timeoutNanos, Long.MAX_VALUE / 4);
+        SignalManager manager = signals.get(0).slots.manager;
+        Idler idler = (state == WaitState.ACTIVE ? manager.activeWait : manager.blockedWait).idler().blocker(this);
         Thread thread = Thread.currentThread();
-        SignalWaiter self = s -> LockSupport.unpark(thread);
-        for (Signal s : signals) {
-            s.addWaiter(self);
-        }
+        SignalWaiter self = null;
         try {
             while (true) {
-                found = poll(conditions, values, true);
+                found = poll(conditions, values, acquire || self != null);
                 if (found != null) {
                     return found;
                 }
@@ -145,11 +130,21 @@ public final class SignalGroup implements AutoCloseable {
                 if (remaining <= 0 || thread.isInterrupted()) {
                     return null;
                 }
-                LockSupport.parkNanos(this, Math.min(remaining, recheckNanos));
+                if (self == null && idler.parksNext()) {
+                    // registered before the look that precedes the park, so a change is never missed
+                    self = s -> LockSupport.unpark(thread);
+                    for (Signal s : signals) {
+                        s.addWaiter(self);
+                    }
+                    continue;
+                }
+                idler.idle(Math.min(remaining, recheckNanos));
             }
         } finally {
-            for (Signal s : signals) {
-                s.removeWaiter(self);
+            if (self != null) {
+                for (Signal s : signals) {
+                    s.removeWaiter(self);
+                }
             }
         }
     }

@@ -3,6 +3,7 @@ package org.hsa4j.signal;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.MemoryKind;
@@ -31,6 +32,12 @@ public final class SignalManager {
     private final MemoryManager memory;
     private final MemoryPool pool;
     private final long recheckNanos;
+    /** The runtime's idle strategy, configured once. */
+    private final IdleStrategy idle;
+    /** How an ACTIVE wait idles: ROCR's 200 us busy budget, then parks of the re-check period (a change unparks it). */
+    final IdleStrategy activeWait;
+    /** How a BLOCKED wait idles: the machine's busy budget, then parks of the re-check period. */
+    final IdleStrategy blockedWait;
     /** Fidelity mode's model (a kernel's screlease/scacquire signal operations release/acquire at system scope), or null. */
     final CoherenceModel coherence;
     private final List<Block> blocks = new ArrayList<>();
@@ -71,6 +78,12 @@ public final class SignalManager {
 
     /** As {@link #SignalManager(MemoryManager, MemoryPool, long)}, with fidelity mode's {@code coherence} model (or null). */
     public SignalManager(MemoryManager memory, MemoryPool pool, long recheckNanos, CoherenceModel coherence) {
+        this(memory, pool, recheckNanos, coherence, IdleStrategy.defaults());
+    }
+
+    /** As {@link #SignalManager(MemoryManager, MemoryPool, long, CoherenceModel)}, waiting as {@code idle} says. */
+    public SignalManager(MemoryManager memory, MemoryPool pool, long recheckNanos, CoherenceModel coherence,
+                         IdleStrategy idle) {
         if (recheckNanos <= 0) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "recheck interval must be positive, was " + recheckNanos);
         }
@@ -78,6 +91,14 @@ public final class SignalManager {
         this.pool = pool;
         this.recheckNanos = recheckNanos;
         this.coherence = coherence;
+        this.idle = idle;
+        this.blockedWait = idle.withParks(recheckNanos, recheckNanos);
+        this.activeWait = blockedWait.withBusyNanos(Math.max(idle.busyNanos(), Signal.ACTIVE_SPIN_NANOS));
+    }
+
+    /** The runtime's idle strategy: every wait of the runtime derives its own from it. */
+    public IdleStrategy idleStrategy() {
+        return idle;
     }
 
     /** The longest a parked waiter sleeps between two looks at the value. */

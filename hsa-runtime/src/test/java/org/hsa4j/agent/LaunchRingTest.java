@@ -86,7 +86,7 @@ class LaunchRingTest {
         void run(long part, ComputeUnit unit) {
             runs.incrementAndGet((int) part);
             synchronized (seenAsCurrent) {
-                seenAsCurrent.add(unit.current);
+                seenAsCurrent.add(unit.current());
             }
         }
     }
@@ -112,7 +112,7 @@ class LaunchRingTest {
         }
         ComputeUnit u = unit();
         while (ring.runOne(u)) {
-            assertNull(u.current, "a unit names its work only while it claims and runs it");
+            assertNull(u.current(), "a unit names its work only while it claims and runs it");
         }
         assertEquals(List.of(0, 1, 2, 3, 4), order);
     }

@@ -162,4 +162,37 @@ class RuntimeConfigTest {
         assertEquals(HsaStatus.INVALID_ARGUMENT, e.status());
         assertTrue(e.getMessage().contains("HSA4J_KERNEL_TIME_LIMIT_MS"), e.getMessage());
     }
+
+    @Test
+    void shouldBlockAfterASpinByDefaultAndBusyWaitWhenHsaEnableInterruptIsZero() {
+        assertTrue(RuntimeConfig.defaults().interruptWaits());
+        RuntimeConfig busy = RuntimeConfig.fromEnvironment(Map.of("HSA_ENABLE_INTERRUPT", "0"));
+        assertFalse(busy.interruptWaits());
+        assertFalse(busy.idleStrategy().interrupt());
+    }
+
+    @Test
+    void shouldRejectAnHsaEnableInterruptOtherThanZeroOrOne() {
+        HsaException e = assertThrows(HsaException.class,
+                () -> RuntimeConfig.fromEnvironment(Map.of("HSA_ENABLE_INTERRUPT", "2")));
+        assertEquals(HsaStatus.INVALID_ARGUMENT, e.status());
+        assertTrue(e.getMessage().contains("HSA_ENABLE_INTERRUPT"), e.getMessage());
+    }
+
+    @Test
+    void shouldHandTheConfiguredIdleStrategyToTheRuntimesWaits() {
+        try (HsaRuntime rt = HsaRuntime.init(RuntimeConfig.builder().computeUnits(1).interruptWaits(false).build())) {
+            assertFalse(rt.signals().idleStrategy().interrupt());
+            assertFalse(rt.gpuAgent().idleStrategy().interrupt());
+        }
+    }
+
+    @Test
+    void shouldEndABusyWaitAtItsTimeout() {
+        try (HsaRuntime rt = HsaRuntime.init(RuntimeConfig.builder().computeUnits(1).interruptWaits(false).build())) {
+            org.hsa4j.signal.Signal s = rt.createSignal(1);
+            assertEquals(1, s.waitScacquire(org.hsa4j.signal.SignalCondition.EQ, 0, 2_000_000,
+                    org.hsa4j.signal.WaitState.BLOCKED));
+        }
+    }
 }

@@ -72,6 +72,16 @@ class SystemReportTest {
     }
 
     @Test
+    void shouldShowEachAgentsScalingCounters() {
+        try (HsaRuntime rt = runtime()) {
+            String text = capture(out -> SystemReport.write(rt, out));
+            for (String counter : new String[] {"Packets:", "Wake-ups:", "Role Hand-offs:", "CAS Retries:", "Parks:"}) {
+                assertEquals(rt.agents().size(), text.lines().filter(l -> l.trim().startsWith(counter)).count(), text);
+            }
+        }
+    }
+
+    @Test
     void shouldWriteTheSameFactsAsText() {
         try (HsaRuntime rt = runtime()) {
             String text = capture(out -> SystemReport.write(rt, out));

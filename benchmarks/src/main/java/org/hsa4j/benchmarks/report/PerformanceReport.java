@@ -645,6 +645,10 @@ public final class PerformanceReport {
                 + "(and the machine's count of) compute units, beside one sequential pass at each size.");
         m.put("DispatchScalingBenchmark", "SCALING. The empty-kernel case of BatchedPacketsBenchmark with 1, 2 (and "
                 + "the machine's count of) compute units.");
+        m.put("MultiQueueBenchmark", "SCALING. The stream of DispatchScalingBenchmark with one queue per host thread "
+                + "(-t 1, 2, 4, 8): aggregate packets/s of one runtime.");
+        m.put("ScarceCoresBenchmark", "SCALING. The empty dispatch round trip (BLOCKED) beside ExecutorService "
+                + "submit(noop).get(), with 0 and 2 busy background threads (sample time, p50).");
         m.put("SignalFootprintBenchmark", "1,000,000 signals created and kept alive: off-heap and heap bytes per "
                 + "signal, threads created. Baseline: 1,000,000 AtomicLongs.");
         return m;

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 
+import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.signal.Signal;
@@ -97,6 +98,14 @@ public final class PortSet implements AutoCloseable {
     private final int stripeMask;
     private volatile boolean closing;
     private volatile boolean freed;
+    /** How an ACTIVE caller waits for its turn: ROCR's 200 us busy budget, then parks of {@link RpcCall#PARK_NANOS} (the server unparks it). */
+    final IdleStrategy activeTurn;
+    /** How a BLOCKED caller waits for its turn: the machine's busy budget (at least 10 us), then parks. */
+    final IdleStrategy blockedTurn;
+    /** A wait that must not park (its thread's interrupt status is set): spins, then yields, bounded by its site. */
+    final IdleStrategy yieldingWait;
+    /** How an idle server thread idles: its adaptive busy budget, then parks backing off to its repoll period. */
+    final IdleStrategy serverIdle;
 
     /** Allocates and initializes {@code ports} ports of {@code lanes} lanes in {@code runtime}'s SVM. */
     public PortSet(HsaRuntime runtime, int ports, int lanes) {
@@ -107,6 +116,12 @@ public final class PortSet implements AutoCloseable {
             throw new IllegalArgumentException("lanes per port must be 1..64, was " + lanes);
         }
         this.runtime = runtime;
+        IdleStrategy idle = runtime.signals().idleStrategy();
+        this.blockedTurn = idle.withBusyNanos(Math.max(idle.busyNanos(), RpcCall.BLOCKED_SPIN_NANOS))
+                .withParks(RpcCall.PARK_NANOS, RpcCall.PARK_NANOS);
+        this.activeTurn = blockedTurn.withBusyNanos(Math.max(idle.busyNanos(), RpcCall.ACTIVE_SPIN_NANOS));
+        this.yieldingWait = idle.withBusyNanos(Long.MAX_VALUE / 4);
+        this.serverIdle = idle.background();
         this.host = runtime.svm();
         this.ports = ports;
         this.lanes = lanes;

@@ -2,6 +2,8 @@ package org.hsa4j.services.rpc;
 
 import java.util.concurrent.locks.LockSupport;
 
+import org.hsa4j.idle.IdleStrategy;
+import org.hsa4j.idle.Idler;
 import org.hsa4j.signal.WaitState;
 
 /**
@@ -277,9 +279,9 @@ public final class RpcCall implements AutoCloseable {
     }
 
     /**
-     * Waits for the client's turn (the server flag equals ours): spins, then parks with a timed
-     * re-check, unparked by the server's flip. False when the server closed meanwhile, or when the
-     * thread is interrupted (the interrupt status stays set; the call is cancelled on the server,
+     * Waits for the client's turn (the server flag equals ours) as the services' idle strategy
+     * says: spins, yields, then parks with a timed re-check, unparked by the server's flip. False
+     * when the server closed meanwhile, or when the thread is interrupted (the interrupt status stays set; the call is cancelled on the server,
      * which ends it CANCELLED at once and gives the port back even when its service deferred the
      * reply, unless it ended on its own first: then its outcome stands).
      */
@@ -289,39 +291,57 @@ public final class RpcCall implements AutoCloseable {
         if (ports.loadIntAcquire(flagOffset) == want) {
             return true;
         }
-        long spin = waitState == WaitState.ACTIVE ? ACTIVE_SPIN_NANOS : BLOCKED_SPIN_NANOS;
-        long start = System.nanoTime();
-        for (int i = 1; ; i++) {
-            Thread.onSpinWait();
-            if (ports.loadIntAcquire(flagOffset) == want) {
-                return true;
-            }
-            if ((i & 63) == 0 && (System.nanoTime() - start > spin || ports.isClosing())) {
-                break;
-            }
-        }
-        Thread me = Thread.currentThread();
-        ports.clientWaiters.set(port, me);
+        Idler idler = (waitState == WaitState.ACTIVE ? ports.activeTurn : ports.blockedTurn).idler().blocker(this);
+        Thread me = null;
         try {
             while (true) {
-                if (ports.isClosing()) {
+                if (me != null && ports.isClosing()) {
                     return false;
                 }
                 if (ports.loadIntAcquire(flagOffset) == want) {
                     return true;
                 }
-                if (ports.isClosed()) {
-                    return false;
+                if (idler.nextPhase() != IdleStrategy.Phase.SPIN || (idler.steps() & 63) == 63) {
+                    if (ports.isClosing() || ports.isClosed()) {
+                        return false;
+                    }
+                    if (Thread.currentThread().isInterrupted()) {
+                        interrupted = true;
+                        return false;
+                    }
+                    if (me == null && idler.parksNext()) {
+                        // registered before the look that precedes the park: the server's flip unparks it
+                        me = Thread.currentThread();
+                        ports.clientWaiters.set(port, me);
+                        continue;
+                    }
                 }
-                if (me.isInterrupted()) {
-                    interrupted = true;
-                    return false;
-                }
-                LockSupport.parkNanos(this, PARK_NANOS);
+                idler.idle(PARK_NANOS);
             }
         } finally {
-            ports.clientWaiters.set(port, null);
+            if (me != null) {
+                ports.clientWaiters.set(port, null);
+            }
         }
+    }
+
+    /**
+     * Waits, not interruptibly, for the final packet of a call that ended on its own just as its
+     * interrupted caller cancelled it: the packet follows at once, so the wait is short (and
+     * bounded by {@link #ENDED_CALL_WAIT_NANOS}); true when it came, so the call's outcome stands.
+     */
+    private boolean awaitEndedCall() {
+        long flagOffset = portOffset + RpcLayout.SERVER_FLAG;
+        long start = System.nanoTime();
+        // the thread's interrupt status stays set, so parking would return at once: this wait only spins and yields
+        Idler idler = ports.yieldingWait.idler().blocker(this);
+        while (ports.loadIntAcquire(flagOffset) != flag) {
+            if (ports.isClosing() || System.nanoTime() - start > ENDED_CALL_WAIT_NANOS) {
+                return false;
+            }
+            idler.idle();
+        }
+        return true;
     }
 
     /**
@@ -349,24 +369,6 @@ public final class RpcCall implements AutoCloseable {
             cancel();
             status = RpcStatus.PROTOCOL_ERROR;
             return false;
-        }
-        return true;
-    }
-
-    /**
-     * Waits, not interruptibly, for the final packet of a call that ended on its own just as its
-     * interrupted caller cancelled it: the packet follows at once, so the wait is short (and
-     * bounded by {@link #ENDED_CALL_WAIT_NANOS}); true when it came, so the call's outcome stands.
-     */
-    private boolean awaitEndedCall() {
-        long flagOffset = portOffset + RpcLayout.SERVER_FLAG;
-        long start = System.nanoTime();
-        while (ports.loadIntAcquire(flagOffset) != flag) {
-            if (ports.isClosing() || System.nanoTime() - start > ENDED_CALL_WAIT_NANOS) {
-                return false;
-            }
-            // the thread's interrupt status stays set, so parking would return at once
-            Thread.yield();
         }
         return true;
     }

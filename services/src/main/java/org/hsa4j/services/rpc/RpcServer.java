@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.agent.Agent;
+import org.hsa4j.idle.IdleStrategy;
+import org.hsa4j.idle.Idler;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.signal.SignalWaiter;
 
@@ -68,8 +70,6 @@ public final class RpcServer implements AutoCloseable {
     private static final int ABORTED_DISPATCHES_KEPT = 4096;
     /** Most threads the watchdog keeps moved aside (stuck in a service) at once. */
     static final int MAX_MOVED_ASIDE = 64;
-    /** Idle rounds of a spinning server thread between two reads of the clock (a power of two). */
-    private static final int CLOCK_ROUNDS = 16;
     /** Longs from one server thread's counter to the next: a cache line apart. */
     private static final int COUNTER_STRIDE = 8;
     /** First sleep of a server thread that just went idle; sleeps double up to the re-poll period. */
@@ -104,6 +104,8 @@ public final class RpcServer implements AutoCloseable {
     private final PortSet ports;
     private final OpcodeRegistry registry;
     private final Config config;
+    /** How an idle server thread idles: the services' strategy, parks from {@link #MIN_REPOLL_NANOS} doubling to the repoll period. */
+    private final IdleStrategy idle;
     /** Each agent's view of SVM by agent index: a call's buffers are touched through its caller's. */
     private final Svm[] views;
     /** The server threads by index; the watchdog replaces a stuck one. */
@@ -147,6 +149,7 @@ public final class RpcServer implements AutoCloseable {
         this.ports = Objects.requireNonNull(ports, "ports");
         this.registry = Objects.requireNonNull(registry, "registry");
         this.config = Objects.requireNonNull(config, "config");
+        this.idle = ports.serverIdle.withParks(Math.min(MIN_REPOLL_NANOS, config.repollNanos()), config.repollNanos());
         this.views = agentViews(ports.runtime().agents());
         this.name = name;
         this.handlers = new HandlerPool(config.handlerThreads(), ports.ports(), this::run, name);
@@ -296,12 +299,10 @@ public final class RpcServer implements AutoCloseable {
 
     private void scan(int index, Worker worker) {
         long sleepers = RpcLayout.SET_SLEEPERS;
-        long idleSince = System.nanoTime();
-        long sleep = MIN_REPOLL_NANOS;
         long spinBudget = config.idleSpinNanos();
         long maxSpin = Math.max(config.idleSpinNanos(), MAX_ADAPTIVE_SPIN_NANOS);
-        boolean spin = true;
-        int idleRounds = 0;
+        // one idle stretch's progress: busy for the adaptive budget, then parks backing off to the repoll period
+        Idler idler = null;
         boolean afterRepoll = false;
         Watch watch = new Watch((index + 1) * COUNTER_STRIDE, worker);
         try {
@@ -314,16 +315,14 @@ public final class RpcServer implements AutoCloseable {
                         repollFinds.increment();
                     }
                     afterRepoll = false;
-                    idleSince = System.nanoTime();
-                    idleRounds = 0;
-                    sleep = MIN_REPOLL_NANOS;
-                    spin = true;
+                    idler = null;
                     continue;
                 }
-                // the clock is read every CLOCK_ROUNDS idle rounds: a spinning thread sees a flip
-                // sooner when its rounds are only the looks at the ports and a pause
-                if (spin && ((++idleRounds & (CLOCK_ROUNDS - 1)) != 0 || System.nanoTime() - idleSince < spinBudget)) {
-                    Thread.onSpinWait();
+                if (idler == null) {
+                    idler = idle.idler(spinBudget).blocker(this);
+                }
+                if (!idler.parksNext()) {
+                    idler.idle();
                     continue;
                 }
                 if (watch.port >= 0) {
@@ -335,7 +334,7 @@ public final class RpcServer implements AutoCloseable {
                 boolean pending = anyPending();
                 long asleep = System.nanoTime();
                 if (!pending && running) {
-                    LockSupport.parkNanos(this, Math.min(sleep, config.repollNanos()));
+                    idler.idle(config.repollNanos());
                 }
                 ports.addInt(sleepers, -1);
                 boolean woken = states.getAndSet(index, RUNNING) == WOKEN;
@@ -348,10 +347,11 @@ public final class RpcServer implements AutoCloseable {
                 } else if (!pending) {
                     spinBudget = Math.max(config.idleSpinNanos(), spinBudget / 2);
                 }
-                spin = woken || pending;
+                boolean spin = woken || pending;
                 afterRepoll = !spin;
-                sleep = spin ? MIN_REPOLL_NANOS : Math.min(sleep * 2, config.repollNanos());
-                idleSince = now;
+                if (spin) {
+                    idler = null;
+                }
             }
         } finally {
             if (watch.port >= 0 && !ports.isFreed()) {
