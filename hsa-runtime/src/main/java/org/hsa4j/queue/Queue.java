@@ -12,7 +12,10 @@ import org.hsa4j.memory.Allocation;
 import org.hsa4j.packet.AgentDispatchPacket;
 import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.packet.BarrierPacket;
+import org.hsa4j.packet.FenceScope;
 import org.hsa4j.packet.KernelDispatchPacket;
+import org.hsa4j.packet.PacketHeader;
+import org.hsa4j.packet.PacketType;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.signal.Signal;
@@ -27,6 +30,12 @@ import org.hsa4j.signal.Signal;
  * release store, store the id into the {@link #doorbell()}. Everything lives at SVM addresses, so
  * the same steps work through {@link org.hsa4j.memory.Svm} by address. {@link #reserveSlot()} and the
  * packet flyweights are conveniences on top of the same protocol.
+ *
+ * <p>The launch call {@link #dispatch(long, long, int, long...)} (and {@link #launch(long)} for 2-D,
+ * 3-D, segments or the barrier bit) does all of it in one call: takes a completion signal and a
+ * kernarg block from the queue's pool (the signal re-armed to 1), writes the arguments, reserves a
+ * slot, writes the body, publishes with system-scope fences, rings the doorbell and returns a
+ * {@link DispatchCompletion}; a wait that sees the end gives the signal back to the pool.
  *
  * <p>Index operations carry the HSA order in their name: scacquire/screlease are volatile
  * accesses, relaxed ones are opaque, and read-modify-writes are always volatile.
@@ -63,6 +72,8 @@ public final class Queue {
     @SuppressWarnings("unused")
     private long cachedReadIndex;
     private volatile HsaException error;
+    /** The launch call's completion signals and kernarg blocks ({@link #dispatch}). */
+    private final CompletionPool completions;
 
     /** Called by {@link Agent#createQueue}; not for applications. */
     public Queue(Agent agent, Allocation descriptorAllocation, Allocation ringAllocation, int size, long id,
@@ -81,6 +92,7 @@ public final class Queue {
         this.errorCallback = errorCallback;
         this.destroyer = destroyer;
         this.inactivator = inactivator;
+        this.completions = new CompletionPool(agent);
         descriptor.set(ValueLayout.JAVA_INT, QueueDescriptor.TYPE, type.code());
         descriptor.set(ValueLayout.JAVA_INT, QueueDescriptor.FEATURES, features);
         descriptor.set(ValueLayout.JAVA_LONG, QueueDescriptor.BASE_ADDRESS, ringAllocation.base());
@@ -328,6 +340,76 @@ public final class Queue {
         return new AgentDispatchPacket().wrap(ring, slotOffset(index));
     }
 
+    /**
+     * The launch call: dispatches {@code kernelObject} over a 1-D grid of {@code grid} work-items in
+     * workgroups of {@code workgroup}, with up to 32 64-bit kernel arguments (a kernel reads
+     * argument i at byte {@code 8 * i} of its kernarg segment), system-scope fences and no barrier
+     * bit; returns the dispatch's completion. The raw steps it performs stay available (see the class
+     * comment).
+     *
+     * @throws HsaException INVALID_ARGUMENT for a grid outside 1..2^32-1, a workgroup outside
+     *                      1..65535 or more than 32 arguments; otherwise as {@link #reserveSlot()}
+     */
+    public DispatchCompletion dispatch(long kernelObject, long grid, int workgroup, long... args) {
+        return submit(kernelObject, 1, grid, 1, 1, workgroup, 1, 1, 0, 0, false, args);
+    }
+
+    /** A launch of {@code kernelObject} to shape (grid, workgroup, segments, arguments) before {@link DispatchBuilder#dispatch()}. */
+    public DispatchBuilder launch(long kernelObject) {
+        return new DispatchBuilder(this, kernelObject);
+    }
+
+    /** The launch call's one path: checks, takes a pooled slot, writes the arguments and the packet, publishes, rings. */
+    DispatchCompletion submit(long kernelObject, int dims, long gx, long gy, long gz, int wx, int wy, int wz,
+                              int groupBytes, int privateBytes, boolean barrierBit, long[] args) {
+        checkGrid(gx, "x");
+        checkGrid(gy, "y");
+        checkGrid(gz, "z");
+        checkWorkgroup(wx, "x");
+        checkWorkgroup(wy, "y");
+        checkWorkgroup(wz, "z");
+        if (args.length > CompletionPool.KERNARG_BYTES / 8) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "the launch call passes at most "
+                    + CompletionPool.KERNARG_BYTES / 8 + " 64-bit arguments, got " + args.length
+                    + "; write a larger kernarg segment and use the raw protocol");
+        }
+        CompletionPool.Slot slot = completions.take();
+        long id;
+        try {
+            for (int i = 0; i < args.length; i++) {
+                slot.args.set(ValueLayout.JAVA_LONG, 8L * i, args[i]);
+            }
+            id = reserveSlot();
+        } catch (RuntimeException e) {
+            completions.give(slot);
+            throw e;
+        }
+        new KernelDispatchPacket().wrap(ring, slotOffset(id))
+                .workgroupSize(wx, wy, wz)
+                .gridSize((int) gx, (int) gy, (int) gz)
+                .privateSegmentSize(privateBytes)
+                .groupSegmentSize(groupBytes)
+                .kernelObject(kernelObject)
+                .kernargAddress(slot.kernarg)
+                .completionSignal(slot.signal.handle())
+                .publish(PacketHeader.of(PacketType.KERNEL_DISPATCH, barrierBit, FenceScope.SYSTEM, FenceScope.SYSTEM),
+                        dims);
+        ringDoorbell(id);
+        return new DispatchCompletion(completions, slot, this.id, id, barrierBit);
+    }
+
+    private static void checkGrid(long size, String dim) {
+        if (size < 1 || size > 0xFFFF_FFFFL) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "grid size " + dim + " must be in 1..2^32-1, was " + size);
+        }
+    }
+
+    private static void checkWorkgroup(int size, String dim) {
+        if (size < 1 || size > 0xFFFF) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "workgroup size " + dim + " must be in 1..65535, was " + size);
+        }
+    }
+
     /** Rings the doorbell with packet id {@code index} (a screlease store). */
     public void ringDoorbell(long index) {
         doorbell.storeScrelease(index);
@@ -415,6 +497,7 @@ public final class Queue {
     /** Marks the queue destroyed; called by its agent once the ring is drained. */
     public void markDestroyed() {
         state = QueueState.DESTROYED;
+        completions.close();
     }
 
     /** The descriptor and ring allocations, for the agent that frees them. */
