@@ -9,10 +9,6 @@ import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
-import org.hsa4j.packet.FenceScope;
-import org.hsa4j.packet.KernelDispatchPacket;
-import org.hsa4j.packet.PacketHeader;
-import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
@@ -87,13 +83,7 @@ public final class CudaSeeds {
     }
 
     private void submit(CudaKernel k, int workgroup, int grid, long kernarg, Signal completion) {
-        long id = queue.reserveSlot();
-        KernelDispatchPacket p = queue.kernelDispatchPacket(id);
-        p.clearBody();
-        p.workgroupSize(workgroup, 1, 1).gridSize(grid, 1, 1).kernelObject(k.kernelObject()).kernargAddress(kernarg)
-                .completionSignal(completion.handle());
-        p.publish(PacketHeader.of(PacketType.KERNEL_DISPATCH, false, FenceScope.SYSTEM, FenceScope.SYSTEM), 1);
-        queue.ringDoorbell(id);
+        queue.launch(k.kernelObject()).grid(grid).workgroup(workgroup).kernarg(kernarg).completion(completion).dispatch();
     }
 
     private static boolean await(Signal s) {

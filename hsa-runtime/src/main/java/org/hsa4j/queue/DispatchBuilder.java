@@ -1,12 +1,21 @@
 package org.hsa4j.queue;
 
+import org.hsa4j.packet.FenceScope;
+import org.hsa4j.packet.PacketHeader;
+import org.hsa4j.packet.PacketType;
 import org.hsa4j.runtime.HsaException;
+import org.hsa4j.signal.Signal;
 
 /**
  * A launch under construction ({@link Queue#launch}): grid and workgroup in 1 to 3 dimensions,
- * group and private segment bytes, the barrier bit and up to 32 64-bit arguments; defaults are a
- * 1-D grid of 1 in workgroups of 1, no segments, no barrier bit. {@link #dispatch()} submits it
- * through the same path as {@link Queue#dispatch(long, long, int, long...)} and may be called again.
+ * group and private segment bytes, the barrier bit, the fence scopes and up to 32 64-bit arguments;
+ * defaults are a 1-D grid of 1 in workgroups of 1, no segments, no barrier bit, system-scope
+ * fences. {@link #dispatch()} submits it through the same steps as
+ * {@link Queue#dispatch(long, long, int, long...)} and may be called again.
+ *
+ * <p>Protocol tests that own the packet's resources pass their own kernarg segment
+ * ({@link #kernarg(long)}) or completion signal ({@link #completion(Signal)}, armed by the caller and
+ * never pooled), and may reserve the packet id themselves ({@link #dispatchInto(long)}).
  */
 public final class DispatchBuilder {
     private static final long[] NO_ARGS = {};
@@ -24,6 +33,10 @@ public final class DispatchBuilder {
     private int privateBytes;
     private boolean barrierBit;
     private long[] args = NO_ARGS;
+    private long kernarg;
+    private Signal completion;
+    private FenceScope acquire = FenceScope.SYSTEM;
+    private FenceScope release = FenceScope.SYSTEM;
 
     DispatchBuilder(Queue queue, long kernelObject) {
         this.queue = queue;
@@ -95,9 +108,61 @@ public final class DispatchBuilder {
         return this;
     }
 
-    /** Submits the launch; returns its completion. */
+    /** A kernarg segment of the caller's instead of the pooled block (the arguments are then ignored). */
+    public DispatchBuilder kernarg(long address) {
+        kernarg = address;
+        return this;
+    }
+
+    /** A completion signal of the caller's, armed by the caller, instead of a pooled one. */
+    public DispatchBuilder completion(Signal signal) {
+        completion = HsaException.requireNonNull(signal, "signal");
+        return this;
+    }
+
+    /** The header's acquire and release fence scopes. */
+    public DispatchBuilder fences(FenceScope acquireScope, FenceScope releaseScope) {
+        acquire = HsaException.requireNonNull(acquireScope, "acquire scope");
+        release = HsaException.requireNonNull(releaseScope, "release scope");
+        return this;
+    }
+
+    /** Reserves a packet id (waiting for space as {@link Queue#reserveSlot()} does), submits the launch; returns its completion. */
     public DispatchCompletion dispatch() {
-        return queue.submit(kernelObject, dimensions, gridX, gridY, gridZ, workgroupX, workgroupY, workgroupZ,
-                groupBytes, privateBytes, barrierBit, args);
+        return submit(-1);
+    }
+
+    /**
+     * Submits the launch into packet id {@code reservedId}, which the caller reserved
+     * ({@code addWriteIndex*} or {@code casWriteIndex*}) and whose slot is free; returns its completion.
+     */
+    public DispatchCompletion dispatchInto(long reservedId) {
+        return submit(reservedId);
+    }
+
+    private DispatchCompletion submit(long reservedId) {
+        Queue.checkGrid(gridX, "x");
+        Queue.checkGrid(gridY, "y");
+        Queue.checkGrid(gridZ, "z");
+        Queue.checkWorkgroup(workgroupX, "x");
+        Queue.checkWorkgroup(workgroupY, "y");
+        Queue.checkWorkgroup(workgroupZ, "z");
+        boolean pooled = completion == null;
+        CompletionPool.Slot slot = pooled ? queue.pooledSlot(kernarg == 0 ? args : NO_ARGS)
+                : new CompletionPool.Slot(completion, kernarg, null);
+        long id;
+        try {
+            id = reservedId >= 0 ? reservedId : queue.reserveSlot();
+        } catch (RuntimeException e) {
+            if (pooled) {
+                queue.completions().give(slot);
+            }
+            throw e;
+        }
+        queue.publishDispatch(id, kernelObject, dimensions, gridX, gridY, gridZ, workgroupX, workgroupY, workgroupZ,
+                groupBytes, privateBytes, kernarg != 0 ? kernarg : slot.kernarg, slot.signal.handle(),
+                PacketHeader.of(PacketType.KERNEL_DISPATCH, barrierBit, acquire, release));
+        queue.ringDoorbell(id);
+        return new DispatchCompletion(pooled ? queue.completions() : null, slot, queue.id(), id, barrierBit);
     }
 }

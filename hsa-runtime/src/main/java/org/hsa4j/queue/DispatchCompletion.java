@@ -29,6 +29,7 @@ public final class DispatchCompletion implements Future<Void> {
     /** Longest single signal wait; a loop of them re-checks the interrupt and the outcome. */
     private static final long CHUNK_NANOS = 100_000_000L;
 
+    /** Where the slot goes back once the end was seen; null for a caller's own completion signal. */
     private final CompletionPool pool;
     private final long queueId;
     private final long packetId;
@@ -192,7 +193,9 @@ public final class DispatchCompletion implements Future<Void> {
             failure = failed;
             slot = null;
         }
-        pool.give(s);
+        if (pool != null) {
+            pool.give(s);
+        }
     }
 
     private boolean outcome() {

@@ -51,6 +51,9 @@ public final class Queue {
             throw new ExceptionInInitializerError(e);
         }
     }
+    /** The launch call's header: a kernel dispatch with system-scope fences and no barrier bit. */
+    private static final short SYSTEM_DISPATCH =
+            PacketHeader.of(PacketType.KERNEL_DISPATCH, false, FenceScope.SYSTEM, FenceScope.SYSTEM);
     /** Longest park of a producer waiting for space in a full queue. */
     private static final long MAX_SPACE_PARK_NANOS = 1_000_000;
 
@@ -351,60 +354,67 @@ public final class Queue {
      *                      1..65535 or more than 32 arguments; otherwise as {@link #reserveSlot()}
      */
     public DispatchCompletion dispatch(long kernelObject, long grid, int workgroup, long... args) {
-        return submit(kernelObject, 1, grid, 1, 1, workgroup, 1, 1, 0, 0, false, args);
-    }
-
-    /** A launch of {@code kernelObject} to shape (grid, workgroup, segments, arguments) before {@link DispatchBuilder#dispatch()}. */
-    public DispatchBuilder launch(long kernelObject) {
-        return new DispatchBuilder(this, kernelObject);
-    }
-
-    /** The launch call's one path: checks, takes a pooled slot, writes the arguments and the packet, publishes, rings. */
-    DispatchCompletion submit(long kernelObject, int dims, long gx, long gy, long gz, int wx, int wy, int wz,
-                              int groupBytes, int privateBytes, boolean barrierBit, long[] args) {
-        checkGrid(gx, "x");
-        checkGrid(gy, "y");
-        checkGrid(gz, "z");
-        checkWorkgroup(wx, "x");
-        checkWorkgroup(wy, "y");
-        checkWorkgroup(wz, "z");
-        if (args.length > CompletionPool.KERNARG_BYTES / 8) {
-            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "the launch call passes at most "
-                    + CompletionPool.KERNARG_BYTES / 8 + " 64-bit arguments, got " + args.length
-                    + "; write a larger kernarg segment and use the raw protocol");
-        }
-        CompletionPool.Slot slot = completions.take();
+        checkGrid(grid, "x");
+        checkWorkgroup(workgroup, "x");
+        CompletionPool.Slot slot = pooledSlot(args);
         long id;
         try {
-            for (int i = 0; i < args.length; i++) {
-                slot.args.set(ValueLayout.JAVA_LONG, 8L * i, args[i]);
-            }
             id = reserveSlot();
         } catch (RuntimeException e) {
             completions.give(slot);
             throw e;
         }
+        publishDispatch(id, kernelObject, 1, grid, 1, 1, workgroup, 1, 1, 0, 0, slot.kernarg, slot.signal.handle(),
+                SYSTEM_DISPATCH);
+        ringDoorbell(id);
+        return new DispatchCompletion(completions, slot, this.id, id, false);
+    }
+
+    /** A launch of {@code kernelObject} to shape (grid, workgroup, segments, arguments, fences) before {@link DispatchBuilder#dispatch()}. */
+    public DispatchBuilder launch(long kernelObject) {
+        return new DispatchBuilder(this, kernelObject);
+    }
+
+    /** A pooled slot (signal re-armed) with {@code args} written to its kernarg block. */
+    CompletionPool.Slot pooledSlot(long[] args) {
+        if (args.length > CompletionPool.KERNARG_BYTES / 8) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "the launch call passes at most "
+                    + CompletionPool.KERNARG_BYTES / 8 + " 64-bit arguments, got " + args.length
+                    + "; pass a kernarg segment of your own (DispatchBuilder.kernarg)");
+        }
+        CompletionPool.Slot slot = completions.take();
+        for (int i = 0; i < args.length; i++) {
+            slot.args.set(ValueLayout.JAVA_LONG, 8L * i, args[i]);
+        }
+        return slot;
+    }
+
+    /** The pool the launch call takes its slots from. */
+    CompletionPool completions() {
+        return completions;
+    }
+
+    /** Writes the body of kernel dispatch {@code id} and publishes header and setup with one release store. */
+    void publishDispatch(long id, long kernelObject, int dims, long gx, long gy, long gz, int wx, int wy, int wz,
+                         int groupBytes, int privateBytes, long kernarg, long completion, short header) {
         new KernelDispatchPacket().wrap(ring, slotOffset(id))
                 .workgroupSize(wx, wy, wz)
                 .gridSize((int) gx, (int) gy, (int) gz)
                 .privateSegmentSize(privateBytes)
                 .groupSegmentSize(groupBytes)
                 .kernelObject(kernelObject)
-                .kernargAddress(slot.kernarg)
-                .completionSignal(slot.signal.handle())
-                .publish(PacketHeader.of(PacketType.KERNEL_DISPATCH, barrierBit, FenceScope.SYSTEM, FenceScope.SYSTEM),
-                        dims);
-        ringDoorbell(id);
-        return new DispatchCompletion(completions, slot, this.id, id, barrierBit);
+                .kernargAddress(kernarg)
+                .completionSignal(completion)
+                .publish(header, dims);
     }
 
-    private static void checkGrid(long size, String dim) {
+    static void checkGrid(long size, String dim) {
         if (size < 1 || size > 0xFFFF_FFFFL) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "grid size " + dim + " must be in 1..2^32-1, was " + size);
         }
     }
 
-    private static void checkWorkgroup(int size, String dim) {
+    static void checkWorkgroup(int size, String dim) {
         if (size < 1 || size > 0xFFFF) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "workgroup size " + dim + " must be in 1..65535, was " + size);
         }

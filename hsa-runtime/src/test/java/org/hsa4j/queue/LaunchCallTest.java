@@ -140,4 +140,21 @@ class LaunchCallTest {
         c.join();
         assertEquals(HsaStatus.ERROR, seen.get());
     }
+
+    @Test
+    void shouldUseTheCallersKernargAndSignalIntoAnIdTheCallerReserved() {
+        long out = rt.hostMalloc(8);
+        long kernarg = rt.kernargPool().allocate(256);
+        rt.svm().setLong(kernarg, out);
+        rt.svm().setLong(kernarg + 8, 77);
+        org.hsa4j.signal.Signal mine = rt.createSignal(1);
+        long k = kernel(wi -> wi.svm().setLong(arg(wi, 0), arg(wi, 1)));
+        long id = queue.reserveSlot();
+        DispatchCompletion c = queue.launch(k).kernarg(kernarg).completion(mine).dispatchInto(id);
+        assertEquals(id, c.packetId());
+        c.join();
+        assertEquals(77, rt.svm().getLong(out));
+        assertEquals(0, mine.loadScacquire(), "the caller's signal is not re-armed or pooled");
+        assertFalse(mine.isDestroyed());
+    }
 }
