@@ -1,7 +1,12 @@
 package org.hsa4j.kernel;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
+import org.hsa4j.memory.DoubleView;
+import org.hsa4j.memory.FloatView;
+import org.hsa4j.memory.IntView;
+import org.hsa4j.memory.LongView;
 import org.hsa4j.memory.Svm;
 
 /**
@@ -9,6 +14,12 @@ import org.hsa4j.memory.Svm;
  * global, flat), the dispatch geometry, its group, private and kernarg segments, the agent's view
  * of SVM, and the workgroup barrier. In a kernel without barriers one instance is reused for every
  * work-item of a workgroup, so a kernel must not keep it past {@link Kernel#execute}.
+ *
+ * <p>Checked SVM access at loop speed: {@link #floats}, {@link #ints}, {@link #longs} and
+ * {@link #doubles} give a typed view that is range-checked once per workgroup: the first work-item
+ * of a group that asks for a range makes the view, the others get the same one back after comparing
+ * two longs, and each element access then costs one segment bounds check instead of an address
+ * translation. A view does not outlive its workgroup's use of this object.
  */
 public final class WorkItem {
     Dispatch dispatch;
@@ -24,9 +35,81 @@ public final class WorkItem {
     MemorySegment groupSegment;
     MemorySegment privateSegment;
     final WorkgroupBarrier barrier;
+    /** Typed views made in this workgroup: their start, element count and the view; {@link #viewsUsed} valid. */
+    private final long[] viewAddress = new long[VIEWS];
+    private final long[] viewCount = new long[VIEWS];
+    private final Object[] views = new Object[VIEWS];
+    private int viewsUsed;
+    private int viewNext;
+    private static final int VIEWS = 8;
+
+    /** This item seen as its whole workgroup, for a {@link WorkgroupKernel}. */
+    final Workgroup group = new Workgroup(this);
 
     WorkItem(WorkgroupBarrier barrier) {
         this.barrier = barrier;
+    }
+
+    /** Forgets the views of the previous workgroup; called when the item is bound to a new one. */
+    void clearViews() {
+        if (viewsUsed > 0) {
+            java.util.Arrays.fill(views, null);
+            viewsUsed = 0;
+            viewNext = 0;
+        }
+    }
+
+    /** 64-bit kernel argument {@code i}: bytes {@code 8 * i} of the kernarg segment, as the launch call writes them. */
+    public long arg(int i) {
+        return dispatch.kernarg.get(ValueLayout.JAVA_LONG, 8L * i);
+    }
+
+    /** {@code count} floats at {@code address}, checked once per workgroup ({@link Svm#floats}). */
+    public FloatView floats(long address, long count) {
+        for (int i = 0; i < viewsUsed; i++) {
+            if (viewAddress[i] == address && viewCount[i] == count && views[i] instanceof FloatView v) {
+                return v;
+            }
+        }
+        return remember(address, count, dispatch.svm.floats(address, count));
+    }
+
+    /** {@code count} ints at {@code address}, checked once per workgroup ({@link Svm#ints}). */
+    public IntView ints(long address, long count) {
+        for (int i = 0; i < viewsUsed; i++) {
+            if (viewAddress[i] == address && viewCount[i] == count && views[i] instanceof IntView v) {
+                return v;
+            }
+        }
+        return remember(address, count, dispatch.svm.ints(address, count));
+    }
+
+    /** {@code count} longs at {@code address}, checked once per workgroup ({@link Svm#longs}). */
+    public LongView longs(long address, long count) {
+        for (int i = 0; i < viewsUsed; i++) {
+            if (viewAddress[i] == address && viewCount[i] == count && views[i] instanceof LongView v) {
+                return v;
+            }
+        }
+        return remember(address, count, dispatch.svm.longs(address, count));
+    }
+
+    /** {@code count} doubles at {@code address}, checked once per workgroup ({@link Svm#doubles}). */
+    public DoubleView doubles(long address, long count) {
+        for (int i = 0; i < viewsUsed; i++) {
+            if (viewAddress[i] == address && viewCount[i] == count && views[i] instanceof DoubleView v) {
+                return v;
+            }
+        }
+        return remember(address, count, dispatch.svm.doubles(address, count));
+    }
+
+    private <V> V remember(long address, long count, V view) {
+        int i = viewsUsed < VIEWS ? viewsUsed++ : (viewNext++ & (VIEWS - 1));
+        viewAddress[i] = address;
+        viewCount[i] = count;
+        views[i] = view;
+        return view;
     }
 
     /** Number of dimensions of the dispatch (1 to 3). */
