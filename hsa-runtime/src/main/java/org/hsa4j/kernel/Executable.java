@@ -66,6 +66,23 @@ public final class Executable implements AutoCloseable {
         return add(name, descriptor, () -> new KernelCode(name, descriptor, kernel));
     }
 
+    /**
+     * Defines kernel {@code name} whose work-items run the kernel {@code setup} prepares once per
+     * workgroup (checked views taken there cost nothing per work-item).
+     *
+     * @throws HsaException INVALID_ARGUMENT when the descriptor declares barriers; otherwise as
+     *                      {@link #define(String, KernelDescriptor, Kernel)}
+     */
+    public synchronized Executable definePrepared(String name, KernelDescriptor descriptor, WorkgroupSetup setup) {
+        HsaException.requireNonNull(setup, "setup");
+        HsaException.requireNonNull(descriptor, "descriptor");
+        if (descriptor.barriers()) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "prepared kernel " + name
+                    + " runs its work-items in one loop and cannot use workgroup barriers");
+        }
+        return add(name, descriptor, () -> new KernelCode(name, descriptor, setup));
+    }
+
     private Executable add(String name, KernelDescriptor descriptor, Supplier<KernelCode> make) {
         HsaException.requireNonNull(name, "name");
         HsaException.requireNonNull(descriptor, "descriptor");

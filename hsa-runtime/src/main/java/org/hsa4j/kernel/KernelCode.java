@@ -20,6 +20,13 @@ public final class KernelCode {
         this.runner = KernelLoops.forKernel(kernel);
     }
 
+    KernelCode(String name, KernelDescriptor descriptor, WorkgroupSetup setup) {
+        this.name = name;
+        this.descriptor = descriptor;
+        this.kernel = wi -> setup.prepare(wi.group).execute(wi);
+        this.runner = KernelLoops.forSetup(setup);
+    }
+
     KernelCode(String name, KernelDescriptor descriptor, WorkgroupKernel kernel) {
         this.name = name;
         this.descriptor = descriptor;

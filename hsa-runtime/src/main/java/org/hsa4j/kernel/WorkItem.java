@@ -2,7 +2,9 @@ package org.hsa4j.kernel;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 
+import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.DoubleView;
 import org.hsa4j.memory.FloatView;
 import org.hsa4j.memory.IntView;
@@ -15,11 +17,12 @@ import org.hsa4j.memory.Svm;
  * of SVM, and the workgroup barrier. In a kernel without barriers one instance is reused for every
  * work-item of a workgroup, so a kernel must not keep it past {@link Kernel#execute}.
  *
- * <p>Checked SVM access at loop speed: {@link #floats}, {@link #ints}, {@link #longs} and
- * {@link #doubles} give a typed view that is range-checked once per workgroup: the first work-item
- * of a group that asks for a range makes the view, the others get the same one back after comparing
- * two longs, and each element access then costs one segment bounds check instead of an address
- * translation. A view does not outlive its workgroup's use of this object.
+ * <p>Checked SVM access: {@code svm().getFloat(address)} translates and checks every access.
+ * {@link #floatsArg} and its siblings give a typed view from a kernel argument's address to the end
+ * of its allocation, range-checked once per workgroup (an array load per call after that), whose
+ * element accesses cost one segment bounds check. At loop speed, a kernel defined with
+ * {@link Executable#definePrepared} takes its views once per workgroup and captures them. Kernel
+ * arguments ({@link #arg}) are read once per workgroup. Views do not outlive their workgroup.
  */
 public final class WorkItem {
     Dispatch dispatch;
@@ -35,13 +38,12 @@ public final class WorkItem {
     MemorySegment groupSegment;
     MemorySegment privateSegment;
     final WorkgroupBarrier barrier;
-    /** Typed views made in this workgroup: their start, element count and the view; {@link #viewsUsed} valid. */
-    private final long[] viewAddress = new long[VIEWS];
-    private final long[] viewCount = new long[VIEWS];
-    private final Object[] views = new Object[VIEWS];
-    private int viewsUsed;
-    private int viewNext;
-    private static final int VIEWS = 8;
+    /** Kernel arguments read once per workgroup, and the typed views over the first of them. */
+    private static final int ARGS = 32;
+    private static final int ARG_VIEWS = 8;
+    private final long[] args = new long[ARGS];
+    private int argsRead;
+    private final Object[] argViews = new Object[ARG_VIEWS];
 
     /** This item seen as its whole workgroup, for a {@link WorkgroupKernel}. */
     final Workgroup group = new Workgroup(this);
@@ -50,67 +52,82 @@ public final class WorkItem {
         this.barrier = barrier;
     }
 
-    /** Forgets the views of the previous workgroup; called when the item is bound to a new one. */
+    /** Forgets the previous workgroup's views and reads the new one's arguments; called when the item is bound to a group. */
     void clearViews() {
-        if (viewsUsed > 0) {
-            java.util.Arrays.fill(views, null);
-            viewsUsed = 0;
-            viewNext = 0;
-        }
+        Arrays.fill(argViews, null);
+        readArgs();
     }
 
     /** 64-bit kernel argument {@code i}: bytes {@code 8 * i} of the kernarg segment, as the launch call writes them. */
     public long arg(int i) {
+        if (i >= 0 && i < argsRead) {
+            return args[i];
+        }
         return dispatch.kernarg.get(ValueLayout.JAVA_LONG, 8L * i);
     }
 
-    /** {@code count} floats at {@code address}, checked once per workgroup ({@link Svm#floats}). */
-    public FloatView floats(long address, long count) {
-        for (int i = 0; i < viewsUsed; i++) {
-            if (viewAddress[i] == address && viewCount[i] == count && views[i] instanceof FloatView v) {
-                return v;
-            }
+    /**
+     * The floats from the SVM address in kernel argument {@code i} to the end of its allocation,
+     * range-checked once per workgroup: one array load per call after the first.
+     */
+    public FloatView floatsArg(int i) {
+        if (i >= 0 && i < ARG_VIEWS && argViews[i] instanceof FloatView v) {
+            return v;
         }
-        return remember(address, count, dispatch.svm.floats(address, count));
+        long address = arg(i);
+        return rememberArg(i, dispatch.svm.floats(address, untilEnd(address, Float.BYTES)));
     }
 
-    /** {@code count} ints at {@code address}, checked once per workgroup ({@link Svm#ints}). */
-    public IntView ints(long address, long count) {
-        for (int i = 0; i < viewsUsed; i++) {
-            if (viewAddress[i] == address && viewCount[i] == count && views[i] instanceof IntView v) {
-                return v;
-            }
+    /** The ints from the SVM address in kernel argument {@code i} to the end of its allocation, as {@link #floatsArg}. */
+    public IntView intsArg(int i) {
+        if (i >= 0 && i < ARG_VIEWS && argViews[i] instanceof IntView v) {
+            return v;
         }
-        return remember(address, count, dispatch.svm.ints(address, count));
+        long address = arg(i);
+        return rememberArg(i, dispatch.svm.ints(address, untilEnd(address, Integer.BYTES)));
     }
 
-    /** {@code count} longs at {@code address}, checked once per workgroup ({@link Svm#longs}). */
-    public LongView longs(long address, long count) {
-        for (int i = 0; i < viewsUsed; i++) {
-            if (viewAddress[i] == address && viewCount[i] == count && views[i] instanceof LongView v) {
-                return v;
-            }
+    /** The longs from the SVM address in kernel argument {@code i} to the end of its allocation, as {@link #floatsArg}. */
+    public LongView longsArg(int i) {
+        if (i >= 0 && i < ARG_VIEWS && argViews[i] instanceof LongView v) {
+            return v;
         }
-        return remember(address, count, dispatch.svm.longs(address, count));
+        long address = arg(i);
+        return rememberArg(i, dispatch.svm.longs(address, untilEnd(address, Long.BYTES)));
     }
 
-    /** {@code count} doubles at {@code address}, checked once per workgroup ({@link Svm#doubles}). */
-    public DoubleView doubles(long address, long count) {
-        for (int i = 0; i < viewsUsed; i++) {
-            if (viewAddress[i] == address && viewCount[i] == count && views[i] instanceof DoubleView v) {
-                return v;
-            }
+    /** The doubles from the SVM address in kernel argument {@code i} to the end of its allocation, as {@link #floatsArg}. */
+    public DoubleView doublesArg(int i) {
+        if (i >= 0 && i < ARG_VIEWS && argViews[i] instanceof DoubleView v) {
+            return v;
         }
-        return remember(address, count, dispatch.svm.doubles(address, count));
+        long address = arg(i);
+        return rememberArg(i, dispatch.svm.doubles(address, untilEnd(address, Double.BYTES)));
     }
 
-    private <V> V remember(long address, long count, V view) {
-        int i = viewsUsed < VIEWS ? viewsUsed++ : (viewNext++ & (VIEWS - 1));
-        viewAddress[i] = address;
-        viewCount[i] = count;
-        views[i] = view;
+    /** Whole elements of {@code size} bytes from {@code address} to the end of its allocation (a bad address faults). */
+    private long untilEnd(long address, int size) {
+        Allocation a = dispatch.svm.resolve(address, 1);
+        return (a.base() + a.size() - address) / size;
+    }
+
+    private <V> V rememberArg(int i, V view) {
+        if (i >= 0 && i < ARG_VIEWS) {
+            argViews[i] = view;
+        }
         return view;
     }
+
+    /** Reads this workgroup's first kernel arguments once, when the item is bound to a new group. */
+    void readArgs() {
+        MemorySegment k = dispatch.kernarg;
+        int n = k == null ? 0 : (int) Math.min(k.byteSize() / 8, ARGS);
+        for (int i = 0; i < n; i++) {
+            args[i] = k.get(ValueLayout.JAVA_LONG, 8L * i);
+        }
+        argsRead = n;
+    }
+
 
     /** Number of dimensions of the dispatch (1 to 3). */
     public int dimensions() {

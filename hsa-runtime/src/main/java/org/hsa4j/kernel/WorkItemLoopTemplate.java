@@ -9,6 +9,13 @@ import org.hsa4j.memory.ComputeUnitThread;
  * kernel into the loop.
  */
 final class WorkItemLoopTemplate implements WorkgroupRunner {
+    /**
+     * Work-items between two abort checks. The check is an opaque load, which the JIT treats as a
+     * compiler barrier: inside the inner loop it would force the kernel's loop-invariant loads (its
+     * views, their segments) to be redone for every work-item; between chunks it costs nothing.
+     */
+    private static final int CHUNK = 64;
+
     private final Kernel kernel;
 
     WorkItemLoopTemplate(Kernel kernel) {
@@ -21,10 +28,13 @@ final class WorkItemLoopTemplate implements WorkgroupRunner {
         if (cy == 1 && cz == 1) {
             w.localY = 0;
             w.localZ = 0;
-            for (int x = 0; x < cx; x++) {
-                w.localX = x;
+            for (int from = 0; from < cx; from += CHUNK) {
                 ComputeUnitThread.checkAbort();
-                k.execute(w);
+                int to = Math.min(cx, from + CHUNK);
+                for (int x = from; x < to; x++) {
+                    w.localX = x;
+                    k.execute(w);
+                }
             }
             return;
         }
@@ -32,10 +42,13 @@ final class WorkItemLoopTemplate implements WorkgroupRunner {
             w.localZ = z;
             for (int y = 0; y < cy; y++) {
                 w.localY = y;
-                for (int x = 0; x < cx; x++) {
-                    w.localX = x;
+                for (int from = 0; from < cx; from += CHUNK) {
                     ComputeUnitThread.checkAbort();
-                    k.execute(w);
+                    int to = Math.min(cx, from + CHUNK);
+                    for (int x = from; x < to; x++) {
+                        w.localX = x;
+                        k.execute(w);
+                    }
                 }
             }
         }

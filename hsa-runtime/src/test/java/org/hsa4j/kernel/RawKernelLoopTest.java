@@ -59,17 +59,51 @@ class RawKernelLoopTest {
     }
 
     @Test
-    void shouldAddVectorsPerWorkItemThroughViewsCheckedOncePerWorkgroup() {
+    void shouldAddVectorsWithAKernelPreparedOncePerWorkgroup() {
+        int n = 10_000;
+        long a = floats(n, 1f);
+        long b = floats(n, 2f);
+        long c = rt.hostMalloc(4L * n);
+        long k = rt.createExecutable().definePrepared("k", KernelDescriptor.withKernarg(64), g -> {
+            FloatView va = g.svm().floats(g.arg(0), g.arg(3));
+            FloatView vb = g.svm().floats(g.arg(1), g.arg(3));
+            FloatView vc = g.svm().floats(g.arg(2), g.arg(3));
+            return wi -> vc.set(wi.globalId(0), va.get(wi.globalId(0)) + vb.get(wi.globalId(0)));
+        }).freeze().symbol("k").kernelObject();
+        queue.dispatch(k, n, 256, a, b, c, n).join();
+        for (int i = 0; i < n; i++) {
+            assertEquals(3f * i, host.getFloat(c + 4L * i), "element " + i);
+        }
+    }
+
+    @Test
+    void shouldPrepareEachWorkgroupOnceBeforeItsWorkItems() {
+        int n = 1000;
+        long prepared = rt.hostMalloc(4);
+        long seen = rt.hostMalloc(4L * n);
+        long k = rt.createExecutable().definePrepared("k", KernelDescriptor.withKernarg(64), g -> {
+            g.svm().atomicAddInt(g.arg(0), 1, org.hsa4j.memory.MemoryOrder.RELAXED, org.hsa4j.memory.MemoryScope.SYSTEM);
+            long group = g.groupId(0);
+            return wi -> wi.svm().setInt(wi.arg(1) + 4 * wi.globalId(0), (int) group);
+        }).freeze().symbol("k").kernelObject();
+        queue.dispatch(k, n, 64, prepared, seen).join();
+        assertEquals((n + 63) / 64, host.getInt(prepared), "one preparation per workgroup");
+        for (int i = 0; i < n; i++) {
+            assertEquals(i / 64, host.getInt(seen + 4L * i), "work-item " + i + " ran with its own group's preparation");
+        }
+    }
+
+    @Test
+    void shouldAddVectorsPerWorkItemThroughArgumentViews() {
         int n = 10_000;
         long a = floats(n, 1f);
         long b = floats(n, 2f);
         long c = rt.hostMalloc(4L * n);
         long k = define(wi -> {
-            long count = wi.arg(3);
             long i = wi.globalId(0);
-            wi.floats(wi.arg(2), count).set(i, wi.floats(wi.arg(0), count).get(i) + wi.floats(wi.arg(1), count).get(i));
+            wi.floatsArg(2).set(i, wi.floatsArg(0).get(i) + wi.floatsArg(1).get(i));
         });
-        queue.dispatch(k, n, 256, a, b, c, n).join();
+        queue.dispatch(k, n, 256, a, b, c).join();
         for (int i = 0; i < n; i++) {
             assertEquals(3f * i, host.getFloat(c + 4L * i), "element " + i);
         }
@@ -90,27 +124,25 @@ class RawKernelLoopTest {
     }
 
     @Test
-    void shouldGiveTheSameViewForTheSameRangeAndAnotherForAnotherRange() {
+    void shouldGiveAnArgumentViewThatEndsWithItsAllocationAndTheSameOneAgain() {
         long a = floats(16, 1f);
         long out = rt.hostMalloc(8);
         long k = define(wi -> {
-            FloatView first = wi.floats(wi.arg(0), 16);
-            boolean same = first == wi.floats(wi.arg(0), 16);
-            boolean other = first != wi.floats(wi.arg(0), 8) && first != wi.floats(wi.arg(0) + 4, 15);
-            wi.svm().setInt(wi.arg(1), same ? 1 : 0);
-            wi.svm().setInt(wi.arg(1) + 4, other ? 1 : 0);
+            FloatView first = wi.floatsArg(0);
+            wi.svm().setInt(wi.arg(1), first == wi.floatsArg(0) ? 1 : 0);
+            wi.svm().setInt(wi.arg(1) + 4, (int) first.length());
         });
-        queue.dispatch(k, 1, 1, a, out).join();
-        assertEquals(1, host.getInt(out), "the same range gives the view made first");
-        assertEquals(1, host.getInt(out + 4), "another range gives another view");
+        queue.dispatch(k, 1, 1, a + 8, out).join();
+        assertEquals(1, host.getInt(out), "the same argument gives the view made first");
+        assertEquals(14, host.getInt(out + 4), "the view runs from the argument's address to the allocation's end");
     }
 
     @Test
-    void shouldFaultAViewPastItsAllocationWithAMemoryFault() {
+    void shouldFaultAnArgumentViewPastItsAllocationWithAMemoryFault() {
         long a = floats(16, 1f);
-        long k = define(wi -> wi.floats(wi.arg(0), 17).get(0));
+        long k = define(wi -> wi.floatsArg(0).get(16));
         HsaException e = assertThrows(HsaException.class, () -> queue.dispatch(k, 1, 1, a).join());
-        assertEquals(HsaStatus.MEMORY_FAULT, e.status(), e.getMessage());
+        assertEquals(HsaStatus.EXCEPTION, e.status(), e.getMessage());
     }
 
     @Test
@@ -176,6 +208,13 @@ class RawKernelLoopTest {
                 assertEquals(sum, host.getFloat(c + 4L * (r * n + col)), "c[" + r + "][" + col + "]");
             }
         }
+    }
+
+    @Test
+    void shouldRefuseAPreparedKernelThatDeclaresBarriers() {
+        HsaException e = assertThrows(HsaException.class, () -> rt.createExecutable()
+                .definePrepared("k", KernelDescriptor.EMPTY.withBarriers(), g -> wi -> { }));
+        assertEquals(HsaStatus.INVALID_ARGUMENT, e.status());
     }
 
     @Test
