@@ -14,8 +14,9 @@ import org.hsa4j.signal.Signal;
  * {@link Queue#dispatch(long, long, int, long...)} and may be called again.
  *
  * <p>Protocol tests that own the packet's resources pass their own kernarg segment
- * ({@link #kernarg(long)}) or completion signal ({@link #completion(Signal)}, armed by the caller and
- * never pooled), and may reserve the packet id themselves ({@link #dispatchInto(long)}).
+ * ({@link #kernarg(long)}; the arguments are then ignored) or completion signal
+ * ({@link #completion(Signal)}, armed by the caller and never pooled), and may reserve the packet id
+ * themselves ({@link #dispatchInto(long)}).
  */
 public final class DispatchBuilder {
     private static final long[] NO_ARGS = {};
@@ -147,22 +148,22 @@ public final class DispatchBuilder {
         Queue.checkWorkgroup(workgroupX, "x");
         Queue.checkWorkgroup(workgroupY, "y");
         Queue.checkWorkgroup(workgroupZ, "z");
-        boolean pooled = completion == null;
-        CompletionPool.Slot slot = pooled ? queue.pooledSlot(kernarg == 0 ? args : NO_ARGS)
-                : new CompletionPool.Slot(completion, kernarg, null);
+        CompletionPool.Slot pooled = completion == null || kernarg == 0
+                ? queue.pooledSlot(kernarg == 0 ? args : NO_ARGS) : null;
+        Signal signal = completion != null ? completion : pooled.signal;
         long id;
         try {
             id = reservedId >= 0 ? reservedId : queue.reserveSlot();
         } catch (RuntimeException e) {
-            if (pooled) {
-                queue.completions().give(slot);
+            if (pooled != null) {
+                queue.completions().give(pooled);
             }
             throw e;
         }
         queue.publishDispatch(id, kernelObject, dimensions, gridX, gridY, gridZ, workgroupX, workgroupY, workgroupZ,
-                groupBytes, privateBytes, kernarg != 0 ? kernarg : slot.kernarg, slot.signal.handle(),
+                groupBytes, privateBytes, kernarg != 0 ? kernarg : pooled.kernarg, signal.handle(),
                 PacketHeader.of(PacketType.KERNEL_DISPATCH, barrierBit, acquire, release));
         queue.ringDoorbell(id);
-        return new DispatchCompletion(pooled ? queue.completions() : null, slot, queue.id(), id, barrierBit);
+        return new DispatchCompletion(queue.completions(), pooled, signal, queue.id(), id, barrierBit);
     }
 }

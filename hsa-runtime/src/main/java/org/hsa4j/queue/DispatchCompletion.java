@@ -29,21 +29,24 @@ public final class DispatchCompletion implements Future<Void> {
     /** Longest single signal wait; a loop of them re-checks the interrupt and the outcome. */
     private static final long CHUNK_NANOS = 100_000_000L;
 
-    /** Where the slot goes back once the end was seen; null for a caller's own completion signal. */
+    /** Where {@link #pooled} goes back once the end was seen. */
     private final CompletionPool pool;
     private final long queueId;
     private final long packetId;
     private final boolean barrierBit;
     private final Signal signal;
-    /** The pooled resources until a wait saw the end, then null. */
-    private volatile CompletionPool.Slot slot;
-    /** The failure a wait saw, or null; written before {@link #slot} is cleared. */
+    /** The pooled resources to give back once a wait saw the end, or null (none, or given back). */
+    private CompletionPool.Slot pooled;
+    /** Set once a wait saw the end (after {@link #failure}). */
+    private volatile boolean settled;
+    /** The failure a wait saw, or null; written before {@link #settled} is set. */
     private volatile HsaException failure;
 
-    DispatchCompletion(CompletionPool pool, CompletionPool.Slot slot, long queueId, long packetId, boolean barrierBit) {
+    DispatchCompletion(CompletionPool pool, CompletionPool.Slot pooled, Signal signal, long queueId, long packetId,
+                       boolean barrierBit) {
         this.pool = pool;
-        this.slot = slot;
-        this.signal = slot.signal;
+        this.pooled = pooled;
+        this.signal = signal;
         this.queueId = queueId;
         this.packetId = packetId;
         this.barrierBit = barrierBit;
@@ -119,17 +122,16 @@ public final class DispatchCompletion implements Future<Void> {
     /** True once the dispatch ended (also when it failed); a true answer gives the signal back. */
     @Override
     public boolean isDone() {
-        CompletionPool.Slot s = slot;
-        if (s == null) {
+        if (settled) {
             return true;
         }
-        HsaException failed = s.signal.failure();
+        HsaException failed = signal.failure();
         if (failed != null) {
-            settle(s, failed);
+            settle(failed);
             return true;
         }
-        if (s.signal.loadScacquire() == 0) {
-            settle(s, null);
+        if (signal.loadScacquire() == 0) {
+            settle(null);
             return true;
         }
         return false;
@@ -148,8 +150,7 @@ public final class DispatchCompletion implements Future<Void> {
 
     /** True when the dispatch ended in time; throws its failure; false on timeout or interrupt. */
     private boolean await(WaitState state, long timeoutNanos) {
-        CompletionPool.Slot s = slot;
-        if (s == null) {
+        if (settled) {
             return outcome();
         }
         if (ComputeUnitThread.current() != null) {
@@ -160,23 +161,20 @@ public final class DispatchCompletion implements Future<Void> {
             long left = deadline - System.nanoTime();
             long v;
             try {
-                v = s.signal.waitScacquire(SignalCondition.EQ, 0, Math.min(Math.max(left, 0), CHUNK_NANOS), state);
+                v = signal.waitScacquire(SignalCondition.EQ, 0, Math.min(Math.max(left, 0), CHUNK_NANOS), state);
             } catch (HsaException e) {
-                if (slot != s) {
+                if (settled) {
                     return outcome();
                 }
-                settle(s, e);
+                settle(e);
                 throw e;
             }
-            if (v == 0) {
-                if (slot != s) {
-                    return outcome();
-                }
-                settle(s, null);
-                return true;
-            }
-            if (slot != s) {
+            if (settled) {
                 return outcome();
+            }
+            if (v == 0) {
+                settle(null);
+                return true;
             }
             if (left <= 0 || Thread.currentThread().isInterrupted()) {
                 return false;
@@ -184,17 +182,20 @@ public final class DispatchCompletion implements Future<Void> {
         }
     }
 
-    /** Records the outcome and gives the slot back, once (whoever clears {@link #slot} gives it). */
-    private void settle(CompletionPool.Slot s, HsaException failed) {
+    /** Records the outcome and gives the pooled resources back, once. */
+    private void settle(HsaException failed) {
+        CompletionPool.Slot give;
         synchronized (this) {
-            if (slot != s) {
+            if (settled) {
                 return;
             }
             failure = failed;
-            slot = null;
+            settled = true;
+            give = pooled;
+            pooled = null;
         }
-        if (pool != null) {
-            pool.give(s);
+        if (give != null) {
+            pool.give(give);
         }
     }
 
@@ -225,6 +226,6 @@ public final class DispatchCompletion implements Future<Void> {
 
     @Override
     public String toString() {
-        return "DispatchCompletion[packet " + packetId + " of queue " + queueId + (slot == null ? ", done]" : "]");
+        return "DispatchCompletion[packet " + packetId + " of queue " + queueId + (settled ? ", done]" : "]");
     }
 }

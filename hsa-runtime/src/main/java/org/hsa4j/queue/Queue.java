@@ -8,7 +8,9 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 import org.hsa4j.agent.Agent;
+import org.hsa4j.agent.RunningPacket;
 import org.hsa4j.memory.Allocation;
+import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.packet.AgentDispatchPacket;
 import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.packet.BarrierPacket;
@@ -367,7 +369,7 @@ public final class Queue {
         publishDispatch(id, kernelObject, 1, grid, 1, 1, workgroup, 1, 1, 0, 0, slot.kernarg, slot.signal.handle(),
                 SYSTEM_DISPATCH);
         ringDoorbell(id);
-        return new DispatchCompletion(completions, slot, this.id, id, false);
+        return new DispatchCompletion(completions, slot, slot.signal, this.id, id, false);
     }
 
     /** A launch of {@code kernelObject} to shape (grid, workgroup, segments, arguments, fences) before {@link DispatchBuilder#dispatch()}. */
@@ -470,8 +472,11 @@ public final class Queue {
      * {@code hsa_queue_inactivate}: no further packet is launched; later packets' completion signals
      * fail, and running dispatches are aborted (at their next SVM access, signal operation or
      * barrier) with INVALID_QUEUE, waiting a bounded time for them to unwind.
+     *
+     * @throws HsaException ERROR when called from a kernel running a packet of this queue
      */
     public void inactivate() {
+        refuseFromOwnKernel("inactivate");
         boolean now;
         synchronized (this) {
             now = state == QueueState.ACTIVE;
@@ -489,10 +494,12 @@ public final class Queue {
      * {@code hsa_queue_destroy}: inactivates, aborts running dispatches (as {@link #inactivate}),
      * fails unconsumed packets' signals, frees the ring.
      *
-     * @throws HsaException INVALID_QUEUE when already destroyed, NOT_INITIALIZED after the runtime was shut down
+     * @throws HsaException INVALID_QUEUE when already destroyed, NOT_INITIALIZED after the runtime was shut down,
+     *                      ERROR when called from a kernel running a packet of this queue
      */
     public void destroy() {
         checkRuntime();
+        refuseFromOwnKernel("destroy");
         synchronized (this) {
             if (state == QueueState.DESTROYED) {
                 throw new HsaException(HsaStatus.INVALID_QUEUE, "queue " + id + " has already been destroyed");
@@ -502,6 +509,21 @@ public final class Queue {
             }
         }
         destroyer.accept(this);
+    }
+
+    /**
+     * A kernel running a packet of this queue cannot inactivate or destroy it: both wait for the
+     * queue's running dispatches to unwind, its own among them, which cannot happen before it returns.
+     *
+     * @throws HsaException ERROR when the calling compute unit runs a packet of this queue
+     */
+    private void refuseFromOwnKernel(String what) {
+        ComputeUnitThread unit = ComputeUnitThread.current();
+        if (unit != null && unit.currentWork() instanceof RunningPacket running && running.queueId() == id) {
+            throw new HsaException(HsaStatus.ERROR, "a kernel (packet " + running.packetId() + " of queue " + id
+                    + ") cannot " + what + " the queue it runs from: that waits for its own dispatch to end;"
+                    + " do it from the host or another queue");
+        }
     }
 
     /** Marks the queue destroyed; called by its agent once the ring is drained. */

@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
 
+import org.hsa4j.memory.Abortable;
 import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.memory.MemoryScope;
@@ -383,6 +384,7 @@ public final class Signal {
         if (timeoutNanos <= 0) {
             return value;
         }
+        refuseWaitOnOwnCompletion();
         long start = System.nanoTime();
         long deadline = start + Math.min(timeoutNanos, Long.MAX_VALUE / 4);
         long spinEnd = start + Math.min(timeoutNanos, state == WaitState.ACTIVE ? ACTIVE_SPIN_NANOS : BLOCKED_SPIN_NANOS);
@@ -428,6 +430,22 @@ public final class Signal {
             }
         } finally {
             removeWaiter(self);
+        }
+    }
+
+    /**
+     * A kernel waiting for a change of its own packet's completion signal would wait forever: the
+     * signal changes only after the kernel returns. Fails the wait at once with ERROR instead.
+     */
+    private void refuseWaitOnOwnCompletion() {
+        ComputeUnitThread unit = ComputeUnitThread.current();
+        if (unit == null) {
+            return;
+        }
+        Abortable work = unit.currentWork();
+        if (work != null && work.completionSignalHandle() == handle()) {
+            throw new HsaException(HsaStatus.ERROR, "a kernel waits on its own packet's completion signal "
+                    + this + ", which changes only after the kernel returns: the wait would never return");
         }
     }
 

@@ -157,4 +157,14 @@ class LaunchCallTest {
         assertEquals(0, mine.loadScacquire(), "the caller's signal is not re-armed or pooled");
         assertFalse(mine.isDestroyed());
     }
+
+    @Test
+    void shouldPassTheArgumentsInAPooledBlockBesideACallersSignal() {
+        long out = rt.hostMalloc(8);
+        org.hsa4j.signal.Signal mine = rt.createSignal(1);
+        long k = kernel(wi -> wi.svm().setLong(arg(wi, 0), arg(wi, 1)));
+        queue.launch(k).args(out, 55).completion(mine).dispatch().join();
+        assertEquals(55, rt.svm().getLong(out));
+        assertEquals(0, mine.loadScacquire());
+    }
 }
