@@ -1,6 +1,7 @@
 package org.hsa4j.queue;
 
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.hsa4j.agent.Agent;
 import org.hsa4j.memory.MemoryPool;
@@ -12,8 +13,8 @@ import org.hsa4j.signal.Signal;
  * re-arms a failed signal), and given back by the {@link DispatchCompletion} once a wait saw the
  * dispatch end, so a steady stream of launches allocates neither signals nor kernarg memory.
  * A completion nobody waits for keeps its slot (the pool makes a new one); closing the queue's
- * pool destroys what it holds. A plain stack under the pool's monitor: taken once per launch,
- * uncontended in the common one-producer case.
+ * pool destroys what it holds. The slot given back last waits in an atomic reference (one atomic
+ * to give, one to take, for a one-producer round trip); more wait in a stack under the monitor.
  */
 final class CompletionPool {
     /** Bytes of kernel arguments each slot carries: 32 64-bit arguments. */
@@ -36,9 +37,11 @@ final class CompletionPool {
     }
 
     private final Agent agent;
+    /** The slot given back last: a one-producer round trip takes and gives it with one atomic each. */
+    private final AtomicReference<Slot> hot = new AtomicReference<>();
     private final Slot[] free = new Slot[KEEP];
     private int count;
-    private boolean closed;
+    private volatile boolean closed;
 
     CompletionPool(Agent agent) {
         this.agent = agent;
@@ -46,7 +49,11 @@ final class CompletionPool {
 
     /** A slot whose signal is re-armed to 1 (relaxed: the packet's release publishes it). */
     Slot take() {
-        Slot s;
+        Slot s = hot.getAndSet(null);
+        if (s != null) {
+            s.signal.storeRelaxed(1);
+            return s;
+        }
         synchronized (this) {
             s = count > 0 ? free[--count] : null;
             if (s != null) {
@@ -65,6 +72,9 @@ final class CompletionPool {
 
     /** Gives back a slot whose dispatch ended; destroys it when the pool is full or closed. */
     void give(Slot s) {
+        if (!closed && hot.compareAndSet(null, s)) {
+            return;
+        }
         synchronized (this) {
             if (!closed && count < KEEP) {
                 free[count++] = s;
@@ -79,6 +89,10 @@ final class CompletionPool {
         Slot[] held;
         synchronized (this) {
             closed = true;
+            Slot h = hot.getAndSet(null);
+            if (h != null && count < KEEP) {
+                free[count++] = h;
+            }
             held = java.util.Arrays.copyOf(free, count);
             java.util.Arrays.fill(free, null);
             count = 0;

@@ -1,5 +1,7 @@
 package org.hsa4j.queue;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -35,10 +37,22 @@ public final class DispatchCompletion implements Future<Void> {
     private final long packetId;
     private final boolean barrierBit;
     private final Signal signal;
-    /** The pooled resources to give back once a wait saw the end, or null (none, or given back). */
+    /** The pooled resources to give back once a wait saw the end, or null (none, or given back); the settler's. */
     private CompletionPool.Slot pooled;
     /** Set once a wait saw the end (after {@link #failure}). */
     private volatile boolean settled;
+    /** Taken by the one caller that settles. */
+    @SuppressWarnings("unused")
+    private volatile boolean claimed;
+    private static final VarHandle CLAIMED;
+
+    static {
+        try {
+            CLAIMED = MethodHandles.lookup().findVarHandle(DispatchCompletion.class, "claimed", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     /** The failure a wait saw, or null; written before {@link #settled} is set. */
     private volatile HsaException failure;
 
@@ -156,44 +170,53 @@ public final class DispatchCompletion implements Future<Void> {
         if (ComputeUnitThread.current() != null) {
             refuseWaitOnItself();
         }
-        long deadline = System.nanoTime() + Math.min(timeoutNanos, Long.MAX_VALUE / 4);
+        long chunk = Math.min(Math.max(timeoutNanos, 0), CHUNK_NANOS);
+        if (waitedForEnd(state, chunk)) {
+            return outcome();
+        }
+        long deadline = System.nanoTime() + Math.min(timeoutNanos - chunk, Long.MAX_VALUE / 4);
         while (true) {
             long left = deadline - System.nanoTime();
-            long v;
-            try {
-                v = signal.waitScacquire(SignalCondition.EQ, 0, Math.min(Math.max(left, 0), CHUNK_NANOS), state);
-            } catch (HsaException e) {
-                if (settled) {
-                    return outcome();
-                }
-                settle(e);
-                throw e;
-            }
-            if (settled) {
-                return outcome();
-            }
-            if (v == 0) {
-                settle(null);
-                return true;
-            }
             if (left <= 0 || Thread.currentThread().isInterrupted()) {
                 return false;
+            }
+            if (waitedForEnd(state, Math.min(left, CHUNK_NANOS))) {
+                return outcome();
             }
         }
     }
 
-    /** Records the outcome and gives the pooled resources back, once. */
-    private void settle(HsaException failed) {
-        CompletionPool.Slot give;
-        synchronized (this) {
-            if (settled) {
-                return;
-            }
-            failure = failed;
-            settled = true;
-            give = pooled;
-            pooled = null;
+    /** One bounded signal wait; true once the end was seen (here or by another waiter) and settled. */
+    private boolean waitedForEnd(WaitState state, long nanos) {
+        long v;
+        try {
+            v = signal.waitScacquire(SignalCondition.EQ, 0, nanos, state);
+        } catch (HsaException e) {
+            settle(e);
+            return true;
         }
+        if (settled) {
+            return true;
+        }
+        if (v == 0) {
+            settle(null);
+            return true;
+        }
+        return false;
+    }
+
+    /** Records the outcome and gives the pooled resources back, once (the first caller wins). */
+    private void settle(HsaException failed) {
+        if (!CLAIMED.compareAndSet(this, false, true)) {
+            while (!settled) {
+                Thread.onSpinWait();
+            }
+            return;
+        }
+        failure = failed;
+        CompletionPool.Slot give = pooled;
+        pooled = null;
+        settled = true;
         if (give != null) {
             pool.give(give);
         }
