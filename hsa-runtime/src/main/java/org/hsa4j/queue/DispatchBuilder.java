@@ -115,7 +115,12 @@ public final class DispatchBuilder {
         return this;
     }
 
-    /** A completion signal of the caller's, armed by the caller, instead of a pooled one. */
+    /**
+     * A completion signal of the caller's, armed by the caller, instead of a pooled one. With
+     * arguments and no kernarg of the caller's, a pooled kernarg block carries them and goes back to
+     * the pool when a wait of the returned completion sees the end; with neither, the packet's
+     * kernarg address is 0, as in the raw protocol.
+     */
     public DispatchBuilder completion(Signal signal) {
         completion = HsaException.requireNonNull(signal, "signal");
         return this;
@@ -148,7 +153,8 @@ public final class DispatchBuilder {
         Queue.checkWorkgroup(workgroupX, "x");
         Queue.checkWorkgroup(workgroupY, "y");
         Queue.checkWorkgroup(workgroupZ, "z");
-        CompletionPool.Slot pooled = completion == null || kernarg == 0
+        // a caller's signal takes a pooled block only to carry arguments; it goes back when a wait sees the end
+        CompletionPool.Slot pooled = completion == null || (kernarg == 0 && args.length > 0)
                 ? queue.pooledSlot(kernarg == 0 ? args : NO_ARGS) : null;
         Signal signal = completion != null ? completion : pooled.signal;
         long id;
@@ -161,7 +167,7 @@ public final class DispatchBuilder {
             throw e;
         }
         queue.publishDispatch(id, kernelObject, dimensions, gridX, gridY, gridZ, workgroupX, workgroupY, workgroupZ,
-                groupBytes, privateBytes, kernarg != 0 ? kernarg : pooled.kernarg, signal.handle(),
+                groupBytes, privateBytes, kernarg != 0 || pooled == null ? kernarg : pooled.kernarg, signal.handle(),
                 PacketHeader.of(PacketType.KERNEL_DISPATCH, barrierBit, acquire, release));
         queue.ringDoorbell(id);
         return new DispatchCompletion(queue.completions(), pooled, signal, queue.id(), id, barrierBit);

@@ -167,4 +167,22 @@ class LaunchCallTest {
         assertEquals(55, rt.svm().getLong(out));
         assertEquals(0, mine.loadScacquire());
     }
+
+    @Test
+    void shouldTakeNothingFromThePoolForACallersSignalWithoutArguments() {
+        org.hsa4j.signal.Signal mine = rt.createSignal(1);
+        long k = rt.createExecutable().define("empty", KernelDescriptor.EMPTY, wi -> { }).freeze().symbol("empty")
+                .kernelObject();
+        DispatchCompletion pooled = queue.dispatch(k, 1, 1);
+        pooled.join();
+        long inPool = pooled.signal().handle();
+        queue.launch(k).completion(mine).dispatch();      // waited for on the caller's own signal, as raw users do
+        while (mine.waitScacquire(org.hsa4j.signal.SignalCondition.EQ, 0, 100_000_000L,
+                org.hsa4j.signal.WaitState.BLOCKED) != 0) {
+            Thread.onSpinWait();
+        }
+        DispatchCompletion next = queue.dispatch(k, 1, 1);
+        assertEquals(inPool, next.signal().handle(), "the pooled slot stayed in the pool");
+        next.join();
+    }
 }
