@@ -8,6 +8,7 @@ import org.hsa4j.packet.FenceScope;
 import org.hsa4j.packet.KernelDispatchPacket;
 import org.hsa4j.packet.PacketHeader;
 import org.hsa4j.packet.PacketType;
+import org.hsa4j.queue.DispatchCompletion;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
@@ -49,6 +50,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * ACTIVE wait within 6x the raw ping-pong ({@link RawPingPongBenchmark}), the floor for any
  * round trip; BLOCKED wait no slower than {@code ExecutorService.submit().get()}
  * ({@link ExecutorBaselineBenchmark#submitGet()}), the plain-Java way to hand off and wait.
+ * {@link #launchCall()} makes the same round trip with the one launch call and its completion's
+ * join: within 1.1x {@link #roundTrip()} (issue 22).
  */
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -105,5 +108,17 @@ public class DispatchRoundTripBenchmark {
         packet.publish(HEADER, 1);
         queue.ringDoorbell(id);
         return Waits.await(done, SignalCondition.EQ, 0, waitState);
+    }
+
+    /**
+     * The same round trip through the launch call: {@code queue.dispatch} (pooled signal re-armed by
+     * the runtime, reserve, write, publish, ring) and {@code join} with the same wait state. Goal
+     * (issue 22): within 1.1x {@link #roundTrip()} of the same run.
+     */
+    @Benchmark
+    public Object launchCall() {
+        DispatchCompletion c = queue.dispatch(kernelObject, 1, 1);
+        c.join(waitState);
+        return c;
     }
 }

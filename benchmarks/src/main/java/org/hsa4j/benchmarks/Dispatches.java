@@ -1,38 +1,22 @@
 package org.hsa4j.benchmarks;
 
-import org.hsa4j.packet.FenceScope;
-import org.hsa4j.packet.KernelDispatchPacket;
-import org.hsa4j.packet.PacketHeader;
-import org.hsa4j.packet.PacketType;
+import org.hsa4j.queue.DispatchCompletion;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.signal.Signal;
 
-/** The one-packet submission the benchmarks share: the raw AQL steps for a 1-D kernel dispatch. */
+/** The one-packet submission the benchmarks share: the queue's launch call with the benchmark's own kernarg and signal. */
 public final class Dispatches {
-    /** System-scope acquire and release, no barrier bit: each dispatch's effects are visible to the host at completion. */
-    public static final short HEADER = PacketHeader.of(PacketType.KERNEL_DISPATCH, false, FenceScope.SYSTEM, FenceScope.SYSTEM);
-
     private Dispatches() {
     }
 
     /**
-     * Reserves a slot on {@code queue}, writes a 1-D dispatch of {@code kernelObject} through
-     * {@code packet}, publishes it with {@link #HEADER} and rings the doorbell; the caller waits on
-     * {@code completion}.
+     * Submits a 1-D dispatch of {@code kernelObject} on {@code queue} with the launch call
+     * ({@code Queue.launch}), system-scope fences and no barrier bit, passing {@code kernarg} and
+     * {@code completion} (armed by the caller, who waits on it).
      */
-    public static void submitOne(Queue queue, KernelDispatchPacket packet, long kernelObject, int workgroup, int grid,
-                                 long kernarg, Signal completion) {
-        long id = queue.addWriteIndexScacqScrel(1);
-        queue.waitForSpace(id);
-        packet.wrap(queue.ring(), queue.slotOffset(id))
-                .workgroupSize(workgroup, 1, 1)
-                .gridSize(grid, 1, 1)
-                .privateSegmentSize(0)
-                .groupSegmentSize(0)
-                .kernelObject(kernelObject)
-                .kernargAddress(kernarg)
-                .completionSignal(completion.handle());
-        packet.publish(HEADER, 1);
-        queue.ringDoorbell(id);
+    public static DispatchCompletion submitOne(Queue queue, long kernelObject, int workgroup, int grid, long kernarg,
+                                               Signal completion) {
+        return queue.launch(kernelObject).grid(grid).workgroup(workgroup).kernarg(kernarg).completion(completion)
+                .dispatch();
     }
 }

@@ -7,7 +7,6 @@ import org.hsa4j.kernel.Executable;
 import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.memory.FloatView;
 import org.hsa4j.memory.Svm;
-import org.hsa4j.packet.KernelDispatchPacket;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
@@ -68,7 +67,6 @@ public class FidelityBenchmark {
     private long emptyKernel;
     private long addKernel;
     private long kernarg;
-    private final KernelDispatchPacket packet = new KernelDispatchPacket();
 
     @Setup(Level.Trial)
     public void start() {
@@ -119,7 +117,7 @@ public class FidelityBenchmark {
 
     private long dispatch(long kernelObject, int gridSize, int workgroupSize, long args) {
         done.storeRelaxed(1);
-        Dispatches.submitOne(queue, packet, kernelObject, workgroupSize, gridSize, args, done);
+        Dispatches.submitOne(queue, kernelObject, workgroupSize, gridSize, args, done);
         return Waits.await(done, SignalCondition.EQ, 0, WaitState.ACTIVE);
     }
 

@@ -6,7 +6,6 @@ import java.util.concurrent.TimeUnit;
 
 import org.hsa4j.kernel.Executable;
 import org.hsa4j.kernel.KernelDescriptor;
-import org.hsa4j.packet.KernelDispatchPacket;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
@@ -84,7 +83,6 @@ public class ScarceCoresBenchmark {
         Signal done;
         Executable executable;
         long kernelObject;
-        final KernelDispatchPacket packet = new KernelDispatchPacket();
         ExecutorService executor;
 
         @Setup(Level.Trial)
@@ -110,7 +108,7 @@ public class ScarceCoresBenchmark {
     @Benchmark
     public long dispatchRoundTrip(BusyLoad load, Targets t) {
         t.done.storeRelaxed(1);
-        Dispatches.submitOne(t.queue, t.packet, t.kernelObject, 1, 1, 0, t.done);
+        Dispatches.submitOne(t.queue, t.kernelObject, 1, 1, 0, t.done);
         return Waits.await(t.done, SignalCondition.EQ, 0, WaitState.BLOCKED);
     }
 

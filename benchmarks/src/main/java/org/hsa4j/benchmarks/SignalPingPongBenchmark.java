@@ -6,9 +6,6 @@ import java.util.concurrent.TimeUnit;
 import org.hsa4j.kernel.Executable;
 import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.kernel.WorkItem;
-import org.hsa4j.packet.FenceScope;
-import org.hsa4j.packet.PacketHeader;
-import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
@@ -76,22 +73,9 @@ public class SignalPingPongBenchmark {
         executable = rt.createExecutable()
                 .define("sync_2way", KernelDescriptor.withKernarg(16), wi -> answer(runtime, wi))
                 .freeze();
-        long kernarg = rt.kernargPool().allocate(16);
-        rt.svm().setLong(kernarg, ping.handle());
-        rt.svm().setLong(kernarg + 8, pong.handle());
         Queue queue = rt.gpuAgent().createQueue(16, QueueType.SINGLE, null);
-        long id = queue.addWriteIndexScacqScrel(1);
-        queue.waitForSpace(id);
-        queue.kernelDispatchPacket(id)
-                .workgroupSize(1, 1, 1)
-                .gridSize(1, 1, 1)
-                .privateSegmentSize(0)
-                .groupSegmentSize(0)
-                .kernelObject(executable.symbol("sync_2way").kernelObject())
-                .kernargAddress(kernarg)
-                .completionSignal(kernelDone.handle())
-                .publish(PacketHeader.of(PacketType.KERNEL_DISPATCH, false, FenceScope.SYSTEM, FenceScope.SYSTEM), 1);
-        queue.ringDoorbell(id);
+        queue.launch(executable.symbol("sync_2way").kernelObject()).args(ping.handle(), pong.handle())
+                .completion(kernelDone).dispatch();
         sequence = 0;
     }
 

@@ -12,10 +12,12 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.agent.Agent;
+import org.hsa4j.agent.RunningPacket;
 import org.hsa4j.amp.codegen.IndexLoops;
 import org.hsa4j.amp.codegen.TileCompiler;
 import org.hsa4j.kernel.KernargWriter;
 import org.hsa4j.kernel.NativeKernel;
+import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.packet.BarrierPacket;
 import org.hsa4j.packet.FenceScope;
 import org.hsa4j.packet.KernelDispatchPacket;
@@ -641,7 +643,21 @@ public final class AcceleratorView implements AutoCloseable {
         if (isDefault) {
             return;
         }
+        refuseCloseFromOwnKernel("close " + this);
         closeNow();
+    }
+
+    /**
+     * Closing waits for the view's queued work, so a kernel of this view closing it would wait for
+     * itself: fails at once with ERROR instead, before anything is closed.
+     */
+    void refuseCloseFromOwnKernel(String what) {
+        ComputeUnitThread unit = ComputeUnitThread.current();
+        if (unit != null && unit.currentWork() instanceof RunningPacket running && running.queueId() == queue.id()) {
+            throw new HsaException(HsaStatus.ERROR, "a kernel of " + this + " (packet " + running.packetId()
+                    + ") cannot " + what + ": that waits for the view's work, its own kernel among it, so it would"
+                    + " never return; close from the host");
+        }
     }
 
     void closeNow() {

@@ -230,9 +230,18 @@ public final class Amp implements AutoCloseable {
         runtime.free(address);
     }
 
-    /** Closes every view (waiting for its work), the continuation thread and the kernel objects. */
+    /**
+     * Closes every view (waiting for its work), the continuation thread and the kernel objects.
+     *
+     * @throws HsaException ERROR when called from a kernel of one of its views (it would wait for itself)
+     */
     @Override
     public void close() {
+        for (Accelerator a : accelerators) {
+            for (AcceleratorView v : a.views()) {
+                v.refuseCloseFromOwnKernel("close the Amp it belongs to");
+            }
+        }
         synchronized (this) {
             if (closed) {
                 return;

@@ -376,17 +376,17 @@ public final class CompletionFuture implements CompletionStage<Void>, Future<Voi
     }
 
     /**
-     * Refuses a wait that can never end: a kernel waiting for a later packet of the in-order queue
-     * it runs from (every packet of a view has the barrier bit, so that packet starts only after the
+     * Refuses a wait that can never end: a kernel waiting for its own packet or a later one of the
+     * in-order queue it runs from (every packet of a view has the barrier bit, so that packet starts only after the
      * waiting kernel ends), as {@code parallelForEachAndWait} on its own view from inside a kernel.
      */
     private void refuseWaitOnOwnQueue() {
         ComputeUnitThread unit = ComputeUnitThread.current();
         if (unit != null && unit.currentWork() instanceof RunningPacket running && queueId >= 0
-                && running.queueId() == queueId && packetId > running.packetId()) {
+                && running.queueId() == queueId && packetId >= running.packetId()) {
             throw new HsaException(HsaStatus.ERROR, "a kernel (packet " + running.packetId() + " of queue " + queueId
                     + ") waits for " + what + " (packet " + packetId + " of the same in-order queue), which cannot "
-                    + "start before that kernel ends: the wait would never return");
+                    + "complete before that kernel ends: the wait would never return");
         }
     }
 

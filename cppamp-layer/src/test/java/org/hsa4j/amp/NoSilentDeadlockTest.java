@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
@@ -57,5 +60,54 @@ class NoSilentDeadlockTest {
         for (int i = 0; i < 64; i++) {
             assertEquals(1, hits.get(i), "point " + i);
         }
+    }
+
+    /** Runs {@code body} in a one-point kernel on {@code view}; the status it threw, or SUCCESS. */
+    private static HsaStatus inKernel(AcceleratorView view, Consumer<CompletionFuture> body) {
+        AtomicReference<CompletionFuture> self = new AtomicReference<>();
+        AtomicReference<HsaStatus> seen = new AtomicReference<>();
+        CompletionFuture f = view.parallelForEach(new Extent(1), idx -> {
+            long end = System.nanoTime() + 20_000_000_000L;
+            while (self.get() == null && System.nanoTime() < end) {
+                Thread.onSpinWait();
+            }
+            try {
+                body.accept(self.get());
+                seen.set(HsaStatus.SUCCESS);
+            } catch (HsaException e) {
+                seen.set(e.status());
+            }
+        });
+        self.set(f);
+        assertTrue(f.waitFor(Duration.ofSeconds(30)), "the kernel returned");
+        f.get();
+        return seen.get();
+    }
+
+    @Test
+    void shouldFailAKernelThatWaitsForItsOwnFuture() {
+        assertEquals(HsaStatus.ERROR, inKernel(fx.amp.defaultView(),
+                self -> self.waitFor(Duration.ofSeconds(2))));
+    }
+
+    @Test
+    void shouldFailAKernelThatClosesItsOwnViewAndLeaveTheViewServing() {
+        AcceleratorView view = fx.accelerator.createView();
+        try {
+            assertEquals(HsaStatus.ERROR, inKernel(view, self -> view.close()));
+            IntArrayView hits = fx.ints(8);
+            view.parallelForEach(new Extent(8), idx -> hits.atomicFetchAdd(idx.get(0), 1)).get();
+            assertEquals(1, hits.get(7));
+        } finally {
+            view.close();
+        }
+    }
+
+    @Test
+    void shouldFailAKernelThatClosesItsAmpAndLeaveTheAmpOpen() {
+        assertEquals(HsaStatus.ERROR, inKernel(fx.amp.defaultView(), self -> fx.amp.close()));
+        IntArrayView hits = fx.ints(8);
+        fx.amp.parallelForEach(new Extent(8), idx -> hits.atomicFetchAdd(idx.get(0), 1)).get();
+        assertEquals(1, hits.get(7));
     }
 }

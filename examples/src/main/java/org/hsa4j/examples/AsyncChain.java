@@ -38,41 +38,45 @@ public final class AsyncChain implements Example {
             Extent e = new Extent(n);
 
             AcceleratorView view = amp.defaultView();
-            long start = System.nanoTime();
-            for (int k = 0; k < chains; k++) {
+            int warmups = chains / 3;
+            Timing.Figure then = Timing.rounds(chains, warmups, k -> {
                 int seed = k;
                 CompletionFuture chain = view.parallelForEach(e, idx -> a.set(idx.get(0), idx.get(0) + seed))
                         .thenCompose(() -> view.parallelForEach(e, idx -> b.set(idx.get(0), 2 * a.get(idx.get(0)))))
                         .thenCompose(() -> view.parallelForEach(e, idx -> c.set(idx.get(0), b.get(idx.get(0)) + 1)));
                 Bounded.await(chain, "then() chain " + k);
                 check(c, n, seed);
-            }
-            long thenNanos = System.nanoTime() - start;
+            });
 
+            Timing.Figure dep;
             AcceleratorView v1 = amp.defaultAccelerator().createView();
             AcceleratorView v2 = amp.defaultAccelerator().createView();
             AcceleratorView v3 = amp.defaultAccelerator().createView();
             try {
-                start = System.nanoTime();
-                for (int k = 0; k < chains; k++) {
+                dep = Timing.rounds(chains, warmups, k -> {
                     int seed = -k;
                     CompletionFuture k1 = v1.parallelForEach(e, idx -> a.set(idx.get(0), idx.get(0) + seed));
                     CompletionFuture k2 = v2.parallelForEachAfter(k1, e, idx -> b.set(idx.get(0), 2 * a.get(idx.get(0))));
                     CompletionFuture k3 = v3.parallelForEachAfter(k2, e, idx -> c.set(idx.get(0), b.get(idx.get(0)) + 1));
                     Bounded.await(k3, "dependency chain " + k);
                     check(c, n, seed);
-                }
+                });
             } finally {
                 v1.close();
                 v2.close();
                 v3.close();
             }
-            long depNanos = System.nanoTime() - start;
+            // baseline: one kernel of the same size on its own, dispatched and waited for
+            Timing.Figure single = Timing.rounds(chains, warmups, k ->
+                    Bounded.await(view.parallelForEach(e, idx -> c.set(idx.get(0), idx.get(0))), "single kernel " + k));
 
             out.printf("async_chain: %d chains of k1 -> k2 -> k3 over %d elements in each form; every c[i] = 2 (i + seed) + 1%n",
                     chains, n);
-            out.printf("async_chain: then(): %.1f us per kernel; dependency packets: %.1f us per kernel%n",
-                    thenNanos / 1e3 / (3 * chains), depNanos / 1e3 / (3 * chains));
+            out.printf("async_chain: steady state (median after %d warm-up chains), per kernel: then() %.1f us, "
+                    + "dependency packets %.1f us; baseline: one kernel dispatched and waited for alone %.1f us%n",
+                    warmups, then.steadyMicros() / 3, dep.steadyMicros() / 3, single.steadyMicros());
+            out.printf("async_chain: first chain (cold JIT), per kernel: then() %.1f us, dependency packets %.1f us%n",
+                    then.firstMicros() / 3, dep.firstMicros() / 3);
         }
     }
 

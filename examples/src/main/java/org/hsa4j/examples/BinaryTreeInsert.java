@@ -91,6 +91,10 @@ public final class BinaryTreeInsert implements Example {
         try (HsaRuntime rt = HsaRuntime.init(); Amp amp = Amp.on(rt)) {
             ExecutorService hostThreads = Executors.newFixedThreadPool(HOST_THREADS);
             try {
+                // one cold run of the mixed workload warms the JIT and the runtime up; the rows follow it
+                long cold = insertRun(rt, amp, hostThreads, initial, inserts, 40);
+                out.printf("binary_tree_insert: first (cold) 40%% kernel run %.2f M inserts/s; the rows below follow it;"
+                        + " baseline: the 0%% kernel row (%d host threads only)%n", inserts / (cold / 1e3), HOST_THREADS);
                 for (int kernelPercent : new int[] {0, 100, 40}) {
                     long nanos = insertRun(rt, amp, hostThreads, initial, inserts, kernelPercent);
                     out.printf("binary_tree_insert: %3d%% kernel / %3d%% host: %,d nodes inserted into a tree of %,d, "

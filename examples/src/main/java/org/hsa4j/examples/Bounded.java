@@ -1,9 +1,11 @@
 package org.hsa4j.examples;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import org.hsa4j.amp.CompletionFuture;
+import org.hsa4j.queue.DispatchCompletion;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;
 import org.hsa4j.signal.WaitState;
@@ -50,6 +52,13 @@ final class Bounded {
             throw new IllegalStateException(what + " did not complete in " + TIMEOUT.toSeconds() + " s");
         }
         future.get();
+    }
+
+    /** Waits until the dispatch ended (its failure throws); throws when it takes longer than {@link #TIMEOUT}. */
+    static void await(DispatchCompletion done, String what) {
+        if (!done.join(TIMEOUT.toNanos(), TimeUnit.NANOSECONDS)) {
+            throw new IllegalStateException(what + " did not complete in " + TIMEOUT.toSeconds() + " s");
+        }
     }
 
     /** Waits until {@code done} reaches 0; throws when it takes longer than {@link #TIMEOUT}. */

@@ -54,7 +54,8 @@ public final class FpAtomicsTable implements Example {
             cell(true, FpAtomics.CAS_LOOP, items, runs),
         };
         double base = cells[3].msPerRun();
-        out.printf("fp_atomics: %,d work-items each atomically add 1.0f to one float (median of %d runs)%n", items, runs);
+        out.printf("fp_atomics: %,d work-items each atomically add 1.0f to one float (median of %d runs after a warm-up run;"
+                + " baseline: CAS loop on coarse-grained memory)%n", items, runs);
         out.printf("  %-8s %-18s %10s %12s %-7s %9s %s%n", "memory", "atomics", "expected", "got", "result", "ms/run",
                 "vs CAS on coarse");
         for (Cell c : cells) {

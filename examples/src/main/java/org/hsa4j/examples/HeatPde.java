@@ -4,6 +4,7 @@ import java.awt.image.BufferedImage;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
 
 import javax.imageio.ImageIO;
@@ -14,6 +15,7 @@ import org.hsa4j.amp.CompletionFuture;
 import org.hsa4j.amp.CppMemoryOrder;
 import org.hsa4j.amp.Extent;
 import org.hsa4j.amp.FloatArrayView;
+import org.hsa4j.amp.Index;
 import org.hsa4j.amp.IndexKernel;
 import org.hsa4j.amp.IntArrayView;
 import org.hsa4j.runtime.HsaRuntime;
@@ -108,8 +110,10 @@ public final class HeatPde implements Example {
             int switches = 0;
 
             AcceleratorView view = amp.defaultView();
+            long[] batchNanos = new long[steps / BATCH];
             long start = System.nanoTime();
             for (int s = 0; s < steps; s += BATCH) {
+                long batchStart = System.nanoTime();
                 CompletionFuture batch = null;
                 for (int k = s; k < s + BATCH; k++) {
                     batch = view.parallelForEach(extent, steppers[k % 2]);
@@ -123,6 +127,7 @@ public final class HeatPde implements Example {
                     LockSupport.parkNanos(SAMPLE_PERIOD_NANOS);
                 }
                 Bounded.await(batch, "a batch of heat steps");
+                batchNanos[s / BATCH] = System.nanoTime() - batchStart;
                 FloatArrayView now = field[(s + BATCH) % 2];
                 for (int b = 0; b < sensors; b++) {
                     float t = sensor(plate, now, b);
@@ -156,8 +161,23 @@ public final class HeatPde implements Example {
             out.printf("heat_pde: %d steps of a %dx%d plate with %d burners; the host thermostat switched burners %d "
                     + "times during the run and every sensor stayed within %.2f..%.2f (set %.1f ± %.1f)%n", steps, n, n,
                     sensors, switches, lowest, highest, SET, TOLERANCE);
-            out.printf("heat_pde: %.1f ms, %.1f M cell updates/s%n", elapsed / 1e6,
-                    (double) steps * n * n / (elapsed / 1e3));
+            int warmups = batchNanos.length / 4;
+            long[] steady = Arrays.copyOfRange(batchNanos, warmups + 1, batchNanos.length);
+            Arrays.sort(steady);
+            double stepMicros = steady[steady.length / 2] / 1e3 / BATCH;
+            // baseline: the same step as one plain host loop over the same views
+            IndexKernel stepper = steppers[0];
+            Timing.Figure host = Timing.rounds(5, 1, k -> {
+                for (int i = 0; i < n; i++) {
+                    for (int j = 0; j < n; j++) {
+                        stepper.run(new Index(i, j));
+                    }
+                }
+            });
+            out.printf("heat_pde: %.1f ms in all, %.1f M cell updates/s; steady state (median batch after %d warm-up"
+                    + " batches) %.1f us per step (first batch %.1f us per step); baseline: one step as a host loop"
+                    + " %.1f us%n", elapsed / 1e6, (double) steps * n * n / (elapsed / 1e3), warmups, stepMicros,
+                    batchNanos[0] / 1e3 / BATCH, host.steadyMicros());
         }
     }
 

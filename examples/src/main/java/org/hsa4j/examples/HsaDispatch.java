@@ -19,8 +19,6 @@ import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.signal.Signal;
-import org.hsa4j.signal.SignalCondition;
-import org.hsa4j.signal.WaitState;
 
 /**
  * The raw HSA flow, as the spec writes it: find a GPU agent, create a queue and a signal, write
@@ -80,23 +78,33 @@ public final class HsaDispatch implements Example {
             rt.svm().setAddress(kernarg + ARG_B, b);
             rt.svm().setAddress(kernarg + ARG_C, c);
 
-            long start = System.nanoTime();
-            long index = queue.addWriteIndexScacqScrel(1);
-            queue.waitForSpace(index);
-            KernelDispatchPacket packet = queue.kernelDispatchPacket(index);
-            packet.workgroupSize(256, 1, 1)
-                    .gridSize(n, 1, 1)
-                    .privateSegmentSize(0)
-                    .groupSegmentSize(0)
-                    .kernelObject(kernel.kernelObject())
-                    .kernargAddress(kernarg)
-                    .completionSignal(done.handle());
-            packet.publish(PacketHeader.of(PacketType.KERNEL_DISPATCH, false, FenceScope.SYSTEM, FenceScope.SYSTEM), 1);
-            queue.ringDoorbell(index);
-            while (done.waitScacquire(SignalCondition.EQ, 0, Long.MAX_VALUE, WaitState.BLOCKED) != 0) {
-                Thread.onSpinWait();
-            }
-            long elapsed = System.nanoTime() - start;
+            int rounds = small ? 6 : 20;
+            int warmups = small ? 2 : 5;
+            Timing.Figure dispatch = Timing.rounds(rounds, warmups, k -> {
+                done.storeRelaxed(1);                         // re-arm the completion signal
+                long index = queue.addWriteIndexScacqScrel(1);
+                queue.waitForSpace(index);
+                KernelDispatchPacket packet = queue.kernelDispatchPacket(index);
+                packet.workgroupSize(256, 1, 1)
+                        .gridSize(n, 1, 1)
+                        .privateSegmentSize(0)
+                        .groupSegmentSize(0)
+                        .kernelObject(kernel.kernelObject())
+                        .kernargAddress(kernarg)
+                        .completionSignal(done.handle());
+                packet.publish(PacketHeader.of(PacketType.KERNEL_DISPATCH, false, FenceScope.SYSTEM, FenceScope.SYSTEM), 1);
+                queue.ringDoorbell(index);
+                Bounded.await(done, "the vector add dispatch");
+            });
+            // baseline: the same vector add as one plain host loop over the same SVM memory
+            FloatView hostA = rt.svm().floats(a, n);
+            FloatView hostB = rt.svm().floats(b, n);
+            FloatView hostC = rt.svm().floats(c, n);
+            Timing.Figure loop = Timing.rounds(rounds, warmups, k -> {
+                for (int i = 0; i < n; i++) {
+                    hostC.set(i, hostA.get(i) + hostB.get(i));
+                }
+            });
 
             FloatView cv = rt.svm().floats(c, n);
             for (int i = 0; i < n; i++) {
@@ -106,8 +114,10 @@ public final class HsaDispatch implements Example {
             }
             out.printf("hsa_dispatch: %d-element vector add dispatched on %s through the raw AQL protocol; "
                     + "all %d sums correct; read index now %d%n", n, gpu.name(), n, queue.loadReadIndexScacquire());
-            out.printf("hsa_dispatch: dispatch + wait %.3f ms (%d workgroups of 256 on %d compute units)%n",
-                    elapsed / 1e6, (n + 255) / 256, gpu.computeUnits());
+            out.printf("hsa_dispatch: dispatch + wait, steady state (median after %d warm-ups) %.3f ms (%d workgroups of 256"
+                    + " on %d compute units); baseline: one host loop over the same memory %.3f ms; first dispatch %.3f ms%n",
+                    warmups, dispatch.steadyMillis(), (n + 255) / 256, gpu.computeUnits(), loop.steadyMillis(),
+                    dispatch.firstMillis());
         }
     }
 }

@@ -1,6 +1,7 @@
 package org.hsa4j.examples;
 
 import java.io.PrintStream;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 
 import org.HdrHistogram.Histogram;
 import org.hsa4j.amp.Amp;
@@ -48,6 +49,8 @@ public final class PingPong implements Example {
             });
 
             Histogram latency = new Histogram(3);
+            int warmups = rounds / 5;
+            long first = 0;
             long deadline = Bounded.deadline();
             long start = System.nanoTime();
             for (int r = 0; r < rounds; r++) {
@@ -59,7 +62,12 @@ public final class PingPong implements Example {
                 if (gpu.isFailed()) {
                     gpu.get();
                 }
-                latency.recordValue(System.nanoTime() - t0);
+                long took = System.nanoTime() - t0;
+                if (r == 0) {
+                    first = took;
+                } else if (r > warmups) {
+                    latency.recordValue(took);
+                }
             }
             long elapsed = System.nanoTime() - start;
             Bounded.await(gpu, "the pong kernel");
@@ -68,13 +76,43 @@ public final class PingPong implements Example {
                     throw new AssertionError("cell " + j + " is " + cells.get(j) + " after the last round");
                 }
             }
-            if (latency.getTotalCount() != rounds) {
-                throw new AssertionError(latency.getTotalCount() + " round trips timed, expected " + rounds);
+            if (latency.getTotalCount() != rounds - 1 - warmups) {
+                throw new AssertionError(latency.getTotalCount() + " round trips timed, expected " + (rounds - 1 - warmups));
             }
+            Histogram threads = hostThreadPingPong(rounds, warmups);
             out.printf("pingpong: the 1 made %,d round trips between host and GPU ends and is back home%n", rounds);
-            out.printf("pingpong: round trip median %.2f us, p99 %.2f us, max %.2f us (%.1f ms in all)%n",
-                    latency.getValueAtPercentile(50) / 1e3, latency.getValueAtPercentile(99) / 1e3,
-                    latency.getMaxValue() / 1e3, elapsed / 1e6);
+            out.printf("pingpong: round trip after %,d warm-up rounds: median %.2f us, p99 %.2f us, max %.2f us "
+                    + "(%.1f ms in all; first round %.2f us); baseline: two host threads through a volatile, median %.2f us%n",
+                    warmups, latency.getValueAtPercentile(50) / 1e3, latency.getValueAtPercentile(99) / 1e3,
+                    latency.getMaxValue() / 1e3, elapsed / 1e6, first / 1e3, threads.getValueAtPercentile(50) / 1e3);
         }
+    }
+
+    /** The baseline: the same ping-pong between two plain Java threads through an AtomicIntegerArray. */
+    private static Histogram hostThreadPingPong(int rounds, int warmups) {
+        AtomicIntegerArray ends = new AtomicIntegerArray(CELLS);
+        int far = CELLS - 1;
+        Thread other = new Thread(() -> {
+            long deadline = Bounded.deadline();
+            for (int r = 0; r < rounds; r++) {
+                Bounded.spinUntil(() -> ends.get(far) == 1, deadline, "the baseline's ping");
+                ends.setPlain(far, 0);
+                ends.set(0, 1);
+            }
+        }, "pingpong-baseline");
+        other.setDaemon(true);
+        other.start();
+        Histogram h = new Histogram(3);
+        long deadline = Bounded.deadline();
+        for (int r = 0; r < rounds; r++) {
+            long t0 = System.nanoTime();
+            ends.setPlain(0, 0);
+            ends.set(far, 1);
+            Bounded.spinUntil(() -> ends.get(0) == 1, deadline, "the baseline's pong");
+            if (r > warmups) {
+                h.recordValue(System.nanoTime() - t0);
+            }
+        }
+        return h;
     }
 }

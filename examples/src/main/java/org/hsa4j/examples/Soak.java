@@ -28,7 +28,6 @@ import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.packet.AgentDispatchPacket;
 import org.hsa4j.packet.BarrierPacket;
 import org.hsa4j.packet.FenceScope;
-import org.hsa4j.packet.KernelDispatchPacket;
 import org.hsa4j.packet.PacketHeader;
 import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
@@ -293,13 +292,8 @@ final class Soak {
         }
 
         private void dispatch(Queue q, int i) {
-            long id = q.reserveSlot();
-            KernelDispatchPacket p = q.kernelDispatchPacket(id);
-            p.clearBody();
-            p.workgroupSize(64, 1, 1).gridSize(1 + random.nextInt(512), 1, 1).kernelObject(kernel)
-                    .completionSignal(done[i].handle());
-            p.publish(header(PacketType.KERNEL_DISPATCH), 1);
-            q.ringDoorbell(id);
+            int grid = 1 + random.nextInt(512);
+            q.launch(kernel).grid(grid).workgroup(64).barrier(random.nextInt(8) == 0).completion(done[i]).dispatch();
             dispatches.increment();
         }
 

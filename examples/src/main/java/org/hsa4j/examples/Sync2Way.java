@@ -6,6 +6,7 @@ import org.hsa4j.amp.Amp;
 import org.hsa4j.amp.CompletionFuture;
 import org.hsa4j.amp.CppMemoryOrder;
 import org.hsa4j.amp.Extent;
+import org.hsa4j.amp.IndexKernel;
 import org.hsa4j.amp.IntArrayView;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.RuntimeConfig;
@@ -38,8 +39,7 @@ public final class Sync2Way implements Example {
             turn.set(0, -1);
             ack.set(0, -1);
 
-            long start = System.nanoTime();
-            CompletionFuture kernel = amp.parallelForEach(new Extent(n), idx -> {
+            IndexKernel mover = idx -> {
                 int i = idx.get(0);
                 Bounded.spinUntil(() -> turn.atomicLoad(0, CppMemoryOrder.ACQUIRE) == i, Bounded.deadline(),
                         "the host to give work-item " + i + " its turn");
@@ -48,26 +48,36 @@ public final class Sync2Way implements Example {
                 }
                 cells.set(i, 1);
                 ack.atomicStore(0, i, CppMemoryOrder.RELEASE);
-            });
-
-            long deadline = Bounded.deadline();
-            for (int i = 0; i < n; i++) {
-                turn.atomicStore(0, i, CppMemoryOrder.RELEASE);
-                int step = i;
-                Bounded.spinUntil(() -> ack.atomicLoad(0, CppMemoryOrder.ACQUIRE) == step || kernel.isFailed(),
-                        deadline, "work-item " + i + " to move the 1");
-                if (kernel.isFailed()) {
-                    kernel.get();
+            };
+            int runs = small ? 4 : 6;
+            int warmups = 1;
+            Timing.Figure run = Timing.rounds(runs, warmups, r -> {
+                for (int j = 0; j < n; j++) {
+                    cells.set(j, 0);
                 }
-                checkSingleOne(cells, n, i);
-            }
-            long elapsed = System.nanoTime() - start;
-            Bounded.await(kernel, "the kernel");
-            checkSingleOne(cells, n, n - 1);
-            out.printf("sync_2way: host and %d work-items took %d turns each way through SVM flags; after every turn "
-                    + "the array held a single 1, now at its end%n", n, n);
-            out.printf("sync_2way: %.1f ms, %.2f us per host-GPU-host handshake%n", elapsed / 1e6,
-                    elapsed / 1e3 / n);
+                turn.atomicStore(0, -1, CppMemoryOrder.RELEASE);
+                ack.atomicStore(0, -1, CppMemoryOrder.RELEASE);
+                CompletionFuture kernel = amp.parallelForEach(new Extent(n), mover);
+                long deadline = Bounded.deadline();
+                for (int i = 0; i < n; i++) {
+                    turn.atomicStore(0, i, CppMemoryOrder.RELEASE);
+                    int step = i;
+                    Bounded.spinUntil(() -> ack.atomicLoad(0, CppMemoryOrder.ACQUIRE) == step || kernel.isFailed(),
+                            deadline, "work-item " + i + " to move the 1");
+                    if (kernel.isFailed()) {
+                        kernel.get();
+                    }
+                    checkSingleOne(cells, n, i);
+                }
+                Bounded.await(kernel, "the kernel");
+                checkSingleOne(cells, n, n - 1);
+            });
+            double baseline = Timing.threadHandshakeNanos(Math.max(n, 1000));
+            out.printf("sync_2way: host and %d work-items took %d turns each way through SVM flags, %d times; after every"
+                    + " turn the array held a single 1, now at its end%n", n, n, runs);
+            out.printf("sync_2way: steady state (median run after %d warm-up) %.2f us per host-GPU-host handshake "
+                    + "(first run %.2f us); baseline: the same handshake between two host threads %.2f us%n", warmups,
+                    run.steadyMicros() / n, run.firstMicros() / n, baseline / 1e3);
         }
     }
 

@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import org.hsa4j.amp.Accelerator;
 import org.hsa4j.amp.Amp;
 import org.hsa4j.amp.Extent;
+import org.hsa4j.amp.IndexKernel;
 import org.hsa4j.memory.FloatView;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.runtime.HsaRuntime;
@@ -43,12 +44,23 @@ public final class VectorAddSvm implements Example {
 
             Accelerator gpu = amp.defaultAccelerator();
             Svm gpuSvm = gpu.svm();
-            long start = System.nanoTime();
-            Bounded.await(amp.parallelForEach(new Extent(n), idx -> {
+            IndexKernel add = idx -> {
                 long offset = 4L * idx.get(0);
                 gpuSvm.setFloat(c + offset, gpuSvm.getFloat(a + offset) + gpuSvm.getFloat(b + offset));
-            }), "the vector add kernel");
-            long elapsed = System.nanoTime() - start;
+            };
+            int rounds = small ? 5 : 10;
+            int warmups = 2;
+            Timing.Figure kernel = Timing.rounds(rounds, warmups, k ->
+                    Bounded.await(amp.parallelForEach(new Extent(n), add), "the vector add kernel"));
+            // baseline: one plain host loop over the same memory
+            FloatView hostA = rt.svm().floats(a, n);
+            FloatView hostB = rt.svm().floats(b, n);
+            FloatView hostC = rt.svm().floats(c, n);
+            Timing.Figure loop = Timing.rounds(rounds, warmups, k -> {
+                for (int i = 0; i < n; i++) {
+                    hostC.set(i, hostA.get(i) + hostB.get(i));
+                }
+            });
 
             FloatView cv = rt.svm().floats(c, n);
             for (int i = 0; i < n; i++) {
@@ -58,8 +70,9 @@ public final class VectorAddSvm implements Example {
             }
             out.printf("vector_add_svm: %s added two system-malloc arrays of %,d floats at 0x%x and 0x%x into 0x%x "
                     + "by address; no copy in either direction; all sums correct%n", gpu.description(), n, a, b, c);
-            out.printf("vector_add_svm: %.2f ms, %.2f GB/s of SVM traffic%n", elapsed / 1e6,
-                    12.0 * n / elapsed);
+            out.printf("vector_add_svm: steady state (median after %d warm-ups) %.2f ms, %.2f GB/s of SVM traffic "
+                    + "(first run %.2f ms); baseline: one host loop over the same memory %.2f ms%n", warmups,
+                    kernel.steadyMillis(), 12.0 * n / kernel.steadyNanos(), kernel.firstMillis(), loop.steadyMillis());
         }
     }
 }

@@ -16,10 +16,6 @@ import org.hsa4j.memory.MemoryOrder;
 import org.hsa4j.memory.MemoryPool;
 import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.memory.Svm;
-import org.hsa4j.packet.FenceScope;
-import org.hsa4j.packet.KernelDispatchPacket;
-import org.hsa4j.packet.PacketHeader;
-import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.signal.Signal;
@@ -316,13 +312,8 @@ final class CudaBinaryTree {
     }
 
     private static void dispatch(Queue queue, CudaKernel k, int grid, long kernarg, Signal completion) {
-        long id = queue.reserveSlot();
-        KernelDispatchPacket p = queue.kernelDispatchPacket(id);
-        p.clearBody();
-        p.workgroupSize(WORKGROUP, 1, 1).gridSize(Math.max(1, grid), 1, 1).kernelObject(k.kernelObject())
-                .kernargAddress(kernarg).completionSignal(completion.handle());
-        p.publish(PacketHeader.of(PacketType.KERNEL_DISPATCH, false, FenceScope.SYSTEM, FenceScope.SYSTEM), 1);
-        queue.ringDoorbell(id);
+        queue.launch(k.kernelObject()).grid(Math.max(1, grid)).workgroup(WORKGROUP).kernarg(kernarg)
+                .completion(completion).dispatch();
     }
 
     private static boolean await(Signal s) {

@@ -17,10 +17,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import org.hsa4j.packet.FenceScope;
-import org.hsa4j.packet.KernelDispatchPacket;
-import org.hsa4j.packet.PacketHeader;
-import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueState;
 import org.hsa4j.queue.QueueType;
@@ -145,13 +141,7 @@ public final class CudaSeeds {
     }
 
     private void submit(CudaKernel k, int workgroup, int grid, long kernarg, Signal completion) {
-        long id = queue.reserveSlot();
-        KernelDispatchPacket p = queue.kernelDispatchPacket(id);
-        p.clearBody();
-        p.workgroupSize(workgroup, 1, 1).gridSize(grid, 1, 1).kernelObject(k.kernelObject()).kernargAddress(kernarg)
-                .completionSignal(completion.handle());
-        p.publish(PacketHeader.of(PacketType.KERNEL_DISPATCH, false, FenceScope.SYSTEM, FenceScope.SYSTEM), 1);
-        queue.ringDoorbell(id);
+        queue.launch(k.kernelObject()).grid(grid).workgroup(workgroup).kernarg(kernarg).completion(completion).dispatch();
     }
 
     private static boolean await(Signal s) {
@@ -539,13 +529,8 @@ public final class CudaSeeds {
             a.set(JAVA_LONG, 0, x.address());
             a.set(JAVA_INT, 8, n);
             Signal done = rt.createSignal(1);
-            long id = q.reserveSlot();
-            KernelDispatchPacket p = q.kernelDispatchPacket(id);
-            p.clearBody();
-            p.workgroupSize(256, 1, 1).gridSize(n, 1, 1).kernelObject(m.kernel("hsa4j_twice_plus_one").kernelObject())
-                    .kernargAddress(ka).completionSignal(done.handle());
-            p.publish(PacketHeader.of(PacketType.KERNEL_DISPATCH, false, FenceScope.SYSTEM, FenceScope.SYSTEM), 1);
-            q.ringDoorbell(id);
+            q.launch(m.kernel("hsa4j_twice_plus_one").kernelObject()).grid(n).workgroup(256).kernarg(ka)
+                    .completion(done).dispatch();
             HsaException failed = null;
             try {
                 if (!await(done)) {

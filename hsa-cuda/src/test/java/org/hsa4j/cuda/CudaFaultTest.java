@@ -11,9 +11,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.hsa4j.kernel.KernelDescriptor;
-import org.hsa4j.packet.FenceScope;
-import org.hsa4j.packet.PacketHeader;
-import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaException;
@@ -98,12 +95,7 @@ class CudaFaultTest {
         Queue q = rt.gpuAgent().createQueue(64, QueueType.SINGLE, null);
         try {
             Signal done = rt.createSignal(1);
-            long id = q.addWriteIndexScacqScrel(1);
-            q.waitForSpace(id);
-            q.kernelDispatchPacket(id).workgroupSize(64, 1, 1).gridSize(256, 1, 1).kernelObject(kernel)
-                    .completionSignal(done.handle())
-                    .publish(PacketHeader.of(PacketType.KERNEL_DISPATCH, false, FenceScope.SYSTEM, FenceScope.SYSTEM), 1);
-            q.ringDoorbell(id);
+            q.launch(kernel).grid(256).workgroup(64).completion(done).dispatch();
             GpuFixture.awaitZero(done);
             assertEquals(256, ran.get());
         } finally {

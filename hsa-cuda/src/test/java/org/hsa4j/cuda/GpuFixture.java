@@ -8,10 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import org.hsa4j.packet.FenceScope;
-import org.hsa4j.packet.KernelDispatchPacket;
-import org.hsa4j.packet.PacketHeader;
-import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.signal.Signal;
@@ -60,16 +56,10 @@ final class GpuFixture implements AutoCloseable {
         return address;
     }
 
-    /** Writes and publishes a 1-dimensional dispatch and rings the doorbell; returns the packet id. */
+    /** Submits a 1-dimensional dispatch with the queue's launch call (the test's kernarg and signal); returns the packet id. */
     static long dispatch(Queue q, CudaKernel k, int workgroup, int grid, long kernarg, Signal completion, boolean barrier) {
-        long id = q.reserveSlot();
-        KernelDispatchPacket p = q.kernelDispatchPacket(id);
-        p.clearBody();
-        p.workgroupSize(workgroup, 1, 1).gridSize(grid, 1, 1).kernelObject(k.kernelObject()).kernargAddress(kernarg)
-                .completionSignal(completion == null ? 0 : completion.handle());
-        p.publish(PacketHeader.of(PacketType.KERNEL_DISPATCH, barrier, FenceScope.SYSTEM, FenceScope.SYSTEM), 1);
-        q.ringDoorbell(id);
-        return id;
+        return q.launch(k.kernelObject()).grid(grid).workgroup(workgroup).kernarg(kernarg).completion(completion)
+                .barrier(barrier).dispatch().packetId();
     }
 
     /** Waits (bounded) until {@code s} is 0. */

@@ -331,6 +331,17 @@ public final class Agent {
         return QUEUE_IDS.incrementAndGet();
     }
 
+    /** A signal of this agent's runtime, as {@code HsaRuntime.createSignal} makes one; for the launch call's pool. */
+    public Signal createSignal(long initialValue) {
+        checkOpen();
+        return signals.create(initialValue);
+    }
+
+    /** A fine-grained pool every agent reaches, where the launch call keeps its kernel arguments. */
+    public MemoryPool kernargPool() {
+        return queuePool;
+    }
+
     /** Registers the handler for agent dispatch packets of function {@code type} (0-65535). */
     public void registerAgentDispatchHandler(int type, AgentDispatchHandler handler) {
         HsaException.requireNonNull(handler, "handler");

@@ -61,6 +61,11 @@ abstract class Work implements Abortable, RunningPacket {
         return packetId;
     }
 
+    @Override
+    public final long completionSignalHandle() {
+        return completion == null ? 0 : completion.handle();
+    }
+
     /** True while a compute unit could still claim part of this work. */
     abstract boolean claimable();
 

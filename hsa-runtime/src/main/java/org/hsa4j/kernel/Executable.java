@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.MemoryKind;
@@ -50,15 +51,54 @@ public final class Executable implements AutoCloseable {
 
     /** Defines kernel {@code name}; fails when the name is taken or the executable is frozen. */
     public synchronized Executable define(String name, KernelDescriptor descriptor, Kernel kernel) {
+        HsaException.requireNonNull(kernel, "kernel");
+        return add(name, descriptor, () -> new KernelCode(name, descriptor, kernel));
+    }
+
+    /**
+     * Defines kernel {@code name} with a per-workgroup entry point: {@code kernel} runs once per
+     * workgroup and covers the group's range itself.
+     *
+     * @throws HsaException INVALID_ARGUMENT when the descriptor declares barriers (the kernel runs
+     *                      its whole group in one call, so no work-item could wait for another);
+     *                      otherwise as {@link #define(String, KernelDescriptor, Kernel)}
+     */
+    public synchronized Executable defineWorkgroup(String name, KernelDescriptor descriptor, WorkgroupKernel kernel) {
+        HsaException.requireNonNull(kernel, "kernel");
+        HsaException.requireNonNull(descriptor, "descriptor");
+        if (descriptor.barriers()) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "workgroup kernel " + name
+                    + " runs its whole group in one call and cannot use workgroup barriers");
+        }
+        return add(name, descriptor, () -> new KernelCode(name, descriptor, kernel));
+    }
+
+    /**
+     * Defines kernel {@code name} whose work-items run the kernel {@code setup} prepares once per
+     * workgroup (checked views taken there cost nothing per work-item).
+     *
+     * @throws HsaException INVALID_ARGUMENT when the descriptor declares barriers; otherwise as
+     *                      {@link #define(String, KernelDescriptor, Kernel)}
+     */
+    public synchronized Executable definePrepared(String name, KernelDescriptor descriptor, WorkgroupSetup setup) {
+        HsaException.requireNonNull(setup, "setup");
+        HsaException.requireNonNull(descriptor, "descriptor");
+        if (descriptor.barriers()) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "prepared kernel " + name
+                    + " runs its work-items in one loop and cannot use workgroup barriers");
+        }
+        return add(name, descriptor, () -> new KernelCode(name, descriptor, setup));
+    }
+
+    private Executable add(String name, KernelDescriptor descriptor, Supplier<KernelCode> make) {
         HsaException.requireNonNull(name, "name");
         HsaException.requireNonNull(descriptor, "descriptor");
-        HsaException.requireNonNull(kernel, "kernel");
         checkUsable();
         checkUnfrozen("define " + name);
         if (kernels.containsKey(name) || variables.containsKey(name)) {
             throw new HsaException(HsaStatus.VARIABLE_ALREADY_DEFINED, "kernel " + name + " is already defined");
         }
-        KernelCode code = new KernelCode(name, descriptor, kernel);
+        KernelCode code = make.get();
         Allocation object = memory.allocate(pool, KernelObjectDescriptor.BYTES, 64, MemoryKind.INTERNAL, -1L,
                 pool.ownerAgent(), code);
         var s = object.segment();

@@ -1,12 +1,15 @@
 package org.hsa4j.kernel;
 
 import org.hsa4j.memory.Allocation;
+import org.hsa4j.memory.ComputeUnitThread;
 
 /** A loaded kernel: symbol, descriptor, code, and the SVM kernel object its handle points to. */
 public final class KernelCode {
     private final String name;
     private final KernelDescriptor descriptor;
     private final Kernel kernel;
+    /** How a workgroup without barriers runs: the kernel class's own work-item loop, or one workgroup call. */
+    final WorkgroupRunner runner;
     Allocation object;
     volatile boolean released;
 
@@ -14,6 +17,27 @@ public final class KernelCode {
         this.name = name;
         this.descriptor = descriptor;
         this.kernel = kernel;
+        this.runner = KernelLoops.forKernel(kernel);
+    }
+
+    KernelCode(String name, KernelDescriptor descriptor, WorkgroupSetup setup) {
+        this.name = name;
+        this.descriptor = descriptor;
+        this.kernel = wi -> setup.prepare(wi.group).execute(wi);
+        this.runner = KernelLoops.forSetup(setup);
+    }
+
+    KernelCode(String name, KernelDescriptor descriptor, WorkgroupKernel kernel) {
+        this.name = name;
+        this.descriptor = descriptor;
+        this.kernel = wi -> kernel.execute(wi.group);
+        this.runner = (w, cx, cy, cz) -> {
+            w.localX = 0;
+            w.localY = 0;
+            w.localZ = 0;
+            ComputeUnitThread.checkAbort();
+            kernel.execute(w.group);
+        };
     }
 
     /** The symbol name. */
@@ -26,7 +50,7 @@ public final class KernelCode {
         return descriptor;
     }
 
-    /** The code. */
+    /** The code: the per-work-item kernel (for a {@link WorkgroupKernel}, a call of it for the item's whole group). */
     public Kernel kernel() {
         return kernel;
     }

@@ -1,7 +1,14 @@
 package org.hsa4j.kernel;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 
+import org.hsa4j.memory.Allocation;
+import org.hsa4j.memory.DoubleView;
+import org.hsa4j.memory.FloatView;
+import org.hsa4j.memory.IntView;
+import org.hsa4j.memory.LongView;
 import org.hsa4j.memory.Svm;
 
 /**
@@ -9,6 +16,13 @@ import org.hsa4j.memory.Svm;
  * global, flat), the dispatch geometry, its group, private and kernarg segments, the agent's view
  * of SVM, and the workgroup barrier. In a kernel without barriers one instance is reused for every
  * work-item of a workgroup, so a kernel must not keep it past {@link Kernel#execute}.
+ *
+ * <p>Checked SVM access: {@code svm().getFloat(address)} translates and checks every access.
+ * {@link #floatsArg} and its siblings give a typed view from a kernel argument's address to the end
+ * of its allocation, range-checked once per workgroup (an array load per call after that), whose
+ * element accesses cost one segment bounds check. At loop speed, a kernel defined with
+ * {@link Executable#definePrepared} takes its views once per workgroup and captures them. Kernel
+ * arguments ({@link #arg}) are read once per workgroup. Views do not outlive their workgroup.
  */
 public final class WorkItem implements ServiceCaller {
     Dispatch dispatch;
@@ -24,10 +38,96 @@ public final class WorkItem implements ServiceCaller {
     MemorySegment groupSegment;
     MemorySegment privateSegment;
     final WorkgroupBarrier barrier;
+    /** Kernel arguments read once per workgroup, and the typed views over the first of them. */
+    private static final int ARGS = 32;
+    private static final int ARG_VIEWS = 8;
+    private final long[] args = new long[ARGS];
+    private int argsRead;
+    private final Object[] argViews = new Object[ARG_VIEWS];
+
+    /** This item seen as its whole workgroup, for a {@link WorkgroupKernel}. */
+    final Workgroup group = new Workgroup(this);
 
     WorkItem(WorkgroupBarrier barrier) {
         this.barrier = barrier;
     }
+
+    /** Forgets the previous workgroup's views and reads the new one's arguments; called when the item is bound to a group. */
+    void clearViews() {
+        Arrays.fill(argViews, null);
+        readArgs();
+    }
+
+    /** 64-bit kernel argument {@code i}: bytes {@code 8 * i} of the kernarg segment, as the launch call writes them. */
+    public long arg(int i) {
+        if (i >= 0 && i < argsRead) {
+            return args[i];
+        }
+        return dispatch.kernarg.get(ValueLayout.JAVA_LONG, 8L * i);
+    }
+
+    /**
+     * The floats from the SVM address in kernel argument {@code i} to the end of its allocation,
+     * range-checked once per workgroup: one array load per call after the first.
+     */
+    public FloatView floatsArg(int i) {
+        if (i >= 0 && i < ARG_VIEWS && argViews[i] instanceof FloatView v) {
+            return v;
+        }
+        long address = arg(i);
+        return rememberArg(i, dispatch.svm.floats(address, untilEnd(address, Float.BYTES)));
+    }
+
+    /** The ints from the SVM address in kernel argument {@code i} to the end of its allocation, as {@link #floatsArg}. */
+    public IntView intsArg(int i) {
+        if (i >= 0 && i < ARG_VIEWS && argViews[i] instanceof IntView v) {
+            return v;
+        }
+        long address = arg(i);
+        return rememberArg(i, dispatch.svm.ints(address, untilEnd(address, Integer.BYTES)));
+    }
+
+    /** The longs from the SVM address in kernel argument {@code i} to the end of its allocation, as {@link #floatsArg}. */
+    public LongView longsArg(int i) {
+        if (i >= 0 && i < ARG_VIEWS && argViews[i] instanceof LongView v) {
+            return v;
+        }
+        long address = arg(i);
+        return rememberArg(i, dispatch.svm.longs(address, untilEnd(address, Long.BYTES)));
+    }
+
+    /** The doubles from the SVM address in kernel argument {@code i} to the end of its allocation, as {@link #floatsArg}. */
+    public DoubleView doublesArg(int i) {
+        if (i >= 0 && i < ARG_VIEWS && argViews[i] instanceof DoubleView v) {
+            return v;
+        }
+        long address = arg(i);
+        return rememberArg(i, dispatch.svm.doubles(address, untilEnd(address, Double.BYTES)));
+    }
+
+    /** Whole elements of {@code size} bytes from {@code address} to the end of its allocation (a bad address faults). */
+    private long untilEnd(long address, int size) {
+        Allocation a = dispatch.svm.resolve(address, 1);
+        return (a.base() + a.size() - address) / size;
+    }
+
+    private <V> V rememberArg(int i, V view) {
+        if (i >= 0 && i < ARG_VIEWS) {
+            argViews[i] = view;
+        }
+        return view;
+    }
+
+    /** Reads this workgroup's first kernel arguments once, when the item is bound to a new group. */
+    void readArgs() {
+        MemorySegment k = dispatch.kernarg;
+        int n = k == null ? 0 : (int) Math.min(k.byteSize() / 8, ARGS);
+        for (int i = 0; i < n; i++) {
+            args[i] = k.get(ValueLayout.JAVA_LONG, 8L * i);
+        }
+        argsRead = n;
+    }
+
 
     /** Number of dimensions of the dispatch (1 to 3). */
     public int dimensions() {

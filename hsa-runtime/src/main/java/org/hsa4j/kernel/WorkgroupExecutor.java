@@ -13,7 +13,8 @@ import org.hsa4j.runtime.HsaStatus;
  * segment buffers.
  *
  * <p>A kernel without barriers, or a workgroup of one work-item, runs as a plain loop over the
- * work-items with one reused {@link WorkItem}. A barrier kernel runs each work-item as a
+ * work-items with one reused {@link WorkItem}: the kernel class's own copy of the loop
+ * ({@link KernelLoops}), so the JIT inlines the kernel, or one call of a {@link WorkgroupKernel}. A barrier kernel runs each work-item as a
  * continuation: the executor resumes them in turn, each runs to its next
  * {@link WorkgroupBarrier#await()} (a yield) or to its end, and a round in which all yielded is one
  * barrier phase. So a workgroup of any size progresses on a single thread (Aparapi's thread-pool
@@ -104,18 +105,7 @@ public final class WorkgroupExecutor implements AutoCloseable {
         bind(w, d, gx, gy, gz, cx, cy, cz, group);
         w.privateSegment = d.privateSegmentSize == 0 ? EMPTY
                 : privateSlices(d.privateSegmentSize, 1).asSlice(0, d.privateSegmentSize);
-        Kernel kernel = d.code.kernel();
-        for (int z = 0; z < cz; z++) {
-            w.localZ = z;
-            for (int y = 0; y < cy; y++) {
-                w.localY = y;
-                for (int x = 0; x < cx; x++) {
-                    w.localX = x;
-                    ComputeUnitThread.checkAbort();
-                    kernel.execute(w);
-                }
-            }
-        }
+        d.code.runner.run(w, cx, cy, cz);
     }
 
     private void runContinuations(Dispatch d, long gx, long gy, long gz, int cx, int cy, int cz, int n,
@@ -274,6 +264,7 @@ public final class WorkgroupExecutor implements AutoCloseable {
         w.currentY = cy;
         w.currentZ = cz;
         w.groupSegment = group;
+        w.clearViews();
     }
 
     private MemorySegment privateSlices(int perItem, int count) {

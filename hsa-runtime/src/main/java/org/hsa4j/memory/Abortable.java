@@ -6,4 +6,9 @@ import org.hsa4j.runtime.HsaException;
 public interface Abortable {
     /** Why the work was aborted, or null while it may run on (a volatile read). */
     HsaException abortCause();
+
+    /** Handle of the packet's completion signal, or 0: a wait on it from inside the work could never end. */
+    default long completionSignalHandle() {
+        return 0;
+    }
 }

@@ -9,11 +9,16 @@ import java.util.function.Consumer;
 import org.hsa4j.agent.Agent;
 import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.idle.Idler;
+import org.hsa4j.agent.RunningPacket;
 import org.hsa4j.memory.Allocation;
+import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.packet.AgentDispatchPacket;
 import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.packet.BarrierPacket;
+import org.hsa4j.packet.FenceScope;
 import org.hsa4j.packet.KernelDispatchPacket;
+import org.hsa4j.packet.PacketHeader;
+import org.hsa4j.packet.PacketType;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.signal.Signal;
@@ -29,6 +34,12 @@ import org.hsa4j.signal.Signal;
  * the same steps work through {@link org.hsa4j.memory.Svm} by address. {@link #reserveSlot()} and the
  * packet flyweights are conveniences on top of the same protocol.
  *
+ * <p>The launch call {@link #dispatch(long, long, int, long...)} (and {@link #launch(long)} for 2-D,
+ * 3-D, segments or the barrier bit) does all of it in one call: takes a completion signal and a
+ * kernarg block from the queue's pool (the signal re-armed to 1), writes the arguments, reserves a
+ * slot, writes the body, publishes with system-scope fences, rings the doorbell and returns a
+ * {@link DispatchCompletion}; a wait that sees the end gives the signal back to the pool.
+ *
  * <p>Index operations carry the HSA order in their name: scacquire/screlease are volatile
  * accesses, relaxed ones are opaque, and read-modify-writes are always volatile.
  */
@@ -43,6 +54,9 @@ public final class Queue {
             throw new ExceptionInInitializerError(e);
         }
     }
+    /** The launch call's header: a kernel dispatch with system-scope fences and no barrier bit. */
+    private static final short SYSTEM_DISPATCH =
+            PacketHeader.of(PacketType.KERNEL_DISPATCH, false, FenceScope.SYSTEM, FenceScope.SYSTEM);
     /** Longest park of a producer waiting for space in a full queue. */
     private static final long MAX_SPACE_PARK_NANOS = 1_000_000;
 
@@ -66,6 +80,8 @@ public final class Queue {
     private volatile HsaException error;
     /** How a producer waits for a free slot: the runtime's strategy, parks backing off to {@link #MAX_SPACE_PARK_NANOS}. */
     private final IdleStrategy spaceWait;
+    /** The launch call's completion signals and kernarg blocks ({@link #dispatch}). */
+    private final CompletionPool completions;
 
     /** Called by {@link Agent#createQueue}; not for applications. */
     public Queue(Agent agent, Allocation descriptorAllocation, Allocation ringAllocation, int size, long id,
@@ -85,6 +101,7 @@ public final class Queue {
         this.destroyer = destroyer;
         this.inactivator = inactivator;
         this.spaceWait = agent.idleStrategy().withParks(1_000, MAX_SPACE_PARK_NANOS);
+        this.completions = new CompletionPool(agent);
         descriptor.set(ValueLayout.JAVA_INT, QueueDescriptor.TYPE, type.code());
         descriptor.set(ValueLayout.JAVA_INT, QueueDescriptor.FEATURES, features);
         descriptor.set(ValueLayout.JAVA_LONG, QueueDescriptor.BASE_ADDRESS, ringAllocation.base());
@@ -326,6 +343,83 @@ public final class Queue {
         return new AgentDispatchPacket().wrap(ring, slotOffset(index));
     }
 
+    /**
+     * The launch call: dispatches {@code kernelObject} over a 1-D grid of {@code grid} work-items in
+     * workgroups of {@code workgroup}, with up to 32 64-bit kernel arguments (a kernel reads
+     * argument i at byte {@code 8 * i} of its kernarg segment), system-scope fences and no barrier
+     * bit; returns the dispatch's completion. The raw steps it performs stay available (see the class
+     * comment).
+     *
+     * @throws HsaException INVALID_ARGUMENT for a grid outside 1..2^32-1, a workgroup outside
+     *                      1..65535 or more than 32 arguments; otherwise as {@link #reserveSlot()}
+     */
+    public DispatchCompletion dispatch(long kernelObject, long grid, int workgroup, long... args) {
+        checkGrid(grid, "x");
+        checkWorkgroup(workgroup, "x");
+        CompletionPool.Slot slot = pooledSlot(args);
+        long id;
+        try {
+            id = reserveSlot();
+        } catch (RuntimeException e) {
+            completions.give(slot);
+            throw e;
+        }
+        publishDispatch(id, kernelObject, 1, grid, 1, 1, workgroup, 1, 1, 0, 0, slot.kernarg, slot.signal.handle(),
+                SYSTEM_DISPATCH);
+        ringDoorbell(id);
+        return new DispatchCompletion(completions, slot, slot.signal, this.id, id, false);
+    }
+
+    /** A launch of {@code kernelObject} to shape (grid, workgroup, segments, arguments, fences) before {@link DispatchBuilder#dispatch()}. */
+    public DispatchBuilder launch(long kernelObject) {
+        return new DispatchBuilder(this, kernelObject);
+    }
+
+    /** A pooled slot (signal re-armed) with {@code args} written to its kernarg block. */
+    CompletionPool.Slot pooledSlot(long[] args) {
+        if (args.length > CompletionPool.KERNARG_BYTES / 8) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "the launch call passes at most "
+                    + CompletionPool.KERNARG_BYTES / 8 + " 64-bit arguments, got " + args.length
+                    + "; pass a kernarg segment of your own (DispatchBuilder.kernarg)");
+        }
+        CompletionPool.Slot slot = completions.take();
+        for (int i = 0; i < args.length; i++) {
+            slot.args.set(ValueLayout.JAVA_LONG, 8L * i, args[i]);
+        }
+        return slot;
+    }
+
+    /** The pool the launch call takes its slots from. */
+    CompletionPool completions() {
+        return completions;
+    }
+
+    /** Writes the body of kernel dispatch {@code id} and publishes header and setup with one release store. */
+    void publishDispatch(long id, long kernelObject, int dims, long gx, long gy, long gz, int wx, int wy, int wz,
+                         int groupBytes, int privateBytes, long kernarg, long completion, short header) {
+        new KernelDispatchPacket().wrap(ring, slotOffset(id))
+                .workgroupSize(wx, wy, wz)
+                .gridSize((int) gx, (int) gy, (int) gz)
+                .privateSegmentSize(privateBytes)
+                .groupSegmentSize(groupBytes)
+                .kernelObject(kernelObject)
+                .kernargAddress(kernarg)
+                .completionSignal(completion)
+                .publish(header, dims);
+    }
+
+    static void checkGrid(long size, String dim) {
+        if (size < 1 || size > 0xFFFF_FFFFL) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "grid size " + dim + " must be in 1..2^32-1, was " + size);
+        }
+    }
+
+    static void checkWorkgroup(int size, String dim) {
+        if (size < 1 || size > 0xFFFF) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "workgroup size " + dim + " must be in 1..65535, was " + size);
+        }
+    }
+
     /** Rings the doorbell with packet id {@code index} (a screlease store). */
     public void ringDoorbell(long index) {
         doorbell.storeScrelease(index);
@@ -376,8 +470,11 @@ public final class Queue {
      * {@code hsa_queue_inactivate}: no further packet is launched; later packets' completion signals
      * fail, and running dispatches are aborted (at their next SVM access, signal operation or
      * barrier) with INVALID_QUEUE, waiting a bounded time for them to unwind.
+     *
+     * @throws HsaException ERROR when called from a kernel running a packet of this queue
      */
     public void inactivate() {
+        refuseFromOwnKernel("inactivate");
         boolean now;
         synchronized (this) {
             now = state == QueueState.ACTIVE;
@@ -397,10 +494,12 @@ public final class Queue {
      * {@code hsa_queue_destroy}: inactivates, aborts running dispatches (as {@link #inactivate}),
      * fails unconsumed packets' signals, frees the ring.
      *
-     * @throws HsaException INVALID_QUEUE when already destroyed, NOT_INITIALIZED after the runtime was shut down
+     * @throws HsaException INVALID_QUEUE when already destroyed, NOT_INITIALIZED after the runtime was shut down,
+     *                      ERROR when called from a kernel running a packet of this queue
      */
     public void destroy() {
         checkRuntime();
+        refuseFromOwnKernel("destroy");
         synchronized (this) {
             if (state == QueueState.DESTROYED) {
                 throw new HsaException(HsaStatus.INVALID_QUEUE, "queue " + id + " has already been destroyed");
@@ -412,9 +511,25 @@ public final class Queue {
         destroyer.accept(this);
     }
 
+    /**
+     * A kernel running a packet of this queue cannot inactivate or destroy it: both wait for the
+     * queue's running dispatches to unwind, its own among them, which cannot happen before it returns.
+     *
+     * @throws HsaException ERROR when the calling compute unit runs a packet of this queue
+     */
+    private void refuseFromOwnKernel(String what) {
+        ComputeUnitThread unit = ComputeUnitThread.current();
+        if (unit != null && unit.currentWork() instanceof RunningPacket running && running.queueId() == id) {
+            throw new HsaException(HsaStatus.ERROR, "a kernel (packet " + running.packetId() + " of queue " + id
+                    + ") cannot " + what + " the queue it runs from: that waits for its own dispatch to end;"
+                    + " do it from the host or another queue");
+        }
+    }
+
     /** Marks the queue destroyed; called by its agent once the ring is drained. */
     public void markDestroyed() {
         state = QueueState.DESTROYED;
+        completions.close();
     }
 
     /** The descriptor and ring allocations, for the agent that frees them. */

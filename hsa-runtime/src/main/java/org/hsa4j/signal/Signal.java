@@ -9,6 +9,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.idle.Idler;
+import org.hsa4j.memory.Abortable;
 import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.memory.MemoryOrder;
@@ -406,6 +407,7 @@ public final class Signal {
         if (timeoutNanos <= 0) {
             return value;
         }
+        refuseWaitOnOwnCompletion();
         long deadline = System.nanoTime() + Math.min(timeoutNanos, Long.MAX_VALUE / 4);
         Idler idler = (state == WaitState.ACTIVE ? slots.manager.activeWait : slots.manager.blockedWait).idler().blocker(this);
         Thread thread = Thread.currentThread();
@@ -439,6 +441,22 @@ public final class Signal {
             if (self != null) {
                 removeWaiter(self);
             }
+        }
+    }
+
+    /**
+     * A kernel waiting for a change of its own packet's completion signal would wait forever: the
+     * signal changes only after the kernel returns. Fails the wait at once with ERROR instead.
+     */
+    private void refuseWaitOnOwnCompletion() {
+        ComputeUnitThread unit = ComputeUnitThread.current();
+        if (unit == null) {
+            return;
+        }
+        Abortable work = unit.currentWork();
+        if (work != null && work.completionSignalHandle() == handle()) {
+            throw new HsaException(HsaStatus.ERROR, "a kernel waits on its own packet's completion signal "
+                    + this + ", which changes only after the kernel returns: the wait would never return");
         }
     }
 

@@ -10,13 +10,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.hsa4j.agent.Agent;
+import org.hsa4j.queue.DispatchCompletion;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.runtime.RuntimeConfig;
-import org.hsa4j.signal.Signal;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -62,7 +62,7 @@ class AgentAccessTest {
     private void assertKernelFaults(Agent gpu, long address, HsaStatus status, long faultAddress) {
         CompletableFuture<HsaException> reported = new CompletableFuture<>();
         Queue q = gpu.createQueue(16, QueueType.SINGLE, (error, queue) -> reported.complete(error));
-        Signal done = KernelLauncher.launch(rt, q,
+        DispatchCompletion done = KernelLauncher.launch(rt, q,
                 wi -> wi.svm().setLong(arg(wi, 0), wi.svm().getLong(arg(wi, 0)) + 1), 1, 1, address);
         HsaException waited = assertThrows(HsaException.class, () -> KernelLauncher.await(done));
         assertEquals(status, waited.status());

@@ -7,11 +7,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
 
 import org.hsa4j.kernel.WorkItem;
+import org.hsa4j.queue.DispatchCompletion;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.RuntimeConfig;
-import org.hsa4j.signal.Signal;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -60,7 +60,7 @@ class AtomicContentionTest {
     /** Runs {@code add} (given the counter address) from host threads and work-items at once; waits for all. */
     private void contend(LongConsumer hostAdd, KernelAdd kernelAdd) throws InterruptedException {
         Queue q = rt.gpuAgent().createQueue(16, QueueType.SINGLE, null);
-        Signal done = KernelLauncher.launch(rt, q, wi -> {
+        DispatchCompletion done = KernelLauncher.launch(rt, q, wi -> {
             awaitGo(wi.svm(), arg(wi, 1));
             for (int i = 0; i < ADDS_PER_ITEM; i++) {
                 kernelAdd.add(wi, arg(wi, 0));

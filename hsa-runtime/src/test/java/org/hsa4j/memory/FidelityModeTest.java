@@ -6,15 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.lang.foreign.ValueLayout;
+import java.util.concurrent.TimeUnit;
 
 import org.hsa4j.kernel.Executable;
 import org.hsa4j.kernel.Kernel;
 import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.kernel.WorkItem;
 import org.hsa4j.packet.FenceScope;
-import org.hsa4j.packet.KernelDispatchPacket;
-import org.hsa4j.packet.PacketHeader;
-import org.hsa4j.packet.PacketType;
+import org.hsa4j.queue.DispatchCompletion;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
@@ -57,35 +56,21 @@ class FidelityModeTest {
         return wi.kernarg().get(ValueLayout.JAVA_LONG, 8L * i);
     }
 
-    /** Launches a 1-D kernel with the given packet fences; returns its completion signal. */
-    private Signal launch(Queue q, Kernel kernel, int grid, int workgroup, FenceScope acquire, FenceScope release,
-                          long... args) {
-        int kernargBytes = 8 * Math.max(1, args.length);
-        Executable exe = rt.createExecutable().define("fidelity_kernel", KernelDescriptor.withKernarg(kernargBytes),
-                kernel).freeze();
-        long kernarg = rt.kernargPool().allocate(kernargBytes);
-        for (int i = 0; i < args.length; i++) {
-            rt.svm().setLong(kernarg + 8L * i, args[i]);
-        }
-        Signal done = rt.createSignal(1);
-        long id = q.reserveSlot();
-        KernelDispatchPacket packet = q.kernelDispatchPacket(id);
-        packet.clearBody();
-        packet.workgroupSize(workgroup, 1, 1).gridSize(grid, 1, 1)
-                .kernelObject(exe.symbol("fidelity_kernel").kernelObject())
-                .kernargAddress(kernarg)
-                .completionSignal(done.handle());
-        packet.publish(PacketHeader.of(PacketType.KERNEL_DISPATCH, false, acquire, release), 1);
-        q.ringDoorbell(id);
-        return done;
+    /** Launches a 1-D kernel with the given packet fences through the launch call; returns its completion. */
+    private DispatchCompletion launch(Queue q, Kernel kernel, int grid, int workgroup, FenceScope acquire,
+                                      FenceScope release, long... args) {
+        Executable exe = rt.createExecutable().define("fidelity_kernel",
+                KernelDescriptor.withKernarg(8 * Math.max(1, args.length)), kernel).freeze();
+        return q.launch(exe.symbol("fidelity_kernel").kernelObject()).grid(grid).workgroup(workgroup)
+                .fences(acquire, release).args(args).dispatch();
     }
 
-    private Signal launch(Kernel kernel, long... args) {
+    private DispatchCompletion launch(Kernel kernel, long... args) {
         return launch(queue, kernel, 1, 1, FenceScope.SYSTEM, FenceScope.SYSTEM, args);
     }
 
-    private static void await(Signal done) {
-        while (done.waitScacquire(SignalCondition.EQ, 0, 100_000_000L, WaitState.BLOCKED) != 0) {
+    private static void await(DispatchCompletion done) {
+        while (!done.join(100, TimeUnit.MILLISECONDS)) {
             if (Thread.currentThread().isInterrupted()) {
                 fail("interrupted while waiting for a kernel");
             }
@@ -110,7 +95,7 @@ class FidelityModeTest {
      */
     private int hostReadAfterKernelRelease(long data, MemoryScope scope) {
         long flags = rt.hostMalloc(64);
-        Signal done = launch(wi -> {
+        DispatchCompletion done = launch(wi -> {
             Svm svm = wi.svm();
             svm.setInt(arg(wi, 0), NEW);
             svm.atomicStoreInt(arg(wi, 1), 1, MemoryOrder.RELEASE, scope);
@@ -255,7 +240,7 @@ class FidelityModeTest {
     private int kernelRereadAfterAcquire(MemoryScope scope) {
         long data = rt.hostMalloc(64);
         long flags = rt.hostMalloc(64);
-        Signal done = launch(wi -> {
+        DispatchCompletion done = launch(wi -> {
             Svm svm = wi.svm();
             long d = arg(wi, 0);
             long f = arg(wi, 1);
@@ -373,7 +358,7 @@ class FidelityModeTest {
     private int hostReadAfterKernelSignal(long data) {
         Signal ready = rt.createSignal(1);
         long flags = rt.hostMalloc(64);
-        Signal done = launch(wi -> {
+        DispatchCompletion done = launch(wi -> {
             wi.svm().setInt(arg(wi, 0), NEW);
             ready.subtractScrelease(1);
             kernelAwait(wi.svm(), arg(wi, 1), 1);
@@ -392,7 +377,7 @@ class FidelityModeTest {
         start(true, 1, 2);
         long data = coarseVisibleToHost(64);
         long flags = rt.hostMalloc(64);
-        Signal done = launch(wi -> {
+        DispatchCompletion done = launch(wi -> {
             wi.svm().atomicAddInt(arg(wi, 0), NEW, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
             wi.svm().atomicStoreInt(arg(wi, 1), 1, MemoryOrder.RELEASE, MemoryScope.SYSTEM);
             kernelAwait(wi.svm(), arg(wi, 1) + 4, 1);
@@ -409,7 +394,7 @@ class FidelityModeTest {
         start(true, 1, 2);
         long data = rt.hostMalloc(64);
         long flags = rt.hostMalloc(64);
-        Signal done = launch(wi -> {
+        DispatchCompletion done = launch(wi -> {
             wi.svm().atomicAddInt(arg(wi, 0), NEW, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
             wi.svm().atomicStoreInt(arg(wi, 1), 1, MemoryOrder.RELEASE, MemoryScope.SYSTEM);
             kernelAwait(wi.svm(), arg(wi, 1) + 4, 1);

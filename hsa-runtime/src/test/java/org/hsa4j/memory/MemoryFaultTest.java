@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
 
+import org.hsa4j.queue.DispatchCompletion;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueState;
 import org.hsa4j.queue.QueueType;
@@ -17,7 +18,6 @@ import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.runtime.RuntimeConfig;
-import org.hsa4j.signal.Signal;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -166,7 +166,7 @@ class MemoryFaultTest {
         CompletableFuture<HsaException> reported = new CompletableFuture<>();
         Queue faulty = rt.gpuAgent().createQueue(64, QueueType.SINGLE, (error, queue) -> reported.complete(error));
         beforeDispatch.accept(address);
-        Signal done = KernelLauncher.launch(rt, faulty, wi -> wi.svm().getLong(arg(wi, 0)), 1, 1, address);
+        DispatchCompletion done = KernelLauncher.launch(rt, faulty, wi -> wi.svm().getLong(arg(wi, 0)), 1, 1, address);
         HsaException waited = assertThrows(HsaException.class, () -> KernelLauncher.await(done));
         assertEquals(status, waited.status());
         HsaException error = reported.join();
@@ -217,7 +217,7 @@ class MemoryFaultTest {
         Queue q = rt.gpuAgent().createQueue(64, QueueType.SINGLE, (error, queue) -> reported.complete(error));
         long cell = rt.hostMalloc(8);
         svm.setLong(cell, 0);
-        Signal bad = KernelLauncher.launch(rt, q, wi -> wi.svm().getInt(arg(wi, 0)), 1, 1, 0);
+        DispatchCompletion bad = KernelLauncher.launch(rt, q, wi -> wi.svm().getInt(arg(wi, 0)), 1, 1, 0);
         assertThrows(HsaException.class, () -> KernelLauncher.await(bad));
         HsaException e = assertThrows(HsaException.class, () -> KernelLauncher.launch(rt, q,
                 wi -> wi.svm().setLong(arg(wi, 0), 1), 1, 1, cell));

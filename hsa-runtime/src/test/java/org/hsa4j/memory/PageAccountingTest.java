@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.hsa4j.agent.Agent;
 import org.hsa4j.kernel.Kernel;
+import org.hsa4j.queue.DispatchCompletion;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaException;
@@ -24,7 +25,6 @@ import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.runtime.RuntimeConfig;
 import org.hsa4j.runtime.SystemReport;
-import org.hsa4j.signal.Signal;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -126,7 +126,7 @@ class PageAccountingTest {
         long page2 = m + 2 * PAGE_SIZE;
         CompletableFuture<HsaException> reported = new CompletableFuture<>();
         Queue q = gpu.createQueue(16, QueueType.SINGLE, (error, queue) -> reported.complete(error));
-        Signal done = KernelLauncher.launch(rt, q, wi -> wi.svm().getLong(arg(wi, 0)), 1, 1, page2 + 24);
+        DispatchCompletion done = KernelLauncher.launch(rt, q, wi -> wi.svm().getLong(arg(wi, 0)), 1, 1, page2 + 24);
         assertThrows(HsaException.class, () -> KernelLauncher.await(done));
         MemoryFaultException fault = assertInstanceOf(MemoryFaultException.class, reported.join());
         assertEquals(HsaStatus.MEMORY_FAULT, fault.status());

@@ -14,11 +14,11 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.hsa4j.queue.DispatchCompletion;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.RuntimeConfig;
-import org.hsa4j.signal.Signal;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -143,7 +143,7 @@ class SvmBinarySearchTreeTest {
             }
 
             Queue q = rt.gpuAgent().createQueue(16, QueueType.SINGLE, null);
-            Signal done = KernelLauncher.launch(rt, q, wi -> {
+            DispatchCompletion done = KernelLauncher.launch(rt, q, wi -> {
                 Svm s = wi.svm();
                 Arena a = new Arena(arg(wi, 2), arg(wi, 3), (int) arg(wi, 4));
                 insert(s, a, arg(wi, 0), s.getLong(arg(wi, 1) + 8 * wi.flatGlobalId()));

@@ -16,13 +16,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.hsa4j.queue.DispatchCompletion;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.runtime.RuntimeConfig;
-import org.hsa4j.signal.Signal;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -182,7 +182,7 @@ class SvmMemorySafetyTest {
         }, 1, 1, a));
         rt.free(a);
         Queue second = rt.gpuAgent().createQueue(64, QueueType.SINGLE, (error, queue) -> { });
-        Signal done = KernelLauncher.launch(rt, second, wi -> kept.get().set(3, 99), 1, 1);
+        DispatchCompletion done = KernelLauncher.launch(rt, second, wi -> kept.get().set(3, 99), 1, 1);
         HsaException e = assertThrows(HsaException.class, () -> KernelLauncher.await(done));
         assertEquals(HsaStatus.MEMORY_FAULT, e.status(), e.getMessage());
     }

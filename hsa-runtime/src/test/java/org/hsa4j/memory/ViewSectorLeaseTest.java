@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import org.hsa4j.queue.DispatchCompletion;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.RuntimeConfig;
-import org.hsa4j.signal.Signal;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -62,7 +62,7 @@ class ViewSectorLeaseTest {
     private int viewRereadAfterAcquire(MemoryScope scope) {
         long data = rt.hostMalloc(64);
         long flags = rt.hostMalloc(64);
-        Signal done = launch(rt, queue, wi -> {
+        DispatchCompletion done = launch(rt, queue, wi -> {
             Svm svm = wi.svm();
             IntView view = svm.ints(arg(wi, 0), 16);
             int first = view.get(0);
@@ -94,7 +94,7 @@ class ViewSectorLeaseTest {
     private int hostReadOfViewStoreAfterRelease(MemoryScope scope) {
         long data = rt.hostMalloc(64);
         long flags = rt.hostMalloc(64);
-        Signal done = launch(rt, queue, wi -> {
+        DispatchCompletion done = launch(rt, queue, wi -> {
             Svm svm = wi.svm();
             svm.ints(arg(wi, 0), 16).set(3, NEW);
             long f = arg(wi, 1);

@@ -9,9 +9,6 @@ import java.util.concurrent.TimeUnit;
 
 import org.hsa4j.kernel.Kernel;
 import org.hsa4j.kernel.KernelDescriptor;
-import org.hsa4j.packet.FenceScope;
-import org.hsa4j.packet.PacketHeader;
-import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
@@ -67,18 +64,9 @@ class SignalConcurrencyTest {
     private void dispatch(Kernel kernel, int grid, int workgroup) {
         long object = rt.createExecutable().define("k", KernelDescriptor.EMPTY, kernel).freeze().symbol("k")
                 .kernelObject();
-        Signal done = rt.createSignal(1);
         Queue q = rt.gpuAgent().createQueue(64, QueueType.SINGLE, null);
-        long id = q.reserveSlot();
-        q.kernelDispatchPacket(id).workgroupSize(workgroup, 1, 1).gridSize(grid, 1, 1).privateSegmentSize(0)
-                .groupSegmentSize(0).kernelObject(object).kernargAddress(0).completionSignal(done.handle())
-                .publish(PacketHeader.of(PacketType.KERNEL_DISPATCH, false, FenceScope.SYSTEM, FenceScope.SYSTEM), 1);
-        q.ringDoorbell(id);
-        while (done.waitScacquire(SignalCondition.EQ, 0, FOREVER, WaitState.BLOCKED) != 0) {
-            Thread.onSpinWait();
-        }
+        q.dispatch(object, grid, workgroup).join();
         q.destroy();
-        done.destroy();
     }
 
     @Test

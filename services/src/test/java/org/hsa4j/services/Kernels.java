@@ -3,25 +3,19 @@ package org.hsa4j.services;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.lang.foreign.ValueLayout;
+import java.util.concurrent.TimeUnit;
 
 import org.hsa4j.kernel.Executable;
 import org.hsa4j.kernel.Kernel;
 import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.kernel.WorkItem;
-import org.hsa4j.packet.FenceScope;
-import org.hsa4j.packet.KernelDispatchPacket;
-import org.hsa4j.packet.PacketHeader;
-import org.hsa4j.packet.PacketType;
+import org.hsa4j.queue.DispatchCompletion;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.runtime.HsaRuntime;
-import org.hsa4j.signal.Signal;
-import org.hsa4j.signal.SignalCondition;
-import org.hsa4j.signal.WaitState;
 
 /**
- * Dispatches one-dimensional kernels for the services tests with the spec's submission protocol
- * (reserve, write the body, publish the header with a release store, ring the doorbell), passing
- * 64-bit kernel arguments read back with {@link #arg}.
+ * Dispatches one-dimensional kernels for the services tests with the queue's launch call
+ * ({@link Queue#launch}), passing 64-bit kernel arguments read back with {@link #arg}.
  */
 public final class Kernels {
     private Kernels() {
@@ -39,8 +33,8 @@ public final class Kernels {
         return wi.kernarg().get(ValueLayout.JAVA_LONG, 8L * i);
     }
 
-    /** Launches {@code kernel} over {@code grid} work-items in workgroups of {@code workgroup}; returns its completion signal. */
-    public static Signal launch(HsaRuntime rt, Queue queue, Kernel kernel, int grid, int workgroup, long... args) {
+    /** Launches {@code kernel} over {@code grid} work-items in workgroups of {@code workgroup}; returns its completion. */
+    public static DispatchCompletion launch(HsaRuntime rt, Queue queue, Kernel kernel, int grid, int workgroup, long... args) {
         return launch(rt, queue, KernelDescriptor.EMPTY, 0, kernel, grid, workgroup, args);
     }
 
@@ -48,32 +42,17 @@ public final class Kernels {
      * Launches with a descriptor (barriers, group segment): {@code groupBytes} of group segment per
      * workgroup.
      */
-    public static Signal launch(HsaRuntime rt, Queue queue, KernelDescriptor descriptor, int groupBytes, Kernel kernel,
-                                int grid, int workgroup, long... args) {
-        int kernargBytes = 8 * Math.max(1, args.length);
+    public static DispatchCompletion launch(HsaRuntime rt, Queue queue, KernelDescriptor descriptor, int groupBytes,
+                                            Kernel kernel, int grid, int workgroup, long... args) {
         Executable exe = rt.createExecutable()
-                .define("k", descriptor.kernarg(kernargBytes).group(groupBytes), kernel).freeze();
-        long kernarg = rt.kernargPool().allocate(kernargBytes);
-        for (int i = 0; i < args.length; i++) {
-            rt.svm().setLong(kernarg + 8L * i, args[i]);
-        }
-        Signal done = rt.createSignal(1);
-        long id = queue.reserveSlot();
-        KernelDispatchPacket packet = queue.kernelDispatchPacket(id);
-        packet.clearBody();
-        packet.workgroupSize(workgroup, 1, 1).gridSize(grid, 1, 1)
-                .kernelObject(exe.symbol("k").kernelObject())
-                .kernargAddress(kernarg)
-                .completionSignal(done.handle());
-        packet.groupSegmentSize(groupBytes);
-        packet.publish(PacketHeader.of(PacketType.KERNEL_DISPATCH, false, FenceScope.SYSTEM, FenceScope.SYSTEM), 1);
-        queue.ringDoorbell(id);
-        return done;
+                .define("k", descriptor.kernarg(8 * Math.max(1, args.length)).group(groupBytes), kernel).freeze();
+        return queue.launch(exe.symbol("k").kernelObject()).grid(grid).workgroup(workgroup).groupSegment(groupBytes)
+                .args(args).dispatch();
     }
 
-    /** Waits until {@code done} reaches 0; a failed signal throws; an interrupt (test timeout) fails the test. */
-    public static void await(Signal done) {
-        while (done.waitScacquire(SignalCondition.EQ, 0, 100_000_000L, WaitState.BLOCKED) != 0) {
+    /** Waits until the dispatch ended; its failure throws; an interrupt (test timeout) fails the test. */
+    public static void await(DispatchCompletion done) {
+        while (!done.join(100, TimeUnit.MILLISECONDS)) {
             if (Thread.currentThread().isInterrupted()) {
                 fail("interrupted while waiting for a kernel");
             }

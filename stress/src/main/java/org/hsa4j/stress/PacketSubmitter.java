@@ -3,7 +3,6 @@ package org.hsa4j.stress;
 import org.hsa4j.agent.Agent;
 import org.hsa4j.packet.BarrierPacket;
 import org.hsa4j.packet.FenceScope;
-import org.hsa4j.packet.KernelDispatchPacket;
 import org.hsa4j.packet.PacketHeader;
 import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
@@ -14,9 +13,10 @@ import org.hsa4j.testsupport.BoundedWait;
 /**
  * Submits AQL packets to a queue with the spec's protocol, as a user's test would write it, with
  * every wait bounded: reserve a packet id once its slot is free (the compare-and-swap form, so a
- * producer that gives up has reserved nothing and cannot wedge the queue), write the body with
- * plain stores through the packet flyweight, publish the header with one release store, ring the
- * doorbell.
+ * producer that gives up has reserved nothing and cannot wedge the queue), then write, publish and
+ * ring: kernel dispatches through the queue's launch call into that id
+ * ({@code DispatchBuilder.dispatchInto}, with the test's own kernarg and completion signal), barrier
+ * packets through the packet flyweight with one release store of the header.
  */
 public final class PacketSubmitter {
     /** Header of every kernel dispatch: system-scope acquire and release fences, barrier bit clear. */
@@ -72,15 +72,7 @@ public final class PacketSubmitter {
         if (id < 0) {
             return false;
         }
-        KernelDispatchPacket packet = queue.kernelDispatchPacket(id);
-        packet.clearBody();
-        packet.workgroupSize(1, 1, 1)
-                .gridSize(1, 1, 1)
-                .kernelObject(kernelObject)
-                .kernargAddress(kernarg)
-                .completionSignal(completion.handle())
-                .publish(DISPATCH_HEADER, 1);
-        queue.ringDoorbell(id);
+        queue.launch(kernelObject).kernarg(kernarg).completion(completion).dispatchInto(id);
         return true;
     }
 

@@ -8,7 +8,6 @@ import org.hsa4j.cuda.CudaCodeObject;
 import org.hsa4j.cuda.CudaKernel;
 import org.hsa4j.cuda.CudaModule;
 import org.hsa4j.cuda.CudaPlatform;
-import org.hsa4j.packet.KernelDispatchPacket;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
@@ -28,7 +27,6 @@ final class CudaBench implements AutoCloseable {
     final CudaAgent agent;
     final CudaModule kernels;
     final Queue queue;
-    private final KernelDispatchPacket packet = new KernelDispatchPacket();
     private volatile RuntimeException queueError;
 
     private CudaBench(HsaRuntime runtime, CudaAgent agent, int queueSize) {
@@ -74,7 +72,7 @@ final class CudaBench implements AutoCloseable {
 
     /** {@link Dispatches#submitOne} on this agent's queue. */
     void dispatch(CudaKernel kernel, int workgroup, int grid, long kernarg, Signal completion) {
-        Dispatches.submitOne(queue, packet, kernel.kernelObject(), workgroup, grid, kernarg, completion);
+        Dispatches.submitOne(queue, kernel.kernelObject(), workgroup, grid, kernarg, completion);
     }
 
     /** Throws the error the queue reported, if any. */

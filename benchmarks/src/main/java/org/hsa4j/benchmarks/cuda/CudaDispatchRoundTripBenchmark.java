@@ -6,7 +6,6 @@ import org.hsa4j.benchmarks.Dispatches;
 import org.hsa4j.benchmarks.Waits;
 import org.hsa4j.cuda.CudaKernel;
 import org.hsa4j.cuda.CudaStream;
-import org.hsa4j.packet.KernelDispatchPacket;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;
@@ -61,7 +60,6 @@ public class CudaDispatchRoundTripBenchmark {
     private Queue cpuQueue;
     private long cpuKernel;
     private Signal done;
-    private final KernelDispatchPacket packet = new KernelDispatchPacket();
 
     @Setup(Level.Trial)
     public void start() {
@@ -100,7 +98,7 @@ public class CudaDispatchRoundTripBenchmark {
             }
             case CPU_POOL -> {
                 done.storeRelaxed(1);
-                Dispatches.submitOne(cpuQueue, packet, cpuKernel, 1, 1, 0, done);
+                Dispatches.submitOne(cpuQueue, cpuKernel, 1, 1, 0, done);
             }
         }
         return Waits.await(done, SignalCondition.EQ, 0, WaitState.ACTIVE);

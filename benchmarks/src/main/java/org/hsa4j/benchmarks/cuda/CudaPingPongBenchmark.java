@@ -13,7 +13,6 @@ import org.hsa4j.benchmarks.Waits;
 import org.hsa4j.cuda.CudaBuffer;
 import org.hsa4j.cuda.CudaKernel;
 import org.hsa4j.cuda.CudaStream;
-import org.hsa4j.packet.KernelDispatchPacket;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;
 import org.hsa4j.signal.WaitState;
@@ -115,7 +114,7 @@ public class CudaPingPongBenchmark {
         INT.setVolatile(host, 0L, 0);
         MemorySegment f = host;
         long serve = trial.cpuKernel("serve", wi -> serve(f));
-        Dispatches.submitOne(trial.cpuQueue(256), new KernelDispatchPacket(), serve, 1, 1, 0, done);
+        Dispatches.submitOne(trial.cpuQueue(256), serve, 1, 1, 0, done);
         launched = true;
     }
 

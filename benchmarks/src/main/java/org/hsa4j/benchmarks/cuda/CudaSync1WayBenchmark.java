@@ -13,7 +13,6 @@ import org.hsa4j.benchmarks.Waits;
 import org.hsa4j.cuda.CudaBuffer;
 import org.hsa4j.cuda.CudaKernel;
 import org.hsa4j.cuda.CudaStream;
-import org.hsa4j.packet.KernelDispatchPacket;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.signal.Signal;
@@ -78,7 +77,6 @@ public class CudaSync1WayBenchmark {
     private Queue cpuQueue;
     private long cpuKernel;
     private Signal done;
-    private final KernelDispatchPacket packet = new KernelDispatchPacket();
 
     @Setup(Level.Trial)
     public void start() {
@@ -135,7 +133,7 @@ public class CudaSync1WayBenchmark {
             }
             case CPU_POOL -> {
                 done.storeRelaxed(1);
-                Dispatches.submitOne(cpuQueue, packet, cpuKernel, THREADS, BLOCKS * THREADS, 0, done);
+                Dispatches.submitOne(cpuQueue, cpuKernel, THREADS, BLOCKS * THREADS, 0, done);
                 Waits.await(done, SignalCondition.EQ, 0, WaitState.ACTIVE);
             }
         }

@@ -13,7 +13,6 @@ import org.hsa4j.benchmarks.Waits;
 import org.hsa4j.cuda.CudaBuffer;
 import org.hsa4j.cuda.CudaKernel;
 import org.hsa4j.cuda.CudaStream;
-import org.hsa4j.packet.KernelDispatchPacket;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;
@@ -97,7 +96,6 @@ public class CudaVectorAddBenchmark {
     private Queue cpuQueue;
     private long cpuKernel;
     private Signal done;
-    private final KernelDispatchPacket packet = new KernelDispatchPacket();
 
     @Setup(Level.Trial)
     public void start() {
@@ -193,7 +191,7 @@ public class CudaVectorAddBenchmark {
             }
             case CPU_POOL -> {
                 done.storeRelaxed(1);
-                Dispatches.submitOne(cpuQueue, packet, cpuKernel, WORKGROUP, elements, 0, done);
+                Dispatches.submitOne(cpuQueue, cpuKernel, WORKGROUP, elements, 0, done);
             }
         }
         return Waits.await(done, SignalCondition.EQ, 0, WaitState.ACTIVE);

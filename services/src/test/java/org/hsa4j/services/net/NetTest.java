@@ -31,7 +31,7 @@ import org.hsa4j.memory.Svm;
 import org.hsa4j.services.Fixture;
 import org.hsa4j.services.Kernels;
 import org.hsa4j.services.syscall.Errno;
-import org.hsa4j.signal.Signal;
+import org.hsa4j.queue.DispatchCompletion;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -113,7 +113,7 @@ class NetTest {
         long shared = f.rt.hostMalloc(8 * 5);
         long buf = f.rt.hostMalloc(64);
         long reply = svmBytes("pong".getBytes(StandardCharsets.US_ASCII));
-        Signal done = Kernels.launch(f.rt, f.queue, wi -> {
+        DispatchCompletion done = Kernels.launch(f.rt, f.queue, wi -> {
             Svm svm = wi.svm();
             long r = Kernels.arg(wi, 0);
             long l = net.listen(wi, NetOp.LOOPBACK, 0, 8);

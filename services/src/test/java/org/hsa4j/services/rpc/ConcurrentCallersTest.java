@@ -11,7 +11,7 @@ import org.hsa4j.memory.Svm;
 import org.hsa4j.services.Fixture;
 import org.hsa4j.services.Kernels;
 import org.hsa4j.services.ServicesConfig;
-import org.hsa4j.signal.Signal;
+import org.hsa4j.queue.DispatchCompletion;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -50,7 +50,7 @@ class ConcurrentCallersTest {
         try (Fixture f = Fixture.start(4, ServicesConfig.builder().ports(2))) {
             long out = f.rt.hostMalloc(8L * N);
             RpcClient client = f.services.client();
-            Signal a = Kernels.launch(f.rt, f.queue, wi -> echoKernel(client, wi), N, 64, out);
+            DispatchCompletion a = Kernels.launch(f.rt, f.queue, wi -> echoKernel(client, wi), N, 64, out);
             List<Thread> hosts = new ArrayList<>();
             long[] hostSums = new long[3];
             for (int t = 0; t < hostSums.length; t++) {

@@ -14,7 +14,7 @@ import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.services.Fixture;
 import org.hsa4j.services.Kernels;
 import org.hsa4j.services.rpc.RpcStatus;
-import org.hsa4j.signal.Signal;
+import org.hsa4j.queue.DispatchCompletion;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,7 +28,7 @@ class AbortTest {
             CopyOnWriteArrayList<SyscallService.AbortEvent> events = new CopyOnWriteArrayList<>();
             f.services.setAbortListener(events::add);
             AtomicInteger ran = new AtomicInteger();
-            Signal done = Kernels.launch(f.rt, f.queue, wi -> {
+            DispatchCompletion done = Kernels.launch(f.rt, f.queue, wi -> {
                 ran.incrementAndGet();
                 if (wi.flatLocalId() == 0) {
                     sys.abort(wi, 42);

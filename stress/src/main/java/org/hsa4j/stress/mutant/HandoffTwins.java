@@ -3,7 +3,7 @@ package org.hsa4j.stress.mutant;
 import org.hsa4j.memory.MemoryOrder;
 import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.memory.Svm;
-import org.hsa4j.signal.Signal;
+import org.hsa4j.queue.DispatchCompletion;
 
 /**
  * Twins of the protocols where host and kernel take turns on shared data: the sync_2way flag
@@ -53,7 +53,7 @@ final class HandoffTwins {
             host.setInt(flag, 0);
             host.setInt(payload, 0);
             host.setInt(reply, 0);
-            Signal done = rig.dispatch(kernel, 1);
+            DispatchCompletion done = rig.dispatch(kernel, 1);
             steps.await(1);
             host.setInt(payload, 42);
             host.atomicStoreInt(flag, 1, MemoryOrder.RELEASE, MemoryScope.SYSTEM);
@@ -100,7 +100,7 @@ final class HandoffTwins {
             Svm host = rig.host();
             host.setInt(lock, 0);
             host.setInt(counter, 0);
-            Signal done = rig.dispatch(kernel, 1);
+            DispatchCompletion done = rig.dispatch(kernel, 1);
             steps.await(1);
             int witness = host.atomicCompareExchangeInt(lock, 0, 1, MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
             host.setInt(counter, host.getInt(counter) + 1);
@@ -145,7 +145,7 @@ final class HandoffTwins {
             long counter = weakened ? coarseCounter : fineCounter;
             host.setLong(counter, 0);
             host.setLong(kernelTicket, -1);
-            Signal done = rig.dispatch(kernel, 1);
+            DispatchCompletion done = rig.dispatch(kernel, 1);
             steps.await(1);
             long hostTicket = host.atomicAddLong(counter, 1, MemoryOrder.ACQ_REL, MemoryScope.SYSTEM);
             steps.reach(2);

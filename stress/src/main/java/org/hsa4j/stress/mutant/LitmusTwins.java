@@ -3,7 +3,7 @@ package org.hsa4j.stress.mutant;
 import org.hsa4j.memory.MemoryOrder;
 import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.memory.Svm;
-import org.hsa4j.signal.Signal;
+import org.hsa4j.queue.DispatchCompletion;
 
 /**
  * Twins of the litmus shapes a cache model can break: store buffering, and the two causality
@@ -58,7 +58,7 @@ final class LitmusTwins {
             host.setInt(x, 0);
             host.setInt(y, 0);
             host.setInt(result, -1);
-            Signal done = rig.dispatch(kernel, 1);
+            DispatchCompletion done = rig.dispatch(kernel, 1);
             steps.await(1);
             host.atomicStoreInt(y, 1, MemoryOrder.SEQ_CST, MemoryScope.SYSTEM);
             steps.reach(2);
@@ -117,7 +117,7 @@ final class LitmusTwins {
             host.setInt(y, 0);
             host.setInt(z, 0);
             host.setInt(r1, -1);
-            Signal done = rig.dispatch(kernel, 2);
+            DispatchCompletion done = rig.dispatch(kernel, 2);
             steps.await(2);
             int r2 = host.atomicLoadInt(z, MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
             int r3 = host.getInt(x);
@@ -178,7 +178,7 @@ final class LitmusTwins {
             host.setInt(x, 0);
             host.setInt(y, 0);
             host.fill(results, 20, (byte) -1);
-            Signal done = rig.dispatch(kernel, 2);
+            DispatchCompletion done = rig.dispatch(kernel, 2);
             steps.await(1);
             host.atomicStoreInt(x, 1, MemoryOrder.RELEASE, MemoryScope.SYSTEM);
             steps.reach(2);

@@ -6,6 +6,7 @@ import org.hsa4j.memory.Svm;
 import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.packet.FenceScope;
 import org.hsa4j.packet.KernelDispatchPacket;
+import org.hsa4j.queue.DispatchCompletion;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;
 import org.hsa4j.signal.WaitState;
@@ -53,7 +54,7 @@ final class MessagePassingTwins {
             Svm host = rig.host();
             host.setInt(data, 0);
             flag.storeRelaxed(0);
-            Signal done = rig.dispatch(kernel, 1);
+            DispatchCompletion done = rig.dispatch(kernel, 1);
             awaitSignal(flag, 1);
             int seen = host.getInt(data);
             steps.reach(1);
@@ -101,7 +102,7 @@ final class MessagePassingTwins {
             host.setInt(data, 0);
             host.setInt(result, -1);
             flag.storeRelaxed(0);
-            Signal done = rig.dispatch(kernel, 1);
+            DispatchCompletion done = rig.dispatch(kernel, 1);
             steps.await(1);
             host.setInt(data, 42);
             flag.storeScrelease(1);
@@ -173,7 +174,7 @@ final class MessagePassingTwins {
             Svm host = rig.host();
             host.setInt(x, 0);
             host.setInt(y, 0);
-            Signal done = rig.dispatch(kernel, 1);
+            DispatchCompletion done = rig.dispatch(kernel, 1);
             steps.await(1);
             int r1 = host.atomicLoadInt(y, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
             Svm.fence(MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
@@ -216,7 +217,7 @@ final class MessagePassingTwins {
         Outcome play(TwinRig rig) {
             Svm host = rig.host();
             host.fill(slot, AqlPacket.SIZE, (byte) 0);
-            Signal done = rig.dispatch(kernel, 1);
+            DispatchCompletion done = rig.dispatch(kernel, 1);
             steps.await(1);
             int header = host.atomicLoadInt(slot + AqlPacket.HEADER, MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
             boolean whole = host.getShort(slot + KernelDispatchPacket.WORKGROUP_SIZE_X) == 8

@@ -2,22 +2,19 @@ package org.hsa4j.stress.mutant;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import org.hsa4j.agent.Agent;
 import org.hsa4j.kernel.Kernel;
 import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.packet.FenceScope;
-import org.hsa4j.packet.KernelDispatchPacket;
-import org.hsa4j.packet.PacketHeader;
-import org.hsa4j.packet.PacketType;
+import org.hsa4j.queue.DispatchCompletion;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.RuntimeConfig;
 import org.hsa4j.signal.Signal;
-import org.hsa4j.signal.SignalCondition;
-import org.hsa4j.signal.WaitState;
 
 /**
  * What a twin run needs: a runtime (fidelity mode on or off) with one GPU agent of two compute
@@ -94,32 +91,20 @@ public final class TwinRig implements AutoCloseable {
      * Dispatches {@code kernelObject} as {@code workgroups} one-work-item workgroups, with the
      * packet's acquire and release fences at the given scopes; returns its completion signal.
      */
-    Signal dispatch(long kernelObject, int workgroups, FenceScope acquire, FenceScope release) {
-        Signal done = rt.createSignal(1);
-        long id = queue.reserveSlot();
-        KernelDispatchPacket packet = queue.kernelDispatchPacket(id);
-        packet.clearBody();
-        packet.workgroupSize(1, 1, 1).gridSize(workgroups, 1, 1).kernelObject(kernelObject)
-                .completionSignal(done.handle())
-                .publish(PacketHeader.of(PacketType.KERNEL_DISPATCH, false, acquire, release), 1);
-        queue.ringDoorbell(id);
-        return done;
+    DispatchCompletion dispatch(long kernelObject, int workgroups, FenceScope acquire, FenceScope release) {
+        return queue.launch(kernelObject).grid(workgroups).workgroup(1).fences(acquire, release).dispatch();
     }
 
     /** Dispatches with system-scope fences on both ends, as a correct program does. */
-    Signal dispatch(long kernelObject, int workgroups) {
+    DispatchCompletion dispatch(long kernelObject, int workgroups) {
         return dispatch(kernelObject, workgroups, FenceScope.SYSTEM, FenceScope.SYSTEM);
     }
 
-    /** Waits (bounded) for {@code done} to reach 0 and destroys it; a failed kernel throws. */
-    void await(Signal done) {
-        long deadline = System.nanoTime() + Steps.PATIENCE_NANOS;
-        while (done.waitScacquire(SignalCondition.EQ, 0, 1_000_000L, WaitState.BLOCKED) != 0) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new TwinTimeoutException("a twin's kernel did not complete in time");
-            }
+    /** Waits (bounded) for the dispatch to end; a failed kernel throws. */
+    void await(DispatchCompletion done) {
+        if (!done.join(Steps.PATIENCE_NANOS, TimeUnit.NANOSECONDS)) {
+            throw new TwinTimeoutException("a twin's kernel did not complete in time");
         }
-        done.destroy();
     }
 
     @Override
