@@ -87,6 +87,24 @@ public final class Queue {
     public Queue(Agent agent, Allocation descriptorAllocation, Allocation ringAllocation, int size, long id,
                  QueueType type, int features, Signal doorbell, QueueErrorCallback errorCallback,
                  Consumer<Queue> destroyer, Consumer<Queue> inactivator) {
+        this(agent, agent, descriptorAllocation, ringAllocation, size, id, type, features, doorbell, errorCallback,
+                destroyer, inactivator);
+    }
+
+    /**
+     * A soft queue ({@code hsa_soft_queue_create}): no agent consumes it; {@code host} (the runtime's
+     * CPU agent) lends its idle strategy and the launch call's pool. Called by {@code HsaRuntime}.
+     */
+    public static Queue soft(Agent host, Allocation descriptorAllocation, Allocation ringAllocation, int size, long id,
+                             QueueType type, int features, Signal doorbell, Consumer<Queue> destroyer) {
+        return new Queue(null, host, descriptorAllocation, ringAllocation, size, id, type, features, doorbell, null,
+                destroyer, q -> {
+                });
+    }
+
+    private Queue(Agent agent, Agent host, Allocation descriptorAllocation, Allocation ringAllocation, int size, long id,
+                  QueueType type, int features, Signal doorbell, QueueErrorCallback errorCallback,
+                  Consumer<Queue> destroyer, Consumer<Queue> inactivator) {
         this.agent = agent;
         this.descriptorAllocation = descriptorAllocation;
         this.ringAllocation = ringAllocation;
@@ -100,8 +118,8 @@ public final class Queue {
         this.errorCallback = errorCallback;
         this.destroyer = destroyer;
         this.inactivator = inactivator;
-        this.spaceWait = agent.idleStrategy().withParks(1_000, MAX_SPACE_PARK_NANOS);
-        this.completions = new CompletionPool(agent);
+        this.spaceWait = host.idleStrategy().withParks(1_000, MAX_SPACE_PARK_NANOS);
+        this.completions = new CompletionPool(host);
         descriptor.set(ValueLayout.JAVA_INT, QueueDescriptor.TYPE, type.code());
         descriptor.set(ValueLayout.JAVA_INT, QueueDescriptor.FEATURES, features);
         descriptor.set(ValueLayout.JAVA_LONG, QueueDescriptor.BASE_ADDRESS, ringAllocation.base());

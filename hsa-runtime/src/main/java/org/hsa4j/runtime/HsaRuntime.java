@@ -629,14 +629,12 @@ public final class HsaRuntime implements AutoCloseable {
             memory.release(descriptor);
             throw e;
         }
-        return new Queue(null, descriptor, ring, size, Agent.nextQueueId(), type, features, doorbell, null,
-                q -> {
-                    q.markDestroyed();
-                    for (Allocation a : q.allocations()) {
-                        memory.release(a);
-                    }
-                }, q -> {
-                });
+        return Queue.soft(cpuAgent(), descriptor, ring, size, Agent.nextQueueId(), type, features, doorbell, q -> {
+            q.markDestroyed();
+            for (Allocation a : q.allocations()) {
+                memory.release(a);
+            }
+        });
     }
 
     // ---- executables ----------------------------------------------------------------------------
