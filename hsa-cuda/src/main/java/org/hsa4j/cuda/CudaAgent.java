@@ -34,6 +34,7 @@ import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalDescriptor;
+import org.hsa4j.signal.SignalManager;
 
 /**
  * One NVIDIA GPU as an HSA kernel agent beside a runtime's CPU-pool agents.
@@ -69,6 +70,9 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
     private static final AtomicLong QUEUE_IDS = new AtomicLong(1L << 40);
     private static final long CLOSE_NANOS = 10_000_000_000L;
 
+    /** How often a parked host waiter of a {@link #createSignal} signal looks again: kernels' stores wake nobody. */
+    public static final long DEVICE_SIGNAL_RECHECK_NANOS = 50_000;
+
     private final HsaRuntime runtime;
     private final CudaPlatform platform;
     private final CudaDeviceInfo info;
@@ -86,6 +90,8 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
     /** The device-local and managed pools, made on first use; guarded by this. */
     private MemoryPool devicePool;
     private MemoryPool managedPool;
+    /** Signals whose value words this device reaches ({@link #createSignal}); made on first use. */
+    private SignalManager deviceSignals;
     /** Why the device is lost for this process, or null while it serves. */
     private volatile HsaException lost;
     private volatile boolean closed;
@@ -257,6 +263,28 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
      */
     public MemoryPool svmPool() {
         return runtime.realSystemPool();
+    }
+
+    /**
+     * {@code hsa_signal_create} for signals this agent's kernels use: the signal lives in
+     * {@link #svmPool()}, so its int64 value is at the real address {@code signal.handle() +
+     * SignalDescriptor.VALUE} on the host and in this device's kernels ({@code ld.acquire.sys} /
+     * {@code st.release.sys}). On the host it is an ordinary signal of the runtime (any API,
+     * {@code HsaRuntime.signal(handle)}, completion signal of any agent's packets).
+     *
+     * <p>Two limits of the hardware, not of the API: a kernel's store wakes no parked host waiter,
+     * so a host wait sees it while it spins or at its next re-check ({@link #DEVICE_SIGNAL_RECHECK_NANOS}
+     * for these signals; ACTIVE waits for the lowest latency); and without host-native atomics
+     * (HOST_NATIVE_ATOMIC_SUPPORTED 0, as on a PCIe H100) a kernel's atomic on the value is not atomic
+     * with the host's on the same signal, so let each side store, or one side alone update it.
+     */
+    public synchronized Signal createSignal(long initialValue) {
+        checkOpen();
+        if (deviceSignals == null) {
+            deviceSignals = new SignalManager(runtime.memory(), svmPool(), DEVICE_SIGNAL_RECHECK_NANOS, null,
+                    runtime.signals().idleStrategy());
+        }
+        return deviceSignals.create(initialValue);
     }
 
     /**
@@ -564,6 +592,13 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
         }
         // no kernel of ours runs any more: the SVM chunks may go (a lost context lost them already),
         // and the pools' memory goes with the context
+        SignalManager signals;
+        synchronized (this) {
+            signals = deviceSignals;
+        }
+        if (signals != null) {
+            signals.failAll(new HsaException(HsaStatus.INVALID_AGENT, name() + " was closed"));
+        }
         runtime.memory().removeRegistrar(svmRegistrar);
         revokePools();
         if (lost != null) {

@@ -15,6 +15,7 @@ import org.hsa4j.cuda.CudaKernel;
 import org.hsa4j.cuda.CudaStream;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;
+import org.hsa4j.signal.SignalDescriptor;
 import org.hsa4j.signal.WaitState;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -33,16 +34,15 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * FIGURE (issue 18): host-GPU ping-pong, one round trip per op.
  *
- * <p>What the figure is, and is not: issue 18 words it as "a CUDA kernel waits on an hsa4j signal and
- * answers on another". hsa4j signals live in the runtime's SVM, which the GPU cannot reach today (SVM
- * unification, part 2 of the issue, is not done), so no kernel can wait on one. The hsa4j side here
- * is therefore a kernel <em>dispatched through the CUDA agent's AQL queue</em> ({@code
- * hsa4j_pingpong_serve}) and this Java thread taking turns on one int in pinned memory, as {@code
- * CudaSeeds pingpong} does: the host writes 2k+1 (release), the kernel answers 2k+2
- * ({@code ld.acquire.sys}/{@code st.release.sys}). Once launched, the rounds of HSA4J_AQL and
- * RAW_CUDA take the same path, so the figure shows that a kernel launched through hsa4j pays nothing
- * per round; it says nothing yet about hsa4j signals on the GPU.
+ * <p>HSA4J_SIGNALS is the issue's figure, "a CUDA kernel waits on an hsa4j signal and answers on
+ * another": two signals from {@code CudaAgent.createSignal} (their values in real-address SVM the
+ * device reaches), the kernel {@code hsa4j_signal_serve} dispatched through the CUDA agent's AQL
+ * queue, the host storing k+1 into the ping signal ({@code storeScrelease}) and waiting for k+1 on
+ * the pong signal ({@code waitScacquire}, ACTIVE). HSA4J_AQL is the same kernel-dispatch path with
+ * the turns taken on one int in pinned memory ({@code hsa4j_pingpong_serve}), as {@code CudaSeeds
+ * pingpong} does: the host writes 2k+1 (release), the kernel answers 2k+2.
  * <ul>
+ * <li>HSA4J_SIGNALS: the signal-serving kernel dispatched through the AQL queue, turns on hsa4j signals.
  * <li>HSA4J_AQL: the serving kernel dispatched through the AQL queue (its completion signal is
  *     awaited at teardown, after the host writes the stop value).
  * <li>RAW_CUDA, the baseline: the same kernel launched with {@code cuLaunchKernel} on a stream of
@@ -50,7 +50,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * <li>CPU_POOL, a reference line: a Java kernel on the CPU-pool agent serving the same protocol on
  *     an int in SVM.
  * </ul>
- * Goal: HSA4J_AQL at most 1.25x RAW_CUDA, both from the same JMH run. Self-check: every op checks
+ * Goal: HSA4J_SIGNALS at most 1.25x RAW_CUDA, both from the same JMH run. Self-check: every op checks
  * the answer is its own round's (a -1 means the kernel gave up), and teardown checks the kernel ended
  * through the stop value, within a bounded wait.
  */
@@ -69,7 +69,7 @@ public class CudaPingPongBenchmark {
     private static final VarHandle INT = JAVA_INT.varHandle();
 
     /** hsa4j's AQL-dispatched kernel, the raw-CUDA baseline, or the CPU-pool reference. */
-    @Param({"HSA4J_AQL", "RAW_CUDA", "CPU_POOL"})
+    @Param({"HSA4J_SIGNALS", "HSA4J_AQL", "RAW_CUDA", "CPU_POOL"})
     public Side side;
 
     private Trial trial;
@@ -78,6 +78,8 @@ public class CudaPingPongBenchmark {
     private Signal done;
     private int round;
     private boolean launched;
+    private Signal ping;
+    private Signal pong;
 
     @Setup(Level.Trial)
     public void start() {
@@ -89,6 +91,18 @@ public class CudaPingPongBenchmark {
             return;
         }
         CudaBench gpu = trial.gpu(256);
+        if (side == Side.HSA4J_SIGNALS) {
+            ping = gpu.agent.createSignal(0);
+            pong = gpu.agent.createSignal(0);
+            long ka = gpu.kernarg(24);
+            MemorySegment args = gpu.kernargBytes(ka, 24);
+            args.set(JAVA_LONG, 0, ping.handle() + SignalDescriptor.VALUE);
+            args.set(JAVA_LONG, 8, pong.handle() + SignalDescriptor.VALUE);
+            args.set(JAVA_LONG, 16, SPIN_LIMIT);
+            gpu.dispatch(gpu.kernel("hsa4j_signal_serve"), 1, 1, ka, done);
+            launched = true;
+            return;
+        }
         CudaKernel serve = gpu.kernel("hsa4j_pingpong_serve");
         CudaBuffer flag = trial.own(gpu.agent.allocatePinned(64));
         host = flag.hostSegment();
@@ -140,7 +154,13 @@ public class CudaPingPongBenchmark {
     @TearDown(Level.Trial)
     public void stop() {
         try {
-            if (launched) {
+            if (launched && side == Side.HSA4J_SIGNALS) {
+                ping.storeScrelease(STOP);
+                Waits.await(done, SignalCondition.EQ, 0, WaitState.BLOCKED);
+                if (pong.loadScacquire() == -1) {
+                    throw new IllegalStateException("the signal-serving kernel gave up waiting");
+                }
+            } else if (launched) {
                 INT.setVolatile(host, 0L, STOP);
                 if (stream != null) {
                     stream.synchronize();
@@ -157,9 +177,12 @@ public class CudaPingPongBenchmark {
         }
     }
 
-    /** One round: write 2k+1, spin until the kernel's 2k+2. */
+    /** One round: write 2k+1, spin until the kernel's 2k+2 (HSA4J_SIGNALS: ping k+1, wait for pong k+1). */
     @Benchmark
-    public int roundTrip() {
+    public long roundTrip() {
+        if (ping != null) {
+            return signalRound();
+        }
         int k = round++;
         int want = 2 * k + 2;
         INT.setVolatile(host, 0L, 2 * k + 1);
@@ -170,6 +193,19 @@ public class CudaPingPongBenchmark {
                 throw new IllegalStateException("ping-pong round " + k + " did not come back (flag " + v + ")");
             }
             Thread.onSpinWait();
+        }
+        return v;
+    }
+
+    private long signalRound() {
+        long k = ++round;
+        ping.storeScrelease(k);
+        long deadline = System.nanoTime() + ROUND_NANOS;
+        long v;
+        while ((v = pong.waitScacquire(SignalCondition.EQ, k, ROUND_NANOS, WaitState.ACTIVE)) != k) {
+            if (v == -1 || System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("signal ping-pong round " + k + " did not come back (pong " + v + ")");
+            }
         }
         return v;
     }

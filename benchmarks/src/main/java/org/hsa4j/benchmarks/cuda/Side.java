@@ -4,6 +4,8 @@ package org.hsa4j.benchmarks.cuda;
 public enum Side {
     /** Through an AQL queue of the CUDA agent ({@code CudaAgent.createQueue}), completion on an hsa4j signal. */
     HSA4J_AQL,
+    /** As HSA4J_AQL, with the host and the kernel talking through hsa4j signals ({@code CudaAgent.createSignal}). */
+    HSA4J_SIGNALS,
     /** The same work with plain driver calls on one stream ({@code CudaStream}): the baseline. */
     RAW_CUDA,
     /** The same program on the runtime's CPU-pool kernel agent ({@code HsaRuntime.gpuAgent()}): a reference line. */

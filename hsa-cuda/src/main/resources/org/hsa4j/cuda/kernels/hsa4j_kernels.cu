@@ -206,3 +206,28 @@ extern "C" __global__ void hsa4j_tree_insert(hsa4j_tree_node* root, hsa4j_tree_n
         current = (hsa4j_tree_node*) child;
     }
 }
+
+static __device__ __forceinline__ void store_release_sys_s64(long long* p, long long v) {
+    asm volatile("st.release.sys.b64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
+}
+
+// signal_serve: a kernel that waits on one hsa4j signal and answers on another (CudaAgent.createSignal:
+// `ping` and `pong` are the signals' int64 value words). Round k: wait until ping holds k+1
+// (ld.acquire.sys), answer pong = k+1 (st.release.sys). Returns when ping turns negative (the stop);
+// gives up after `spin_limit` polls of one round, storing -1 into pong.
+extern "C" __global__ void hsa4j_signal_serve(long long* ping, long long* pong, long long spin_limit) {
+    for (long long k = 0;; k++) {
+        long long spins = 0;
+        long long v;
+        while ((v = (long long) load_acquire_sys_u64((const unsigned long long*) ping)) != k + 1) {
+            if (v < 0) {
+                return;
+            }
+            if (++spins > spin_limit) {
+                store_release_sys_s64(pong, -1);
+                return;
+            }
+        }
+        store_release_sys_s64(pong, k + 1);
+    }
+}
