@@ -73,6 +73,9 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
     /** How often a parked host waiter of a {@link #createSignal} signal looks again: kernels' stores wake nobody. */
     public static final long DEVICE_SIGNAL_RECHECK_NANOS = 50_000;
 
+    /** The open agents of each runtime, by device ordinal: one per device ({@link #open}). */
+    private static final Map<HsaRuntime, Map<Integer, CudaAgent>> OPEN = new java.util.WeakHashMap<>();
+
     private final HsaRuntime runtime;
     private final CudaPlatform platform;
     private final CudaDeviceInfo info;
@@ -109,8 +112,12 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
 
     /**
      * The agent of device {@code ordinal} of {@code platform}, beside {@code runtime}'s agents.
+     * A runtime has at most one open agent per device (they would share the device's primary
+     * context, and each would register the same SVM chunks): {@link #in(HsaRuntime)} lists the ones
+     * {@code HsaRuntime.init()} registered.
      *
-     * @throws HsaException INVALID_AGENT when the platform has no such device
+     * @throws HsaException INVALID_AGENT when the platform has no such device, or the runtime already
+     *                      has an open agent for it
      */
     public static CudaAgent open(HsaRuntime runtime, CudaPlatform platform, int ordinal) {
         return open(runtime, platform, ordinal, runtime.agents().size() + ordinal);
@@ -123,9 +130,29 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
             throw new HsaException(HsaStatus.INVALID_AGENT, "no CUDA device " + ordinal + " ("
                     + (platform.available() ? platform.devices().size() + " devices" : "no CUDA: " + platform.reason()) + ")");
         }
-        CudaAgent agent = new CudaAgent(runtime, platform, platform.devices().get(ordinal), index);
-        agent.registerSvm();
-        return agent;
+        synchronized (OPEN) {
+            Map<Integer, CudaAgent> mine = OPEN.computeIfAbsent(runtime, r -> new java.util.HashMap<>());
+            CudaAgent existing = mine.get(ordinal);
+            if (existing != null) {
+                throw new HsaException(HsaStatus.INVALID_AGENT, "CUDA device " + ordinal + " already has an open agent in "
+                        + "this runtime (" + existing.name() + "; CudaAgent.in(runtime) lists those HsaRuntime.init() registered)");
+            }
+            CudaAgent agent = new CudaAgent(runtime, platform, platform.devices().get(ordinal), index);
+            agent.registerSvm();
+            mine.put(ordinal, agent);
+            return agent;
+        }
+    }
+
+    /**
+     * The runtime's open agent of device {@code ordinal}: the registered one, or one opened here
+     * (which the caller then closes) where {@code HSA4J_CUDA=off} kept the runtime from registering it.
+     */
+    public static CudaAgent inOrOpen(HsaRuntime runtime, CudaPlatform platform, int ordinal) {
+        synchronized (OPEN) {
+            CudaAgent existing = OPEN.getOrDefault(runtime, Map.of()).get(ordinal);
+            return existing != null ? existing : open(runtime, platform, ordinal);
+        }
     }
 
     /**
@@ -580,6 +607,12 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
             return;
         }
         closed = true;
+        synchronized (OPEN) {
+            Map<Integer, CudaAgent> mine = OPEN.get(runtime);
+            if (mine != null && mine.get(info.ordinal()) == this) {
+                mine.remove(info.ordinal());
+            }
+        }
         for (CudaQueueProcessor p : List.copyOf(processors)) {
             if (p.queue().state() != org.hsa4j.queue.QueueState.DESTROYED) {
                 try {

@@ -78,4 +78,12 @@ class CudaSignalGpuTest {
         assertFalse(error.isDone(), () -> "queue error: " + error.getNow(null));
         q.destroy();
     }
+
+    @Test
+    void aSecondAgentForTheSameDeviceInOneRuntimeIsRefused() {
+        HsaException e = org.junit.jupiter.api.Assertions.assertThrows(HsaException.class,
+                () -> CudaAgent.open(gpu.runtime, Gpu.platform(), 0));
+        assertEquals(org.hsa4j.runtime.HsaStatus.INVALID_AGENT, e.status());
+        assertSame(gpu.agent, CudaAgent.inOrOpen(gpu.runtime, Gpu.platform(), 0));
+    }
 }

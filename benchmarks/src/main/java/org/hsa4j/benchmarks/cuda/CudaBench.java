@@ -27,17 +27,21 @@ final class CudaBench implements AutoCloseable {
     final CudaAgent agent;
     final CudaModule kernels;
     final Queue queue;
+    /** True when this bench opened the agent (no registered one): it closes it. */
+    private final boolean ownsAgent;
     private volatile RuntimeException queueError;
 
-    private CudaBench(HsaRuntime runtime, CudaAgent agent, int queueSize) {
+    private CudaBench(HsaRuntime runtime, CudaAgent agent, int queueSize, boolean ownsAgent) {
         this.runtime = runtime;
         this.agent = agent;
+        this.ownsAgent = ownsAgent;
         this.kernels = agent.load(CudaCodeObject.fromResource(KERNELS));
         this.queue = agent.createQueue(queueSize, QueueType.SINGLE, (e, q) -> queueError = e);
     }
 
     /**
-     * Opens device 0 beside {@code runtime} with a queue of {@code queueSize} packets.
+     * Device 0's agent of {@code runtime} (the registered one, else one opened here) with a queue of
+     * {@code queueSize} packets.
      *
      * @throws IllegalStateException naming why, where CUDA finds no device
      */
@@ -47,11 +51,14 @@ final class CudaBench implements AutoCloseable {
             throw new IllegalStateException("no CUDA device: " + p.reason()
                     + " (the Cuda* benchmarks need an NVIDIA GPU; ./hsa4j bench leaves them out where there is none)");
         }
-        CudaAgent agent = CudaAgent.open(runtime, p, 0);
+        boolean registered = !CudaAgent.in(runtime).isEmpty();
+        CudaAgent agent = CudaAgent.inOrOpen(runtime, p, 0);
         try {
-            return new CudaBench(runtime, agent, queueSize);
+            return new CudaBench(runtime, agent, queueSize, !registered);
         } catch (RuntimeException e) {
-            agent.close();
+            if (!registered) {
+                agent.close();
+            }
             throw e;
         }
     }
@@ -88,7 +95,9 @@ final class CudaBench implements AutoCloseable {
         try {
             queue.destroy();
         } finally {
-            agent.close();
+            if (ownsAgent) {
+                agent.close();   // the runtime closes the agent it registered
+            }
         }
     }
 }

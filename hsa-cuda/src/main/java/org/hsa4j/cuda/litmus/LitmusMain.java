@@ -31,7 +31,7 @@ public final class LitmusMain {
             System.exit(2);
         }
         List<LitmusResult> results = new ArrayList<>();
-        try (HsaRuntime rt = HsaRuntime.init(); CudaAgent agent = CudaAgent.open(rt, p, 0);
+        try (HsaRuntime rt = HsaRuntime.init(); CudaAgent agent = CudaAgent.inOrOpen(rt, p, 0);
              LitmusRunner runner = LitmusRunner.onGpu(agent, instances, 64L << 20)) {
             System.out.println("device: " + agent.name() + ", driver CUDA " + p.driverVersion());
             long seed = 1;

@@ -24,7 +24,7 @@ class LitmusGpuTest {
     static void open() {
         Gpu.assumeDevice();
         rt = HsaRuntime.init();
-        agent = CudaAgent.open(rt, Gpu.platform(), 0);
+        agent = CudaAgent.inOrOpen(rt, Gpu.platform(), 0);
         runner = LitmusRunner.onGpu(agent, 256, 16L << 20);
     }
 
