@@ -32,9 +32,9 @@ public final class AsyncChain implements Example {
         int n = 1024;
         int chains = small ? 20 : 300;
         try (HsaRuntime rt = HsaRuntime.init(); Amp amp = Amp.on(rt)) {
-            IntArrayView a = HostArrays.ints(amp, n);
-            IntArrayView b = HostArrays.ints(amp, n);
-            IntArrayView c = HostArrays.ints(amp, n);
+            IntArrayView a = amp.defaultAccelerator().newInts(n);
+            IntArrayView b = amp.defaultAccelerator().newInts(n);
+            IntArrayView c = amp.defaultAccelerator().newInts(n);
             Extent e = new Extent(n);
 
             AcceleratorView view = amp.defaultView();

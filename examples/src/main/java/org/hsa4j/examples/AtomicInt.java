@@ -30,9 +30,9 @@ public final class AtomicInt implements Example {
     public void run(PrintStream out, boolean small) {
         int n = small ? 1 << 12 : 1 << 20;
         try (HsaRuntime rt = HsaRuntime.init(); Amp amp = Amp.on(rt)) {
-            IntArrayView a = HostArrays.ints(amp, n);
-            IntArrayView b = HostArrays.ints(amp, n);
-            IntArrayView c = HostArrays.ints(amp, n);
+            IntArrayView a = amp.defaultAccelerator().newInts(n);
+            IntArrayView b = amp.defaultAccelerator().newInts(n);
+            IntArrayView c = amp.defaultAccelerator().newInts(n);
             for (int i = 0; i < n; i++) {
                 a.set(i, i);
                 b.set(i, 3 * i);

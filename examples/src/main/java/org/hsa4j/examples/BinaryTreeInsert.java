@@ -111,8 +111,9 @@ public final class BinaryTreeInsert implements Example {
     private static long insertRun(HsaRuntime rt, Amp amp, ExecutorService hostThreads, int initial, int inserts,
                                   int kernelPercent) throws InterruptedException, ExecutionException, TimeoutException {
         int total = initial + inserts;
-        long nodes = HostArrays.zeroed(rt, Node.BYTES * total);
+        long nodes = rt.hostMalloc(Node.BYTES * total);
         Svm host = rt.svm();
+        host.fill(nodes, Node.BYTES * total, (byte) 0);
         for (int i = 0; i < total; i++) {
             host.setLong(nodes + Node.BYTES * i + Node.KEY, key(i));
         }

@@ -100,9 +100,9 @@ public final class HeatPde implements Example {
         try (HsaRuntime rt = HsaRuntime.init(); Amp amp = Amp.on(rt)) {
             Extent extent = new Extent(n, n);
             FloatArrayView[] field = {
-                amp.defaultAccelerator().floats(HostArrays.zeroed(rt, 4L * n * n), extent),
-                amp.defaultAccelerator().floats(HostArrays.zeroed(rt, 4L * n * n), extent)};
-            IntArrayView burners = HostArrays.ints(amp, sensors);
+                amp.defaultAccelerator().newFloats(extent),
+                amp.defaultAccelerator().newFloats(extent)};
+            IntArrayView burners = amp.defaultAccelerator().newInts(sensors);
             IndexKernel[] steppers = {step(plate, field[0], field[1], burners), step(plate, field[1], field[0], burners)};
             boolean[] reached = new boolean[sensors];
             float lowest = Float.MAX_VALUE;

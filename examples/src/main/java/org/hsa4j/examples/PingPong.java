@@ -35,7 +35,7 @@ public final class PingPong implements Example {
         int rounds = small ? 2_000 : 50_000;
         int gpuEnd = CELLS - 1;
         try (HsaRuntime rt = HsaRuntime.init(RuntimeConfig.builder().computeUnits(1).build()); Amp amp = Amp.on(rt)) {
-            IntArrayView cells = HostArrays.ints(amp, CELLS);
+            IntArrayView cells = amp.defaultAccelerator().newInts(CELLS);
             cells.set(0, 1);
 
             CompletionFuture gpu = amp.parallelForEach(new Extent(1), idx -> {

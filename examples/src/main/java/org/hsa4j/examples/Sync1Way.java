@@ -33,7 +33,7 @@ public final class Sync1Way implements Example {
         int workItems = 1024;
         int perItem = target / workItems;
         try (HsaRuntime rt = HsaRuntime.init(); Amp amp = Amp.on(rt)) {
-            IntArrayView counter = HostArrays.ints(amp, 1);
+            IntArrayView counter = amp.defaultAccelerator().newInts(1);
 
             IndexKernel count = idx -> {
                 for (int i = 0; i < perItem; i++) {

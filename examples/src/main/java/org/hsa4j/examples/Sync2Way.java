@@ -33,9 +33,9 @@ public final class Sync2Way implements Example {
     public void run(PrintStream out, boolean small) {
         int n = small ? 128 : 1024;
         try (HsaRuntime rt = HsaRuntime.init(RuntimeConfig.builder().computeUnits(1).build()); Amp amp = Amp.on(rt)) {
-            IntArrayView cells = HostArrays.ints(amp, n);
-            IntArrayView turn = HostArrays.ints(amp, 1);
-            IntArrayView ack = HostArrays.ints(amp, 1);
+            IntArrayView cells = amp.defaultAccelerator().newInts(n);
+            IntArrayView turn = amp.defaultAccelerator().newInts(1);
+            IntArrayView ack = amp.defaultAccelerator().newInts(1);
             turn.set(0, -1);
             ack.set(0, -1);
 
