@@ -29,6 +29,7 @@ import org.hsa4j.memory.MemoryKind;
 import org.hsa4j.memory.MemoryManager;
 import org.hsa4j.memory.MemoryPool;
 import org.hsa4j.memory.MigrationStats;
+import org.hsa4j.memory.PoolMemory;
 import org.hsa4j.memory.Region;
 import org.hsa4j.memory.SegmentKind;
 import org.hsa4j.memory.Svm;
@@ -71,6 +72,9 @@ public final class HsaRuntime implements AutoCloseable {
     private final List<String> providerNotes;
     private final MemoryPool systemFine;
     private final MemoryPool kernargPool;
+    /** The memory of {@link #memoryRegister}, and its pool (made on first use, under its lock). */
+    private final RegisteredMemory registered = new RegisteredMemory();
+    private MemoryPool registeredPool;
     /** The fine-grained system pool of real addresses, made on first use; guarded by this. */
     private MemoryPool realSystemFine;
     private final List<MemoryPool> deviceCoarse = new ArrayList<>();
@@ -337,6 +341,82 @@ public final class HsaRuntime implements AutoCloseable {
     /** Allocates from {@code pool} ({@code hsa_amd_memory_pool_allocate}). */
     public long allocate(MemoryPool pool, long bytes) {
         return pool.allocate(bytes);
+    }
+
+    /**
+     * {@code hsa_memory_register}: makes native memory the application mapped itself addressable
+     * by every agent: its own address becomes an SVM address (checked by {@code rt.svm()}, usable in
+     * kernargs and in CPU-agent kernels) until {@link #memoryDeregister}. The application keeps
+     * owning the memory and must deregister it before freeing it (as HSA requires). Returns the address.
+     *
+     * @throws HsaException INVALID_ARGUMENT for a heap or empty segment, or one overlapping
+     *                      memory that is already addressable
+     */
+    public long memoryRegister(MemorySegment memory) {
+        HsaException.requireNonNull(memory, "memory");
+        checkOpen();
+        if (!memory.isNative() || memory.byteSize() == 0) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "only non-empty native memory can be registered, not "
+                    + memory);
+        }
+        long address = memory.address();
+        long last = address + memory.byteSize() - 1;
+        if (this.memory.find(address) != null || this.memory.find(last) != null) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, String.format(
+                    "0x%x..0x%x overlaps memory that is already addressable", address, last));
+        }
+        synchronized (registered) {
+            if (registeredPool == null) {
+                registeredPool = this.memory.createExternalPool("registered host memory",
+                        EnumSet.of(GlobalFlag.FINE_GRAINED), 0, Long.MAX_VALUE, Long.MAX_VALUE, true, registered);
+            }
+            registered.next = address;
+            try {
+                return this.memory.allocate(registeredPool, memory.byteSize(), MemoryPool.ALIGNMENT, MemoryKind.HOST,
+                        -1L, 0, null).base();
+            } finally {
+                registered.next = 0;
+            }
+        }
+    }
+
+    /**
+     * {@code hsa_memory_deregister}: ends a {@link #memoryRegister}; the address faults for every
+     * agent from now on, once the checked accesses in flight have finished. The memory is the
+     * application's again.
+     *
+     * @throws HsaException INVALID_ARGUMENT when {@code address} is not the start of a registration
+     */
+    public void memoryDeregister(long address) {
+        checkOpen();
+        synchronized (registered) {
+            if (registeredPool == null || this.memory.find(address) == null
+                    || this.memory.find(address).pool() != registeredPool) {
+                throw new HsaException(HsaStatus.INVALID_ARGUMENT, String.format(
+                        "0x%x is not registered memory (hsa_memory_register)", address));
+            }
+        }
+        this.memory.free(address, registeredPool);
+    }
+
+    /** Registered memory as a pool's memory: "allocating" hands out the address being registered, freeing leaves it. */
+    private static final class RegisteredMemory implements PoolMemory {
+        long next;
+
+        @Override
+        public long allocate(long bytes) {
+            return next;
+        }
+
+        @Override
+        public void free(long address) {
+            // the application owns the memory
+        }
+
+        @Override
+        public boolean hostAccessible() {
+            return true;
+        }
     }
 
     /**
