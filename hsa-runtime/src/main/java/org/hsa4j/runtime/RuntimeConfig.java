@@ -248,9 +248,26 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
         return parsed;
     }
 
-    /** A builder starting from the defaults. */
+    /** A builder starting from the defaults (the environment is not read: see {@link #builderFromEnvironment()}). */
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * A builder starting from the defaults overlaid with the process environment
+     * ({@link #fromEnvironment()}): what tests use that set a few fields in code yet must still obey
+     * {@code HSA4J_FIDELITY=1} and the other switches, as jcstress tests run with
+     * {@code HSA4J_FIDELITY=1 ./hsa4j stress --examples} do.
+     *
+     * @throws HsaException INVALID_ARGUMENT naming the variable when a value is not a number or out of range
+     */
+    public static Builder builderFromEnvironment() {
+        return builderFromEnvironment(System.getenv());
+    }
+
+    /** As {@link #builderFromEnvironment()}, reading {@code env}. */
+    public static Builder builderFromEnvironment(Map<String, String> env) {
+        return fromEnvironment(env).toBuilder();
     }
 
     /** A builder starting from this configuration. */

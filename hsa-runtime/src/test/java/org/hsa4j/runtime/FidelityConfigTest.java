@@ -34,6 +34,11 @@ class FidelityConfigTest {
     }
 
     @Test
+    void shouldKeepTheEnvironmentsFidelityInABuilderFromTheEnvironment() {
+        assertTrue(RuntimeConfig.builderFromEnvironment(Map.of("HSA4J_FIDELITY", "1")).computeUnits(1).build().fidelity());
+    }
+
+    @Test
     void shouldTurnFidelityModeOnThroughTheEnvironment() {
         assertTrue(RuntimeConfig.fromEnvironment(Map.of("HSA4J_FIDELITY", "1")).fidelity());
     }

@@ -43,7 +43,7 @@ import org.openjdk.jcstress.infra.results.L_Result;
 @Outcome(expect = FORBIDDEN, desc = "flag up but the message torn or stale")
 @State
 public class MailboxStress {
-    static final HsaRuntime RT = HsaRuntime.init(RuntimeConfig.builder().computeUnits(1).build());
+    static final HsaRuntime RT = HsaRuntime.init(RuntimeConfig.builderFromEnvironment().computeUnits(1).build());
     static final Svm SVM = RT.svm();
 
     /** Mailbox layout: the flag, then the two fields of the message. */
