@@ -29,7 +29,12 @@ public final class Fixture implements AutoCloseable {
 
     /** Services configured by {@code config} on a GPU with {@code computeUnits} units. */
     public static Fixture start(int computeUnits, ServicesConfig.Builder config) {
-        HsaRuntime rt = HsaRuntime.init(RuntimeConfig.builder().computeUnits(computeUnits).build());
+        return start(RuntimeConfig.builder().computeUnits(computeUnits).build(), config);
+    }
+
+    /** Services configured by {@code config} on a runtime configured by {@code runtime}. */
+    public static Fixture start(RuntimeConfig runtime, ServicesConfig.Builder config) {
+        HsaRuntime rt = HsaRuntime.init(runtime);
         try {
             return new Fixture(rt, Services.start(rt, config.build()));
         } catch (RuntimeException e) {

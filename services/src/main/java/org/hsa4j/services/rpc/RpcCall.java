@@ -4,6 +4,9 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.idle.Idler;
+import org.hsa4j.memory.MemoryOrder;
+import org.hsa4j.memory.MemoryScope;
+import org.hsa4j.memory.Svm;
 import org.hsa4j.signal.WaitState;
 
 /**
@@ -265,6 +268,9 @@ public final class RpcCall implements AutoCloseable {
      * clearing of the watch and its last read of the flag: one of the two sides sees the other.
      */
     private void post(int kind) {
+        // the call is a system-scope release: the service (a host thread) sees what the caller wrote
+        // before it, also in fidelity mode, where a compute unit's writes wait in its model cache
+        Svm.fence(MemoryOrder.RELEASE, MemoryScope.SYSTEM);
         ports.setIntIfChanged(portOffset + RpcLayout.KIND, kind);
         flag ^= 1;
         ports.storeIntRelease(portOffset + RpcLayout.CLIENT_FLAG, flag);
@@ -286,6 +292,15 @@ public final class RpcCall implements AutoCloseable {
      * reply, unless it ended on its own first: then its outcome stands).
      */
     private boolean awaitTurn() {
+        if (awaitServer()) {
+            // and the reply a system-scope acquire: the caller sees what the service wrote (pread, malloc'd data)
+            Svm.fence(MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
+            return true;
+        }
+        return false;
+    }
+
+    private boolean awaitServer() {
         long flagOffset = portOffset + RpcLayout.SERVER_FLAG;
         int want = flag;
         if (ports.loadIntAcquire(flagOffset) == want) {
