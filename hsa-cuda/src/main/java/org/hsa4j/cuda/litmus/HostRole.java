@@ -9,7 +9,8 @@ import java.util.List;
  * Runs a role's ops on the host over the shared memory, in the Java forms of the PTX orders:
  * PLAIN a plain access, RELAXED opaque, ACQUIRE getAcquire, RELEASE setRelease, SC a full fence
  * and a volatile access (as hsa4j maps HSA's screlease/scacquire), fences fullFence (SC) or
- * acquireFence + releaseFence (ACQ_REL).
+ * acquireFence + releaseFence (the ACQ_REL fences; a host has no narrower scope, so the .gpu and
+ * .cta forms run as their system-scope ones).
  */
 final class HostRole {
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
@@ -39,7 +40,7 @@ final class HostRole {
     private static void store(MemorySegment m, long at, int v, LitmusOp.Order order) {
         switch (order) {
             case PLAIN -> INT.set(m, at, v);
-            case RELEASE -> INT.setRelease(m, at, v);
+            case RELEASE, RELEASE_GPU, RELEASE_CTA -> INT.setRelease(m, at, v);
             case SC -> {
                 VarHandle.fullFence();
                 INT.setVolatile(m, at, v);
@@ -51,7 +52,7 @@ final class HostRole {
     private static int load(MemorySegment m, long at, LitmusOp.Order order) {
         return switch (order) {
             case PLAIN -> (int) INT.get(m, at);
-            case ACQUIRE -> (int) INT.getAcquire(m, at);
+            case ACQUIRE, ACQUIRE_GPU, ACQUIRE_CTA -> (int) INT.getAcquire(m, at);
             case SC -> {
                 VarHandle.fullFence();
                 yield (int) INT.getVolatile(m, at);

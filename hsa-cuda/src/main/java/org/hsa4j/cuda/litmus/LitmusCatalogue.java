@@ -1,10 +1,14 @@
 package org.hsa4j.cuda.litmus;
 
 import static org.hsa4j.cuda.litmus.LitmusOp.Order.ACQUIRE;
+import static org.hsa4j.cuda.litmus.LitmusOp.Order.ACQUIRE_CTA;
 import static org.hsa4j.cuda.litmus.LitmusOp.Order.ACQ_REL;
+import static org.hsa4j.cuda.litmus.LitmusOp.Order.ACQ_REL_CTA;
+import static org.hsa4j.cuda.litmus.LitmusOp.Order.ACQ_REL_GPU;
 import static org.hsa4j.cuda.litmus.LitmusOp.Order.PLAIN;
 import static org.hsa4j.cuda.litmus.LitmusOp.Order.RELAXED;
 import static org.hsa4j.cuda.litmus.LitmusOp.Order.RELEASE;
+import static org.hsa4j.cuda.litmus.LitmusOp.Order.RELEASE_CTA;
 import static org.hsa4j.cuda.litmus.LitmusOp.Order.SC;
 import static org.hsa4j.cuda.litmus.LitmusOp.fence;
 import static org.hsa4j.cuda.litmus.LitmusOp.ld;
@@ -49,7 +53,39 @@ final class LitmusCatalogue {
                 wrc("rlx", RELAXED, RELAXED, RELAXED, true, "relaxed atomics are unordered"),
                 wrc("rel/acq", ACQUIRE, RELEASE, ACQUIRE, false, "release/acquire is cumulative (causality)"),
                 isa2("rlx", RELAXED, RELAXED, true, "relaxed atomics are unordered"),
-                isa2("rel/acq", RELEASE, ACQUIRE, false, "release/acquire is cumulative (causality)"));
+                isa2("rel/acq", RELEASE, ACQUIRE, false, "release/acquire is cumulative (causality)"),
+                // the CUDA forms of the mutant suite's weakened twins (docs/MEMORY-MODEL.md, "Mutants")
+                mpTwin("kernel rlx -> host acq", List.of(st(X, 1, RELAXED), st(Y, 1, RELAXED)),
+                        List.of(ld(Y, 0, ACQUIRE), ld(X, 1, RELAXED)), "the kernel's release removed",
+                        "mp-signal-kernel-to-host", "GH"),
+                mpTwin("host rel -> kernel rlx", List.of(st(X, 1, RELAXED), st(Y, 1, RELEASE)),
+                        List.of(ld(Y, 0, RELAXED), ld(X, 1, RELAXED)), "the kernel's acquire removed",
+                        "mp-signal-host-to-kernel", "HG"),
+                mpTwin("fence.gpu -> host", List.of(st(X, 1, RELAXED), fence(ACQ_REL_GPU), st(Y, 1, RELAXED)),
+                        List.of(ld(Y, 0, ACQUIRE), ld(X, 1, RELAXED)),
+                        "the kernel's release fence narrowed to agent scope: it does not order for the host",
+                        "completion-then-data", "GH"),
+                mpTwin("fence.cta", List.of(st(X, 1, RELAXED), fence(ACQ_REL_CTA), st(Y, 1, RELAXED)),
+                        List.of(ld(Y, 0, ACQUIRE), ld(X, 1, RELAXED)),
+                        "the kernel's release fence narrowed to workgroup scope", "mp-fences", "GH", "GG"),
+                mpTwin("rel -> acq.cta", List.of(st(X, 1, RELAXED), st(Y, 1, RELEASE)),
+                        List.of(ld(Y, 0, ACQUIRE_CTA), ld(X, 1, RELAXED)),
+                        "the kernel's acquire narrowed to workgroup scope", "sync-2way-handoff", "HG", "GG"),
+                isa2("rel.cta", RELEASE, ACQUIRE, true, "the first role's release narrowed to workgroup scope")
+                        .withFirstRelease(RELEASE_CTA).asTwin("isa2", placements("GGG", "GGH", "GHG")),
+                wrc("acq.cta", ACQUIRE, RELEASE, ACQUIRE_CTA, true, "the last reader's acquire narrowed to workgroup scope")
+                        .asTwin("wrc", placements("GGG", "HGG", "GHG")));
+    }
+
+    /** An MP-shaped twin: {@code writer} || {@code reader}, weak r0=1 r1=0, allowed by both models. */
+    private static LitmusTest mpTwin(String variant, List<LitmusOp> writer, List<LitmusOp> reader, String why,
+                                     String twin, String... where) {
+        return new LitmusTest("MP", variant, List.of(writer, reader), (r, f) -> r[0] == 1 && r[1] == 0, "r0=1 r1=0",
+                true, true, why, false, twin, placements(where));
+    }
+
+    private static List<Placement> placements(String... codes) {
+        return java.util.Arrays.stream(codes).map(Placement::new).toList();
     }
 
     /** MP: x=1; y=1 || r0=y; r1=x. Weak: r0=1, r1=0. */
@@ -64,7 +100,7 @@ final class LitmusCatalogue {
             reader = List.of(ld(Y, 0, ACQUIRE), ld(X, 1, RELAXED));
         }
         return new LitmusTest("MP", variant, List.of(writer, reader), (r, f) -> r[0] == 1 && r[1] == 0,
-                "r0=1 r1=0", allowed, allowed, why, false);
+                "r0=1 r1=0", allowed, allowed, why, false, null, null);
     }
 
     /** SB: x=1; r0=y || y=1; r1=x. Weak: r0=0, r1=0. */
@@ -72,14 +108,14 @@ final class LitmusCatalogue {
                          boolean allowed, String why) {
         return new LitmusTest("SB", variant, List.of(List.of(st(X, 1, store), ld(Y, 0, load)),
                 List.of(st(Y, 1, store), ld(X, 1, load))), (r, f) -> r[0] == 0 && r[1] == 0, "r0=0 r1=0", allowed,
-                allowed || store == RELEASE, why, false);
+                allowed || store == RELEASE, why, false, null, null);
     }
 
     /** LB: r0=x; y=1 || r1=y; x=1. Weak: r0=1, r1=1. */
     static LitmusTest lb(String variant, LitmusOp.Order load, LitmusOp.Order store, boolean allowed, String why) {
         return new LitmusTest("LB", variant, List.of(List.of(ld(X, 0, load), st(Y, 1, store)),
                 List.of(ld(Y, 1, load), st(X, 1, store))), (r, f) -> r[0] == 1 && r[1] == 1, "r0=1 r1=1", allowed,
-                allowed, why, false);
+                allowed, why, false, null, null);
     }
 
     /** 2+2W: x=1; y=2 || y=1; x=2. Weak: finally x=1 and y=1 (each role's first store came last). */
@@ -89,13 +125,13 @@ final class LitmusCatalogue {
         List<LitmusOp> b = fences == null ? List.of(st(Y, 1, RELAXED), st(X, 2, RELAXED))
                 : List.of(st(Y, 1, RELAXED), fence(fences), st(X, 2, RELAXED));
         return new LitmusTest("2+2W", variant, List.of(a, b), (r, f) -> f[X] == 1 && f[Y] == 1, "x=1 y=1", allowed,
-                allowed, why, true);
+                allowed, why, true, null, null);
     }
 
     /** CoRR: x=1 || r0=x; r1=x. Weak: r0=1, r1=0. */
     static LitmusTest corr(String variant, LitmusOp.Order order, boolean allowed, String why) {
         return new LitmusTest("CoRR", variant, List.of(List.of(st(X, 1, order)), List.of(ld(X, 0, order), ld(X, 1, order))),
-                (r, f) -> r[0] == 1 && r[1] == 0, "r0=1 r1=0", allowed, allowed, why, false);
+                (r, f) -> r[0] == 1 && r[1] == 0, "r0=1 r1=0", allowed, allowed, why, false, null, null);
     }
 
     /** WRC: x=1 || r0=x; y=1 || r1=y; r2=x. Weak: r0=1, r1=1, r2=0. */
@@ -104,7 +140,7 @@ final class LitmusCatalogue {
         return new LitmusTest("WRC", variant, List.of(List.of(st(X, 1, RELAXED)),
                 List.of(ld(X, 0, middleLoad), st(Y, 1, middleStore)),
                 List.of(ld(Y, 1, lastLoad), ld(X, 2, RELAXED))), (r, f) -> r[0] == 1 && r[1] == 1 && r[2] == 0,
-                "r0=1 r1=1 r2=0", allowed, allowed, why, false);
+                "r0=1 r1=1 r2=0", allowed, allowed, why, false, null, null);
     }
 
     /** ISA2: x=1; y=1 || r0=y; z=1 || r1=z; r2=x. Weak: r0=1, r1=1, r2=0. */
@@ -112,6 +148,6 @@ final class LitmusCatalogue {
         return new LitmusTest("ISA2", variant, List.of(List.of(st(X, 1, RELAXED), st(Y, 1, store)),
                 List.of(ld(Y, 0, loads), st(Z, 1, store)),
                 List.of(ld(Z, 1, loads), ld(X, 2, RELAXED))), (r, f) -> r[0] == 1 && r[1] == 1 && r[2] == 0,
-                "r0=1 r1=1 r2=0", allowed, allowed, why, false);
+                "r0=1 r1=1 r2=0", allowed, allowed, why, false, null, null);
     }
 }

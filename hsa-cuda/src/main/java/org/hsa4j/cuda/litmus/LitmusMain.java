@@ -36,7 +36,7 @@ public final class LitmusMain {
             System.out.println("device: " + agent.name() + ", driver CUDA " + p.driverVersion());
             long seed = 1;
             for (LitmusTest t : LitmusCatalogue.all()) {
-                for (Placement pl : Placement.forRoles(t.roles().size())) {
+                for (Placement pl : t.runIn()) {
                     int rounds = pl.hostRoles().isEmpty() ? gpuRounds : hostRounds;
                     for (int stress : new int[] {0, 128}) {
                         LitmusResult r = runner.run(t, pl, rounds, instances, stress, seed++);
@@ -61,8 +61,8 @@ public final class LitmusMain {
     /** The markdown table: one row per test and placement, weak counts quiet and under stress. */
     static void print(List<LitmusResult> results, PrintStream out) {
         out.println();
-        out.println("| test | roles | placement | weak outcome | HSA model | PTX | weak seen, quiet | weak seen, stress | verdict |");
-        out.println("|---|---|---|---|---|---|---|---|---|");
+        out.println("| test | twin of | roles | placement | weak outcome | HSA model | PTX | weak seen, quiet | weak seen, stress | verdict |");
+        out.println("|---|---|---|---|---|---|---|---|---|---|");
         for (int i = 0; i < results.size(); i++) {
             LitmusResult quiet = results.get(i);
             LitmusResult stressed = i + 1 < results.size() && results.get(i + 1).test() == quiet.test()
@@ -70,7 +70,8 @@ public final class LitmusMain {
             LitmusTest t = quiet.test();
             LitmusResult.Verdict v = stressed != null && stressed.verdict().compareTo(quiet.verdict()) > 0
                     ? stressed.verdict() : quiet.verdict();
-            out.printf("| %s | `%s` | %s | %s | %s | %s | %d / %d | %s | %s |%n", t.name(), t.program(),
+            out.printf("| %s | %s | `%s` | %s | %s | %s | %s | %d / %d | %s | %s |%n", t.name(),
+                    t.twinOf() == null ? "" : t.twinOf(), t.program(),
                     quiet.placement().code(), t.weakText(), t.allowed() ? "allowed" : "forbidden",
                     t.ptxAllows() ? "allowed" : "forbidden", quiet.weak(), quiet.instances(),
                     stressed == null ? "-" : stressed.weak() + " / " + stressed.instances(), v);

@@ -27,10 +27,23 @@ record LitmusOp(Kind kind, Order order, int location, int register, int value) {
      * Memory orders and their PTX: PLAIN {@code ld/st.global} (not atomic: a race is a data race),
      * RELAXED {@code .relaxed.sys}, ACQUIRE {@code ld.acquire.sys}, RELEASE {@code st.release.sys},
      * SC {@code fence.sc.sys} before a relaxed store or an acquire load, ACQ_REL (fences only)
-     * {@code fence.acq_rel.sys}.
+     * {@code fence.acq_rel.sys}; the narrowed scopes of the mutant suite's twins ({@code .gpu}:
+     * agent, {@code .cta}: workgroup), which a host thread runs as their system-scope forms.
      */
     enum Order {
-        PLAIN(0, "plain"), RELAXED(1, "rlx"), ACQUIRE(2, "acq"), RELEASE(3, "rel"), SC(4, "sc"), ACQ_REL(5, "acq_rel");
+        PLAIN(0, "plain"), RELAXED(1, "rlx"), ACQUIRE(2, "acq"), RELEASE(3, "rel"), SC(4, "sc"), ACQ_REL(5, "acq_rel"),
+        /** {@code ld.acquire.gpu}: agent scope, the mutant suite's narrowed acquire. */
+        ACQUIRE_GPU(6, "acq.gpu"),
+        /** {@code st.release.gpu}: agent scope. */
+        RELEASE_GPU(7, "rel.gpu"),
+        /** {@code ld.acquire.cta}: workgroup scope. */
+        ACQUIRE_CTA(8, "acq.cta"),
+        /** {@code st.release.cta}: workgroup scope. */
+        RELEASE_CTA(9, "rel.cta"),
+        /** {@code fence.acq_rel.gpu} (fences only). */
+        ACQ_REL_GPU(10, "acq_rel.gpu"),
+        /** {@code fence.acq_rel.cta} (fences only). */
+        ACQ_REL_CTA(11, "acq_rel.cta");
 
         final int code;
         final String shortName;

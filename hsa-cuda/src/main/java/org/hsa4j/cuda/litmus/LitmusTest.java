@@ -18,9 +18,12 @@ import java.util.stream.Collectors;
  *                    from {@code allowed} only where PTX's order is weaker than HSA's, as for SB rel/acq)
  * @param why         one line on why the model allows or forbids it
  * @param readsFinals true when the outcome includes the locations' final values (2+2W)
+ * @param twinOf      the mutant-suite twin this row is the CUDA form of, or null
+ * @param placements  where to run it, or null for {@link Placement#forRoles}
  */
 record LitmusTest(String shape, String variant, List<List<LitmusOp>> roles, Weak weak, String weakText,
-                  boolean allowed, boolean ptxAllows, String why, boolean readsFinals) {
+                  boolean allowed, boolean ptxAllows, String why, boolean readsFinals, String twinOf,
+                  List<Placement> placements) {
     /** Decides whether an outcome is the weak one. */
     @FunctionalInterface
     interface Weak {
@@ -35,6 +38,27 @@ record LitmusTest(String shape, String variant, List<List<LitmusOp>> roles, Weak
             throw new IllegalArgumentException(shape + " " + variant + ": 1 to " + LitmusLayout.ROLES + " roles of 1 to "
                     + LitmusLayout.OPS + " ops");
         }
+    }
+
+    /** The placements this test runs in. */
+    List<Placement> runIn() {
+        return placements != null ? placements : Placement.forRoles(roles.size());
+    }
+
+    /** The same test as the CUDA form of mutant-suite twin {@code twin}, run only in {@code where}. */
+    LitmusTest asTwin(String twin, List<Placement> where) {
+        return new LitmusTest(shape, variant, roles, weak, weakText, allowed, ptxAllows, why, readsFinals, twin,
+                List.copyOf(where));
+    }
+
+    /** The same test with role 0's release store (ISA2's y = 1) at {@code order} instead. */
+    LitmusTest withFirstRelease(LitmusOp.Order order) {
+        List<LitmusOp> first = roles.get(0).stream().map(o -> o.kind() == LitmusOp.Kind.STORE
+                && o.order() == LitmusOp.Order.RELEASE ? new LitmusOp(o.kind(), order, o.location(), o.register(), o.value()) : o)
+                .toList();
+        List<List<LitmusOp>> all = new java.util.ArrayList<>(roles);
+        all.set(0, first);
+        return new LitmusTest(shape, variant, all, weak, weakText, allowed, ptxAllows, why, readsFinals, twinOf, placements);
     }
 
     /** "MP rel/acq". */

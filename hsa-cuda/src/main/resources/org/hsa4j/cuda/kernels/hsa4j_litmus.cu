@@ -6,8 +6,9 @@
 // layouts: LitmusLayout for the control block, LitmusOp for the op encoding.
 //
 // Op (one int): kind bits 0-3 (1 store, 2 load, 3 fence), order bits 4-7 (0 plain, 1 relaxed,
-// 2 acquire, 3 release, 4 sc, 5 acq_rel), location bits 8-11, register bits 12-15, value bits 16-31.
-// Every access is system scope: the other side may be a host thread.
+// 2 acquire, 3 release, 4 sc, 5 acq_rel, all at system scope; the mutant suite's narrowed scopes:
+// 6 acquire.gpu, 7 release.gpu, 8 acquire.cta, 9 release.cta, 10 acq_rel.gpu fence, 11 acq_rel.cta
+// fence), location bits 8-11, register bits 12-15, value bits 16-31.
 
 static __device__ __forceinline__ int lit_ld(const int* p, int order) {
     int v;
@@ -15,6 +16,8 @@ static __device__ __forceinline__ int lit_ld(const int* p, int order) {
         case 0: asm volatile("ld.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory"); break;
         case 2: asm volatile("ld.acquire.sys.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory"); break;
         case 4: asm volatile("fence.sc.sys;\n\tld.acquire.sys.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory"); break;
+        case 6: asm volatile("ld.acquire.gpu.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory"); break;
+        case 8: asm volatile("ld.acquire.cta.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory"); break;
         default: asm volatile("ld.relaxed.sys.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory"); break;
     }
     return v;
@@ -25,6 +28,8 @@ static __device__ __forceinline__ void lit_st(int* p, int v, int order) {
         case 0: asm volatile("st.global.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory"); break;
         case 3: asm volatile("st.release.sys.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory"); break;
         case 4: asm volatile("fence.sc.sys;\n\tst.relaxed.sys.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory"); break;
+        case 7: asm volatile("st.release.gpu.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory"); break;
+        case 9: asm volatile("st.release.cta.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory"); break;
         default: asm volatile("st.relaxed.sys.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory"); break;
     }
 }
@@ -32,6 +37,10 @@ static __device__ __forceinline__ void lit_st(int* p, int v, int order) {
 static __device__ __forceinline__ void lit_fence(int order) {
     if (order == 4) {
         asm volatile("fence.sc.sys;" ::: "memory");
+    } else if (order == 10) {
+        asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    } else if (order == 11) {
+        asm volatile("fence.acq_rel.cta;" ::: "memory");
     } else {
         asm volatile("fence.acq_rel.sys;" ::: "memory");
     }

@@ -44,6 +44,20 @@ class LitmusCatalogueTest {
     }
 
     @Test
+    void shouldCarryTheCudaFormOfEveryMutantTwinThatHasOne() {
+        List<String> twins = LitmusCatalogue.all().stream().map(LitmusTest::twinOf).filter(t -> t != null).toList();
+        assertEquals(List.of("mp-signal-kernel-to-host", "mp-signal-host-to-kernel", "completion-then-data", "mp-fences",
+                "sync-2way-handoff", "isa2", "wrc"), twins);
+    }
+
+    @Test
+    void shouldPutANarrowedScopeOnTheGpuSideOfItsTwin() {
+        LitmusTest isa2 = LitmusCatalogue.all().stream().filter(t -> "isa2".equals(t.twinOf())).findFirst().orElseThrow();
+        assertEquals(LitmusOp.Order.RELEASE_CTA, isa2.roles().get(0).get(1).order());
+        assertTrue(isa2.runIn().stream().allMatch(p -> p.code().charAt(0) == 'G'));
+    }
+
+    @Test
     void shouldMarkOnlySbReleaseAcquireAsAllowedByPtxButNotByHsa() {
         List<String> differing = LitmusCatalogue.all().stream().filter(t -> t.allowed() != t.ptxAllows())
                 .map(LitmusTest::name).toList();
