@@ -121,4 +121,18 @@ public class DispatchRoundTripBenchmark {
         c.join(waitState);
         return c;
     }
+
+    /**
+     * Diagnosis of {@link #launchCall()}'s cost: the launch builder with this benchmark's own
+     * signal and no kernarg block (nothing pooled), joined the same way. On a quiet 2-core machine
+     * (2026-11-25) it matched {@link #roundTrip()} (p50 430 vs 440 ns, p90 481 vs 531 ns, ACTIVE)
+     * while {@link #launchCall()} had a second mode (p90 1.4 us): the pooled slot is the cost.
+     */
+    @Benchmark
+    public Object launchCallOwnSignal() {
+        done.storeRelaxed(1);
+        DispatchCompletion c = queue.launch(kernelObject).completion(done).dispatch();
+        c.join(waitState);
+        return c;
+    }
 }
