@@ -125,8 +125,9 @@ public class DispatchRoundTripBenchmark {
     /**
      * Diagnosis of {@link #launchCall()}'s cost: the launch builder with this benchmark's own
      * signal and no kernarg block (nothing pooled), joined the same way. On a quiet 2-core machine
-     * (2026-11-25) it matched {@link #roundTrip()} (p50 430 vs 440 ns, p90 481 vs 531 ns, ACTIVE)
-     * while {@link #launchCall()} had a second mode (p90 1.4 us): the pooled slot is the cost.
+     * (2026-11-25) each of the three round trips showed, in some forks and not others, a second mode
+     * about a microsecond slower (p90 1.3-1.5 us against 0.5 us), whichever of them it was: compare
+     * them over many forks ({@code -f 10}), not two.
      */
     @Benchmark
     public Object launchCallOwnSignal() {
