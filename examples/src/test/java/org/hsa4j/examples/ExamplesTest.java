@@ -24,10 +24,33 @@ class ExamplesTest {
         return out.toString(StandardCharsets.UTF_8);
     }
 
+    /** The output of {@code run all --small}, made once for the tests that read it. */
+    private static String allSmall;
+
+    private static synchronized String runAllSmall() {
+        if (allSmall == null) {
+            allSmall = runMain("run", "all", "--small");
+        }
+        return allSmall;
+    }
+
     @Test
     void shouldPassEveryExampleAtSmallSize() {
-        String out = runMain("run", "all", "--small");
+        String out = runAllSmall();
         assertTrue(out.contains(Hsa4jMain.EXAMPLES.size() + " passed, 0 failed"), out);
+    }
+
+    @Test
+    void shouldPrintEveryTimedExamplesFigureBesideABaseline() {
+        String out = runAllSmall();
+        java.util.regex.Pattern time = java.util.regex.Pattern.compile("\\d (ns|us|ms|s)\\b");
+        for (Example e : Hsa4jMain.EXAMPLES) {
+            java.util.List<String> mine = out.lines().filter(l -> l.startsWith(e.name() + ":")).toList();
+            if (mine.stream().anyMatch(l -> time.matcher(l).find())) {
+                assertTrue(mine.stream().anyMatch(l -> l.contains("baseline")),
+                        () -> e.name() + " times something but names no baseline:\n" + String.join("\n", mine));
+            }
+        }
     }
 
     @Test
