@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.hsa4j.packet.AgentDispatchPacket;
@@ -17,45 +16,13 @@ import org.hsa4j.packet.FenceScope;
 import org.hsa4j.packet.PacketHeader;
 import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
-import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.signal.Signal;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The CUDA agent consuming user-mode AQL queues (part 4) and its memory, on a GPU. */
-class CudaQueueTest {
-    private static GpuFixture gpu;
-    private Queue queue;
-    private final CompletableFuture<HsaException> error = new CompletableFuture<>();
-
-    @BeforeAll
-    static void open() {
-        Gpu.assumeDevice();
-        gpu = new GpuFixture();
-    }
-
-    @AfterAll
-    static void close() {
-        if (gpu != null) {
-            gpu.close();
-        }
-    }
-
-    @BeforeEach
-    void createQueue() {
-        queue = gpu.agent.createQueue(256, QueueType.SINGLE, (e, q) -> error.complete(e));
-    }
-
-    @AfterEach
-    void destroyQueue() {
-        queue.destroy();
-    }
-
+class CudaQueueTest extends GpuQueueTest {
     @Test
     void aHostSegmentKeptPastItsBufferThrowsInsteadOfTouchingFreedMemory() {
         CudaBuffer pinned = gpu.agent.allocatePinned(4096);

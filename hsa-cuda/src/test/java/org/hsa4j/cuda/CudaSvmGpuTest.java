@@ -4,53 +4,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.hsa4j.memory.MemoryPool;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.memory.SvmAddress;
 import org.hsa4j.queue.Queue;
-import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.signal.Signal;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Real-address SVM on a GPU (issue 18 part 2): one address, the same bytes, on the host and in CUDA kernels. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-class CudaSvmGpuTest {
-    private static GpuFixture gpu;
-    private Queue queue;
-    private final CompletableFuture<HsaException> error = new CompletableFuture<>();
-
-    @BeforeAll
-    static void open() {
-        Gpu.assumeDevice();
-        gpu = new GpuFixture();
-    }
-
-    @AfterAll
-    static void close() {
-        if (gpu != null) {
-            gpu.close();
-        }
-    }
-
-    @BeforeEach
-    void createQueue() {
-        queue = gpu.agent.createQueue(256, QueueType.SINGLE, (e, q) -> error.complete(e));
-    }
-
-    @AfterEach
-    void destroyQueue() {
-        queue.destroy();
-    }
-
+class CudaSvmGpuTest extends GpuQueueTest {
     private void vectorAdd(MemoryPool pool, int n) {
         Svm svm = gpu.runtime.svm();
         long a = pool.allocate(4L * n);

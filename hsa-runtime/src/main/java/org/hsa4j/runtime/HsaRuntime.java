@@ -390,8 +390,8 @@ public final class HsaRuntime implements AutoCloseable {
     public void memoryDeregister(long address) {
         checkOpen();
         synchronized (registered) {
-            if (registeredPool == null || this.memory.find(address) == null
-                    || this.memory.find(address).pool() != registeredPool) {
+            Allocation a = this.memory.find(address);
+            if (registeredPool == null || a == null || a.pool() != registeredPool) {
                 throw new HsaException(HsaStatus.INVALID_ARGUMENT, String.format(
                         "0x%x is not registered memory (hsa_memory_register)", address));
             }
