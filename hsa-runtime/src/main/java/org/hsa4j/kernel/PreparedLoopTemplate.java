@@ -9,8 +9,8 @@ import org.hsa4j.memory.ComputeUnitThread;
  * registers across the group.
  */
 final class PreparedLoopTemplate implements WorkgroupRunner {
-    /** Work-items between two abort checks, as in {@link WorkItemLoopTemplate}. */
-    private static final int CHUNK = 64;
+    /** Work-items between two abort checks, as in {@link WorkItemLoopTemplate} (which says why so many). */
+    private static final int CHUNK = WorkItemLoopTemplate.CHUNK;
 
     private final WorkgroupSetup setup;
 
