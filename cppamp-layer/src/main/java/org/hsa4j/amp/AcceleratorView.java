@@ -9,7 +9,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.agent.Agent;
 import org.hsa4j.agent.RunningPacket;
@@ -17,6 +16,7 @@ import org.hsa4j.amp.codegen.IndexLoops;
 import org.hsa4j.amp.codegen.TileCompiler;
 import org.hsa4j.kernel.KernargWriter;
 import org.hsa4j.kernel.NativeKernel;
+import org.hsa4j.idle.Idler;
 import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.packet.BarrierPacket;
 import org.hsa4j.packet.FenceScope;
@@ -602,10 +602,11 @@ public final class AcceleratorView implements AutoCloseable {
     private int claimSlot(Launch launch) {
         long generation = nextLaunch++;
         int slot = (int) (generation & (LAUNCH_SLOTS - 1));
-        long park = 1_000;
-        while (!launches.compareAndSet(slot, null, launch)) {
-            LockSupport.parkNanos(this, park);
-            park = Math.min(park * 2, 1_000_000);
+        if (!launches.compareAndSet(slot, null, launch)) {
+            Idler idler = amp.runtime().signals().idleStrategy().background().withBusyNanos(0).idler().blocker(this);
+            while (!launches.compareAndSet(slot, null, launch)) {
+                idler.idle();
+            }
         }
         launch.generation = generation;
         return slot;

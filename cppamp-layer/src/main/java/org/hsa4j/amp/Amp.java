@@ -35,7 +35,7 @@ public final class Amp implements AutoCloseable {
     private final List<Accelerator> provided = new CopyOnWriteArrayList<>();
     private final Trampolines trampolines;
     private final FutureSignals signals;
-    private final ContinuationExecutor continuations = new ContinuationExecutor("hsa4j-amp-continuations");
+    private final ContinuationExecutor continuations;
     private volatile AcceleratorView[] views = new AcceleratorView[0];
     private volatile boolean closed;
     /** SVM addresses of the memory the layer allocated for views ({@link Accelerator#newFloats}, ...), freed on close. */
@@ -44,6 +44,7 @@ public final class Amp implements AutoCloseable {
     private Amp(HsaRuntime runtime) {
         this.runtime = runtime;
         this.signals = new FutureSignals(runtime);
+        this.continuations = new ContinuationExecutor("hsa4j-amp-continuations", runtime.signals().idleStrategy());
         this.trampolines = new Trampolines(this, runtime);
         List<Accelerator> accs = new ArrayList<>();
         for (Agent gpu : runtime.gpuAgents()) {

@@ -3,17 +3,26 @@ package org.hsa4j.amp;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
 
+import org.hsa4j.idle.IdleStrategy;
+import org.hsa4j.idle.Idler;
+
 /**
  * The one thread that runs future continuations ({@code then}, {@code thenCompose}) of an
  * {@link Amp} (the CompletionStage methods run elsewhere: see {@link CompletionFuture}): never the
  * caller's thread, never a compute unit
  * (a continuation that blocks there would stall the agent), never a thread per callback. Started
- * with the first continuation; it spins briefly after each task (a nested then() chain hands over
- * in well under a microsecond) and then parks, so an idle layer costs nothing.
+ * with the first continuation; it stays busy briefly after each task (a nested then() chain hands
+ * over in well under a microsecond) and then parks through the runtime's {@link IdleStrategy}
+ * (registered first, so {@link #execute} unparks it; parks back off to {@link #LONGEST_PARK_NANOS}),
+ * so an idle layer costs nothing.
  */
 final class ContinuationExecutor implements AutoCloseable {
     /** How long the thread looks for the next task before it parks. */
     static final long SPIN_NANOS = 20_000;
+    /** The longest park of an idle executor: a task's arrival unparks it, so this only bounds a lost wake-up. */
+    static final long LONGEST_PARK_NANOS = 100_000_000;
+
+    private final IdleStrategy idle;
 
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final String name;
@@ -23,8 +32,10 @@ final class ContinuationExecutor implements AutoCloseable {
     /** The then() continuation running now, which adopts the futures made meanwhile; this thread only. */
     private CompletionFuture.Nest nest;
 
-    ContinuationExecutor(String name) {
+    ContinuationExecutor(String name, IdleStrategy runtimeIdle) {
         this.name = name;
+        this.idle = runtimeIdle.background().withBusyNanos(SPIN_NANOS)
+                .withParks(runtimeIdle.minParkNanos(), LONGEST_PARK_NANOS);
     }
 
     /** Queues {@code task}. */
@@ -77,25 +88,23 @@ final class ContinuationExecutor implements AutoCloseable {
     }
 
     private void loop() {
+        Idler idler = null;
         while (!closed) {
             if (runOne()) {
+                idler = null;
                 continue;
             }
-            long end = System.nanoTime() + SPIN_NANOS;
-            boolean found = false;
-            while (System.nanoTime() - end < 0) {
-                if (!tasks.isEmpty()) {
-                    found = true;
-                    break;
-                }
-                Thread.onSpinWait();
+            if (idler == null) {
+                idler = idle.idler().blocker(this);
             }
-            if (found) {
+            if (!idler.parksNext()) {
+                idler.idle();
                 continue;
             }
+            // registered before the look that precedes the park: execute() adds, then reads parked
             parked = true;
             if (tasks.isEmpty() && !closed) {
-                LockSupport.park(this);
+                idler.idle();
             }
             parked = false;
         }

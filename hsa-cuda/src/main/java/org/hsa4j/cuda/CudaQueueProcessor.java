@@ -13,6 +13,8 @@ import java.util.concurrent.locks.LockSupport;
 import org.hsa4j.cuda.driver.CuResult;
 import org.hsa4j.cuda.driver.CudaCallException;
 import org.hsa4j.cuda.driver.CudaDriver;
+import org.hsa4j.idle.IdleStrategy;
+import org.hsa4j.idle.Idler;
 import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.packet.BarrierPacket;
 import org.hsa4j.packet.PacketHeader;
@@ -58,7 +60,6 @@ final class CudaQueueProcessor implements Runnable {
     private static final int CU_EVENT_DISABLE_TIMING = 0x2;
     private static final long DOORBELL_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long MAX_PARK_NANOS = 50_000;
-    private static final int SPINS = 2_000;
 
     private record InFlight(long index, MemorySegment event, Signal completion, int release, CudaKernel kernel) {
         String what(long queueId) {
@@ -89,7 +90,10 @@ final class CudaQueueProcessor implements Runnable {
     private MemorySegment stream = MemorySegment.NULL;
     private int streamGeneration = -1;
     private long readIndex;
-    private int idle;
+    /** How the processor waits for in-flight kernels: the runtime's strategy, parks capped at {@link #MAX_PARK_NANOS}. */
+    private final IdleStrategy inflightWait;
+    /** The current wait for in-flight kernels, or null after progress (a new wait starts spinning again). */
+    private Idler idler;
     // per-thread launch buffers
     private Arena arena;
     private MemorySegment extra;
@@ -102,6 +106,7 @@ final class CudaQueueProcessor implements Runnable {
         this.ring = queue.ring();
         this.doorbell = queue.doorbell();
         this.signals = agent.runtime().signals();
+        this.inflightWait = signals.idleStrategy();
         this.kernels = agent::kernelObject;
         this.thread = Thread.ofPlatform().daemon().name("hsa4j-cuda" + agent.info().ordinal() + "-q" + queue.id())
                 .unstarted(this);
@@ -302,7 +307,7 @@ final class CudaQueueProcessor implements Runnable {
             unfencedIndex = readIndex - 1;
             unfencedKernel = l.kernel();
         }
-        idle = 0;
+        idler = null;
     }
 
     /**
@@ -398,7 +403,7 @@ final class CudaQueueProcessor implements Runnable {
             progress = true;
         }
         if (progress) {
-            idle = 0;
+            idler = null;
         }
         return progress;
     }
@@ -491,7 +496,7 @@ final class CudaQueueProcessor implements Runnable {
             completion.recordEnd(now);
             completion.subtractScrelease(1);
         }
-        idle = 0;
+        idler = null;
         return true;
     }
 
@@ -546,24 +551,20 @@ final class CudaQueueProcessor implements Runnable {
             backOff();
             return;
         }
-        idle = 0;
+        idler = null;
         try {
             doorbell.waitScacquire(SignalCondition.NE, bell, DOORBELL_WAIT_NANOS, WaitState.BLOCKED);
         } catch (HsaException e) {
             // the doorbell was destroyed with the queue: the stop flag follows
-            LockSupport.parkNanos(MAX_PARK_NANOS);
+            backOff();
         }
     }
 
     private void backOff() {
-        int n = ++idle;
-        if (n < SPINS) {
-            Thread.onSpinWait();
-        } else if (n < 2 * SPINS) {
-            Thread.yield();
-        } else {
-            LockSupport.parkNanos(Math.min(MAX_PARK_NANOS, 1_000L * (n - 2 * SPINS + 1)));
+        if (idler == null) {
+            idler = inflightWait.idler().blocker(this);
         }
+        idler.idle(MAX_PARK_NANOS);
     }
 
     /** On exit: waits (bounded) for in-flight kernels, fails what did not finish, frees the stream and events. */
@@ -579,7 +580,7 @@ final class CudaQueueProcessor implements Runnable {
         while (!inflight.isEmpty() && System.nanoTime() - deadline < 0 && streamGeneration == agent.context().generation()) {
             try {
                 if (!poll()) {
-                    LockSupport.parkNanos(MAX_PARK_NANOS);
+                    backOff();
                 }
             } catch (RuntimeException e) {
                 break;

@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.hsa4j.agent.Agent;
+import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.memory.MemoryPool;
 import org.hsa4j.signal.Signal;
 
@@ -42,6 +43,11 @@ final class CompletionPool {
     private final Slot[] free = new Slot[KEEP];
     private int count;
     private volatile boolean closed;
+
+    /** The agent's idle strategy, for the rare wait of a second settler. */
+    IdleStrategy idleStrategy() {
+        return agent.idleStrategy();
+    }
 
     CompletionPool(Agent agent) {
         this.agent = agent;

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import org.hsa4j.agent.RunningPacket;
+import org.hsa4j.idle.Idler;
 import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
@@ -208,8 +209,10 @@ public final class DispatchCompletion implements Future<Void> {
     /** Records the outcome and gives the pooled resources back, once (the first caller wins). */
     private void settle(HsaException failed) {
         if (!CLAIMED.compareAndSet(this, false, true)) {
+            // the winner is between its claim and its next three stores
+            Idler idler = pool.idleStrategy().idler().blocker(this);
             while (!settled) {
-                Thread.onSpinWait();
+                idler.idle();
             }
             return;
         }

@@ -2,9 +2,9 @@ package org.hsa4j.services.aql;
 
 import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.agent.DeviceType;
+import org.hsa4j.idle.Idler;
 import org.hsa4j.kernel.ServiceCaller;
 import org.hsa4j.memory.MemoryOrder;
 import org.hsa4j.memory.MemoryScope;
@@ -106,7 +106,7 @@ public final class AgentDispatchClient implements AutoCloseable {
             queue.ringDoorbell(id);
 
             while (done.waitScacquire(SignalCondition.EQ, 0, WAIT_SLICE_NANOS, waitState) != 0) {
-                Thread.onSpinWait();
+                // the signal wait idles through the runtime's strategy; each slice ends to look again
             }
             RpcStatus status = RpcStatus.of(svm.getInt(block + AgentRequestLayout.STATUS));
             if (status == RpcStatus.OK) {
@@ -139,18 +139,18 @@ public final class AgentDispatchClient implements AutoCloseable {
     }
 
     private int borrow() {
-        long backoff = 1_000;
-        while (true) {
-            Integer slot = free.poll();
-            if (slot != null) {
-                return slot;
-            }
+        Integer slot = free.poll();
+        if (slot != null) {
+            return slot;
+        }
+        Idler idler = runtime.signals().idleStrategy().idler().blocker(this);
+        while ((slot = free.poll()) == null) {
             if (Thread.currentThread().isInterrupted()) {
                 throw new RpcException(RpcStatus.CANCELLED, "interrupted while waiting for a request slot");
             }
-            LockSupport.parkNanos(this, backoff);
-            backoff = Math.min(backoff * 2, 1_000_000);
+            idler.idle();
         }
+        return slot;
     }
 
     /** Frees the request blocks and signals (not the queue). */

@@ -2,6 +2,8 @@ package org.hsa4j.services.rpc;
 
 import java.util.concurrent.locks.LockSupport;
 
+import org.hsa4j.idle.IdleStrategy;
+import org.hsa4j.idle.Idler;
 import org.hsa4j.memory.Svm;
 
 /**
@@ -189,28 +191,16 @@ final class PortCall extends ServerCall {
     }
 
     /**
-     * Waits for the client's next packet (client flag differs from ours): spins, then parks with a
-     * timed re-check, unparked by the client's flip. Throws when the client cancels, sends an
-     * unexpected packet, stops answering past the call timeout, or the server closes.
+     * Waits for the client's next packet (client flag differs from ours): busy for the server's
+     * adaptive budget, then parks with a timed re-check (registered first, so the client's flip
+     * unparks it), all through the ports' {@link PortSet#blockedTurn} strategy. Throws when the
+     * client cancels, sends an unexpected packet, stops answering past the call timeout, or the
+     * server closes.
      */
     private void awaitClient() {
         long flagOffset = portOffset + RpcLayout.CLIENT_FLAG;
         if (ports.loadIntAcquire(flagOffset) == serverFlag) {
-            long start = System.nanoTime();
-            boolean arrived = false;
-            for (int i = 1; ; i++) {
-                Thread.onSpinWait();
-                if (ports.loadIntAcquire(flagOffset) != serverFlag) {
-                    arrived = true;
-                    break;
-                }
-                if ((i & 63) == 0 && System.nanoTime() - start > server.idleSpinNanos()) {
-                    break;
-                }
-            }
-            if (!arrived) {
-                parkForClient(flagOffset, start);
-            }
+            awaitClientFlip(flagOffset);
         }
         synchronized (this) {
             checkLive();
@@ -225,25 +215,37 @@ final class PortCall extends ServerCall {
         }
     }
 
-    private void parkForClient(long flagOffset, long start) {
-        Thread me = Thread.currentThread();
+    private void awaitClientFlip(long flagOffset) {
+        long start = System.nanoTime();
         long timeout = server.callTimeoutNanos();
-        ports.serverWaiters.set(port, me);
+        Idler idler = ports.blockedTurn.idler(server.idleSpinNanos()).blocker(this);
+        Thread me = null;
         try {
             while (ports.loadIntAcquire(flagOffset) == serverFlag) {
-                if (!server.isRunning()) {
-                    throw new CallEndedException(RpcStatus.CLOSED, "the server is shutting down");
+                long left = Long.MAX_VALUE;
+                if (idler.nextPhase() != IdleStrategy.Phase.SPIN || (idler.steps() & 63) == 63) {
+                    if (!server.isRunning()) {
+                        throw new CallEndedException(RpcStatus.CLOSED, "the server is shutting down");
+                    }
+                    left = timeout - (System.nanoTime() - start);
+                    if (left <= 0) {
+                        server.countTimeout();
+                        throw new CallEndedException(RpcStatus.TIMEOUT, "no packet from the client for "
+                                + timeout / 1_000_000 + " ms");
+                    }
+                    if (me == null && idler.parksNext()) {
+                        // registered before the look that precedes the park: the client's flip unparks it
+                        me = Thread.currentThread();
+                        ports.serverWaiters.set(port, me);
+                        continue;
+                    }
                 }
-                long left = timeout - (System.nanoTime() - start);
-                if (left <= 0) {
-                    server.countTimeout();
-                    throw new CallEndedException(RpcStatus.TIMEOUT, "no packet from the client for "
-                            + timeout / 1_000_000 + " ms");
-                }
-                LockSupport.parkNanos(this, Math.min(left, RpcCall.PARK_NANOS));
+                idler.idle(left);
             }
         } finally {
-            ports.serverWaiters.set(port, null);
+            if (me != null) {
+                ports.serverWaiters.set(port, null);
+            }
         }
     }
 

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.idle.IdleStrategy;
+import org.hsa4j.idle.Idler;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.signal.Signal;
@@ -98,6 +99,8 @@ public final class PortSet implements AutoCloseable {
     private final int stripeMask;
     private volatile boolean closing;
     private volatile boolean freed;
+    /** How often a closing port set re-checks for open calls and kept ports. */
+    private static final long CLOSE_RECHECK_NANOS = 100_000;
     /** How an ACTIVE caller waits for its turn: ROCR's 200 us busy budget, then parks of {@link RpcCall#PARK_NANOS} (the server unparks it). */
     final IdleStrategy activeTurn;
     /** How a BLOCKED caller waits for its turn: the machine's busy budget (at least 10 us), then parks. */
@@ -106,6 +109,10 @@ public final class PortSet implements AutoCloseable {
     final IdleStrategy yieldingWait;
     /** How an idle server thread idles: its adaptive busy budget, then parks backing off to its repoll period. */
     final IdleStrategy serverIdle;
+    /** How a caller waits for a free port: the machine's busy budget, then parks backing off (releasePort unparks it). */
+    final IdleStrategy portWait;
+    /** How {@link #close()} waits for open calls to end: parks of {@link #CLOSE_RECHECK_NANOS}, re-checking kept ports. */
+    private final IdleStrategy closeWait;
 
     /** Allocates and initializes {@code ports} ports of {@code lanes} lanes in {@code runtime}'s SVM. */
     public PortSet(HsaRuntime runtime, int ports, int lanes) {
@@ -122,6 +129,8 @@ public final class PortSet implements AutoCloseable {
         this.activeTurn = blockedTurn.withBusyNanos(Math.max(idle.busyNanos(), RpcCall.ACTIVE_SPIN_NANOS));
         this.yieldingWait = idle.withBusyNanos(Long.MAX_VALUE / 4);
         this.serverIdle = idle.background();
+        this.portWait = idle;
+        this.closeWait = idle.background().withBusyNanos(0).withParks(CLOSE_RECHECK_NANOS, CLOSE_RECHECK_NANOS);
         this.host = runtime.svm();
         this.ports = ports;
         this.lanes = lanes;
@@ -534,8 +543,9 @@ public final class PortSet implements AutoCloseable {
         // kept ports are taken back on every round: a caller that decided to keep its port just
         // before the close began may store its keeper slot after an earlier round looked
         reclaimKept();
+        Idler idler = closeWait.idler().blocker(this);
         while (openCalls() > 0 && System.nanoTime() - deadline < 0) {
-            LockSupport.parkNanos(this, 100_000);
+            idler.idle();
             reclaimKept();
         }
         freed = true;

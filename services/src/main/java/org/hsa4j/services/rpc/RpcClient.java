@@ -3,6 +3,8 @@ package org.hsa4j.services.rpc;
 import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
 
+import org.hsa4j.idle.IdleStrategy;
+import org.hsa4j.idle.Idler;
 import org.hsa4j.kernel.ServiceCaller;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.signal.WaitState;
@@ -34,8 +36,6 @@ import org.hsa4j.signal.WaitState;
  * port back. Measured: back-to-back no-op calls about 25 ns faster a call (see docs/SERVICES.md).
  */
 public final class RpcClient {
-    private static final int SPIN_ROUNDS = 8;
-    private static final long MAX_BACKOFF_NANOS = 1_000_000;
     private static final int CLOSED = -1;
     private static final int INTERRUPTED = -2;
     private static final int NO_PORT = -3;
@@ -209,9 +209,8 @@ public final class RpcClient {
     private int acquire() {
         int n = ports.ports();
         int start = home(n);
-        long backoff = 1_000;
-        int rounds = 0;
-        long parkedSince = 0;
+        Idler idler = null;
+        long since = 0;
         while (!ports.isClosing()) {
             for (int i = 0; i < n; i++) {
                 int p = start + i;
@@ -234,19 +233,25 @@ public final class RpcClient {
             if (ports.isClosing() || ports.isClosed()) {
                 return CLOSED;
             }
-            if (++rounds < SPIN_ROUNDS) {
-                Thread.onSpinWait();
+            if (idler == null) {
+                idler = ports.portWait.idler().blocker(this);
+                since = System.nanoTime();
+            }
+            if (idler.nextPhase() == IdleStrategy.Phase.SPIN) {
+                idler.idle();
                 continue;
             }
             Thread me = Thread.currentThread();
             if (me.isInterrupted()) {
                 return INTERRUPTED;
             }
-            long now = System.nanoTime();
-            if (parkedSince == 0) {
-                parkedSince = now | 1;
-            } else if (now - parkedSince >= portWaitNanos) {
+            long left = portWaitNanos - (System.nanoTime() - since);
+            if (left <= 0) {
                 return NO_PORT;
+            }
+            if (!idler.parksNext()) {
+                idler.idle();
+                continue;
             }
             // register, then look once more: releasePort stores the lock and then polls the
             // waiters, and a server handing a port back with a final packet flips its flag and
@@ -254,10 +259,9 @@ public final class RpcClient {
             // finds the port; a port unlocked but still on the server's turn is not free
             ports.portWaiters.add(me);
             if (!anyPortFree(n)) {
-                LockSupport.parkNanos(this, backoff);
+                idler.idle(left);
             }
             ports.portWaiters.remove(me);
-            backoff = Math.min(backoff * 2, MAX_BACKOFF_NANOS);
         }
         return CLOSED;
     }
