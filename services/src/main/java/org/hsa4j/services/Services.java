@@ -79,7 +79,8 @@ public final class Services implements AutoCloseable {
         });
         timer.setRemoveOnCancelPolicy(true);
         this.fds = new FdTable(System.in, System.out, System.err);
-        this.mallocService = new HostMallocService(runtime);
+        // with device ports, CUDA kernels malloc too: addresses they can dereference
+        this.mallocService = new HostMallocService(runtime, config.devicePorts() > 0);
         mallocService.register(registry);
         this.printfService = new PrintfService(config.printfSink());
         printfService.register(registry);

@@ -37,6 +37,8 @@ public final class HostMallocService implements AutoCloseable {
 
     private final HsaRuntime runtime;
     private final Svm svm;
+    /** Where malloc and calloc allocate: the fine-grained system pool, or its real-address twin. */
+    private final boolean realAddresses;
     private final Map<Long, Long> live = new ConcurrentHashMap<>();
     private final Map<Long, Boolean> freed = new LinkedHashMap<>(1024, 0.75f, false) {
         private static final long serialVersionUID = 1L;
@@ -66,8 +68,18 @@ public final class HostMallocService implements AutoCloseable {
 
     /** A memory service allocating from {@code runtime}'s fine-grained system pool. */
     public HostMallocService(HsaRuntime runtime) {
+        this(runtime, false);
+    }
+
+    /**
+     * A memory service allocating from {@code runtime}'s fine-grained system pool, or with
+     * {@code realAddresses} from its real-address pool ({@link HsaRuntime#realSystemPool()}): an
+     * address a CUDA kernel can dereference (a CUDA agent registers that pool), valid on the host too.
+     */
+    public HostMallocService(HsaRuntime runtime, boolean realAddresses) {
         this.runtime = Objects.requireNonNull(runtime, "runtime");
         this.svm = runtime.svm();
+        this.realAddresses = realAddresses;
     }
 
     /** Claims the memory namespace and registers malloc, calloc, free and refill. */
@@ -114,7 +126,7 @@ public final class HostMallocService implements AutoCloseable {
         }
         long address;
         try {
-            address = runtime.hostMalloc(bytes);
+            address = realAddresses ? runtime.realSystemPool().allocate(bytes) : runtime.hostMalloc(bytes);
         } catch (HsaException e) {
             return new long[] {0, HeapStatus.OUT_OF_MEMORY};
         }

@@ -116,7 +116,9 @@ public final class PortSet implements AutoCloseable {
 
     /**
      * Allocates {@code hostPorts} ports for host clients and {@code devicePorts} more after them for
-     * device clients ({@link RpcLayout#SET_DEVICE_FIRST}), {@code lanes} lanes each.
+     * device clients ({@link RpcLayout#SET_DEVICE_FIRST}), {@code lanes} lanes each. With device ports
+     * the set is in the runtime's real-address pool ({@link HsaRuntime#realSystemPool()}), so its SVM
+     * address is the address a CUDA kernel uses.
      */
     public PortSet(HsaRuntime runtime, int hostPorts, int lanes, int devicePorts) {
         int ports = hostPorts + devicePorts;
@@ -140,7 +142,8 @@ public final class PortSet implements AutoCloseable {
         this.lanes = lanes;
         this.stride = RpcLayout.portStride(lanes);
         long bytes = RpcLayout.setBytes(ports, lanes);
-        this.base = runtime.hostMalloc(bytes);
+        // device clients reach the set by its native address (a CUDA agent registers the real-address pool)
+        this.base = devicePorts > 0 ? runtime.realSystemPool().allocate(bytes) : runtime.hostMalloc(bytes);
         this.memory = host.segment(base, bytes);
         this.portsOffset = RpcLayout.portsOffset(ports);
         this.portsBase = base + portsOffset;

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.services.Fixture;
 import org.hsa4j.services.ServicesConfig;
+import org.hsa4j.services.memory.MemoryOp;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -35,6 +36,15 @@ class DevicePortTest {
             assertEquals(5, svm.getInt(set + RpcLayout.SET_DEVICE_PORTS));
             assertEquals(3, f.services.ports().hostPorts());
             assertEquals(5, f.services.ports().devicePorts());
+        }
+    }
+
+    @Test
+    void withDevicePortsTheSetAndHostMallocUseRealAddressesAKernelCanDereference() {
+        try (Fixture f = Fixture.start(devicePorts(1, 1))) {
+            assertEquals(f.rt.realSystemPool(), f.rt.pointerInfo(f.services.ports().address()).pool());
+            long p = f.services.client().call(f.rt.svm(), MemoryOp.MALLOC, 64);
+            assertEquals(f.rt.realSystemPool(), f.rt.pointerInfo(p).pool());
         }
     }
 
