@@ -3,6 +3,7 @@ package org.hsa4j.cuda;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -19,6 +20,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.hsa4j.runtime.HsaException;
+import org.hsa4j.runtime.HsaRuntime;
+import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.services.Services;
+import org.hsa4j.services.ServicesConfig;
 import org.hsa4j.services.memory.HeapStatus;
 import org.hsa4j.services.memory.MemoryOp;
 import org.hsa4j.services.printf.PrintfArgs;
@@ -135,6 +141,34 @@ class CudaRpcHeaderTest {
     }
 
     @Test
+    void cudaRpcsCopyOfTheSetHeaderOffsetsAndVersionIsRpcLayouts() throws ReflectiveOperationException {
+        assertEquals(RpcLayout.VERSION_VALUE, CudaRpc.VERSION);
+        for (String name : List.of("SET_MAGIC", "SET_VERSION", "SET_LANES", "SET_PORTS_OFFSET", "SET_PORT_STRIDE",
+                "SET_DEVICE_FIRST", "SET_DEVICE_PORTS", "MAGIC_VALUE")) {
+            Field mine = CudaRpc.class.getDeclaredField(name);
+            mine.setAccessible(true);
+            assertEquals(((Number) RpcLayout.class.getField(name).get(null)).longValue(), ((Number) mine.get(null)).longValue(), name);
+        }
+    }
+
+    @Test
+    void aContextIsWrittenOnlyForAPortSetOfThisLayoutWithDevicePorts() {
+        try (HsaRuntime rt = HsaRuntime.init()) {
+            long none = rt.hostMalloc(4096);
+            long ctx = rt.hostMalloc(CudaRpc.CTX_BYTES);
+            HsaException e = assertThrows(HsaException.class, () -> CudaRpc.writeContext(rt.svm(), ctx, none, null, 10));
+            assertEquals(HsaStatus.INVALID_ARGUMENT, e.status());
+            assertTrue(e.getMessage().contains("not an RPC port set of layout version " + RpcLayout.VERSION_VALUE), e.getMessage());
+            try (Services hostOnly = Services.start(rt, ServicesConfig.builder().ports(2).build())) {
+                e = assertThrows(HsaException.class,
+                        () -> CudaRpc.writeContext(rt.svm(), ctx, hostOnly.ports().address(), null, 10));
+                assertEquals(HsaStatus.INVALID_ARGUMENT, e.status());
+                assertTrue(e.getMessage().contains("0 device ports"), e.getMessage());
+            }
+        }
+    }
+
+    @Test
     void theClientErrorCodesAreCudaRpcs() {
         String h = CudaRpc.header();
         assertTrue(h.contains("#define HSA4J_RPC_E_SPIN (" + CudaRpc.E_SPIN + ")"));
@@ -159,13 +193,20 @@ class CudaRpcHeaderTest {
             fields.add(f.group(2));
             at += size;
         }
-        assertEquals(List.of("set", "dispatch", "packet", "agent", "reserved", "spin_limit"), fields);
+        assertEquals(List.of("set", "dispatch", "packet", "agent", "version", "spin_limit", "ports", "stride", "device_first",
+                "device_ports", "lanes", "reserved"), fields);
         assertEquals(CudaRpc.CTX_SET, offsets.get("set"));
         assertEquals(CudaRpc.CTX_DISPATCH, offsets.get("dispatch"));
         assertEquals(CudaRpc.CTX_PACKET, offsets.get("packet"));
         assertEquals(CudaRpc.CTX_AGENT, offsets.get("agent"));
+        assertEquals(CudaRpc.CTX_VERSION, offsets.get("version"));
         assertEquals(CudaRpc.CTX_SPIN_LIMIT, offsets.get("spin_limit"));
-        assertEquals(CudaRpc.CTX_BYTES, at);
+        assertEquals(CudaRpc.CTX_PORTS, offsets.get("ports"));
+        assertEquals(CudaRpc.CTX_STRIDE, offsets.get("stride"));
+        assertEquals(CudaRpc.CTX_DEVICE_FIRST, offsets.get("device_first"));
+        assertEquals(CudaRpc.CTX_DEVICE_PORTS, offsets.get("device_ports"));
+        assertEquals(CudaRpc.CTX_LANES, offsets.get("lanes"));
+        assertEquals(CudaRpc.CTX_BYTES, (at + 7) / 8 * 8);
     }
 
     private static List<String> kernelsInSource() {

@@ -148,16 +148,23 @@
 #endif
 
 /**
- * What a kernel needs to call: written by the host (CudaRpc.writeContext) in SVM, passed by pointer.
- * 40 bytes: set u64 @0, dispatch u64 @8, packet u64 @16, agent u32 @24, reserved u32 @28, spin_limit i64 @32.
+ * What a kernel needs to call, written by the host (CudaRpc.writeContext) from the port set's header:
+ * 72 bytes. Copy it into a local at the kernel's start (hsa4j_rpc_ctx c = *ctx;) and pass &c, so a
+ * call reads it from registers instead of host memory over PCIe.
  */
 struct hsa4j_rpc_ctx {
-    unsigned long long set;        // SVM address of the port set (RpcLayout's set base)
-    unsigned long long dispatch;   // CALLER_DISPATCH of the calls (0: none; abort refuses by it)
-    unsigned long long packet;     // CALLER_PACKET of the calls
-    unsigned int agent;            // CALLER_AGENT: the CUDA agent's SVM index (its access rights)
-    unsigned int reserved;
-    long long spin_limit;          // polls of one wait before it gives up with HSA4J_RPC_E_SPIN
+    unsigned long long set;        // @0  SVM address of the port set (RpcLayout's set base)
+    unsigned long long dispatch;   // @8  CALLER_DISPATCH of the calls (0: none; abort refuses by it)
+    unsigned long long packet;     // @16 CALLER_PACKET of the calls
+    unsigned int agent;            // @24 CALLER_AGENT: the CUDA agent's SVM index (its access rights)
+    unsigned int version;          // @28 the set's layout version: must be HSA4J_RPC_VERSION_VALUE
+    long long spin_limit;          // @32 polls of one wait before it gives up with HSA4J_RPC_E_SPIN
+    unsigned long long ports;      // @40 SVM address of port 0
+    unsigned long long stride;     // @48 bytes from one port to the next
+    unsigned int device_first;     // @56 index of the first device port
+    unsigned int device_ports;     // @60 number of device ports
+    unsigned int lanes;            // @64 lane buffers of a port (at least 32)
+    unsigned int reserved;         // @68
 };
 
 namespace hsa4j_rpc_detail {
@@ -171,8 +178,21 @@ static __device__ __forceinline__ u32 ld_acquire_u32(u64 a) {
     return v;
 }
 
+static __device__ __forceinline__ u64 ld_acquire_u64(u64 a) {
+    u64 v;
+    asm volatile("ld.acquire.sys.b64 %0, [%1];" : "=l"(v) : "l"(a) : "memory");
+    return v;
+}
+
 static __device__ __forceinline__ void st_release_u32(u64 a, u32 v) {
     asm volatile("st.release.sys.b32 [%0], %1;" :: "l"(a), "r"(v) : "memory");
+}
+
+/** Compare-and-swap with acquire at system scope: the lock holder then sees what the one before wrote. */
+static __device__ __forceinline__ u32 cas_acquire_u32(u64 a, u32 expected, u32 desired) {
+    u32 old;
+    asm volatile("atom.acquire.sys.cas.b32 %0, [%1], %2, %3;" : "=r"(old) : "l"(a), "r"(expected), "r"(desired) : "memory");
+    return old;
 }
 
 // relaxed at system scope (volatile is ld/st.relaxed.sys in the PTX memory model): never a stale L1 line
@@ -217,15 +237,24 @@ struct call {
     u32 lane;
     u32 lanes;       // lane buffers of a port
     u32 flag;        // the client flag after the last post (leader's copy)
-    int status;      // < 0: ended here; FINAL status code once ended; -1 while going on
-    bool ended;
+    u32 status;      // the status word of the server's last packet (leader's copy)
 };
 
-/** Waits (leader) for the server flag to equal c->flag; 0, or HSA4J_RPC_E_SPIN / _CLOSED. */
+/**
+ * Waits (leader) for the server flag to equal c->flag, with one acquire load of the 8 bytes that
+ * hold SERVER_FLAG and STATUS (the server stores the status before it flips the flag with a
+ * release, so the load that sees the flip sees the status: one PCIe read, not two). 0 with
+ * c->status set, or HSA4J_RPC_E_SPIN / _CLOSED.
+ */
 static __device__ int await_turn(call* c) {
     long long polls = 0;
     u32 ns = 32;
-    while (ld_acquire_u32(c->port + HSA4J_RPC_SERVER_FLAG) != c->flag) {
+    for (;;) {
+        u64 both = ld_acquire_u64(c->port + HSA4J_RPC_SERVER_FLAG);
+        if ((u32) both == c->flag) {
+            c->status = (u32) (both >> 32);
+            return 0;
+        }
         if (++polls > c->ctx->spin_limit) {
             return HSA4J_RPC_E_SPIN;
         }
@@ -234,23 +263,19 @@ static __device__ int await_turn(call* c) {
         }
         backoff(polls, &ns);
     }
-    fence_sys();
-    return 0;
 }
 
-/** Hands the turn to the server (leader) with a packet of `kind`: the kind, then the flag flipped with a release. */
+/** Hands the turn to the server (leader) with a packet of `kind`: the kind, then the flag flipped with a release store. */
 static __device__ void post(call* c, u32 kind) {
     st_u32(c->port + HSA4J_RPC_KIND, kind);
-    fence_sys();
     c->flag ^= 1u;
     st_release_u32(c->port + HSA4J_RPC_CLIENT_FLAG, c->flag);
 }
 
-/** Checks the set header (leader): 0, or HSA4J_RPC_E_LAYOUT. */
-static __device__ int check_set(u64 set) {
-    if (set == 0 || ld_u32(set + HSA4J_RPC_SET_MAGIC) != HSA4J_RPC_MAGIC_VALUE
-            || ld_u32(set + HSA4J_RPC_SET_VERSION) != HSA4J_RPC_VERSION_VALUE
-            || ld_u32(set + HSA4J_RPC_SET_DEVICE_PORTS) == 0 || ld_u32(set + HSA4J_RPC_SET_LANES) < 32) {
+/** Checks the context (leader): 0, or HSA4J_RPC_E_LAYOUT. */
+static __device__ int check_ctx(const hsa4j_rpc_ctx* ctx) {
+    if (ctx->set == 0 || ctx->version != HSA4J_RPC_VERSION_VALUE || ctx->device_ports == 0 || ctx->lanes < 32
+            || ctx->lanes > HSA4J_RPC_MAX_LANES || ctx->ports == 0 || ctx->spin_limit < 1) {
         return HSA4J_RPC_E_LAYOUT;
     }
     return 0;
@@ -261,15 +286,13 @@ static __device__ int check_set(u64 set) {
  * cancels a call a caller left half-way (its wait gave up). 0 with c->port set, or a negative code.
  */
 static __device__ int acquire(call* c) {
-    u64 set = c->set;
-    int bad = check_set(set);
+    const hsa4j_rpc_ctx* ctx = c->ctx;
+    int bad = check_ctx(ctx);
     if (bad != 0) {
         return bad;
     }
-    u32 first = ld_u32(set + HSA4J_RPC_SET_DEVICE_FIRST);
-    u32 count = ld_u32(set + HSA4J_RPC_SET_DEVICE_PORTS);
-    u64 ports = set + ld_u64(set + HSA4J_RPC_SET_PORTS_OFFSET);
-    u64 stride = ld_u64(set + HSA4J_RPC_SET_PORT_STRIDE);
+    u32 count = ctx->device_ports;
+    u64 first = ctx->ports + (u64) ctx->device_first * ctx->stride;
     u32 warp = ((blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x)
             * ((blockDim.x * blockDim.y * blockDim.z + 31) / 32)
             + ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) / 32;
@@ -279,37 +302,32 @@ static __device__ int acquire(call* c) {
     for (;;) {
         for (u32 i = 0; i < count; i++) {
             u32 p = start + i < count ? start + i : start + i - count;
-            u64 port = ports + (u64) (first + p) * stride;
-            if (ld_u32(port + HSA4J_RPC_LOCK) == 0 && atomicCAS_system((u32*) (port + HSA4J_RPC_LOCK), 0u, 1u) == 0u) {
-                fence_sys();
+            u64 port = first + (u64) p * ctx->stride;
+            if (ld_u32(port + HSA4J_RPC_LOCK) == 0 && cas_acquire_u32(port + HSA4J_RPC_LOCK, 0u, 1u) == 0u) {
                 c->port = port;
                 c->flag = ld_u32(port + HSA4J_RPC_CLIENT_FLAG);
                 // a fire-and-forget call before may still be served: wait for the client's turn
                 int s = await_turn(c);
-                if (s != 0) {
-                    st_release_u32(port + HSA4J_RPC_LOCK, 0u);
-                    return s;
-                }
                 // a call left half-way (its caller's wait gave up): cancel it until the server's packet is final
-                for (int round = 0; round < 16 && (ld_u32(port + HSA4J_RPC_STATUS) & HSA4J_RPC_FINAL_BIT) == 0; round++) {
+                for (int round = 0; s == 0 && round < 16 && (c->status & HSA4J_RPC_FINAL_BIT) == 0; round++) {
                     post(c, HSA4J_RPC_KIND_CANCEL);
                     s = await_turn(c);
-                    if (s != 0) {
-                        st_release_u32(port + HSA4J_RPC_LOCK, 0u);
-                        return s;
-                    }
                 }
-                if ((ld_u32(port + HSA4J_RPC_STATUS) & HSA4J_RPC_FINAL_BIT) == 0) {
+                if (s == 0 && (c->status & HSA4J_RPC_FINAL_BIT) == 0) {
+                    s = HSA4J_RPC_E_SPIN;
+                }
+                if (s != 0) {
                     st_release_u32(port + HSA4J_RPC_LOCK, 0u);
-                    return HSA4J_RPC_E_SPIN;
                 }
-                return 0;
+                return s;
             }
         }
-        if (++polls > c->ctx->spin_limit) {
+        // every port looked at counts as a poll, so the limit bounds the time however many ports there are
+        polls += count;
+        if (polls > ctx->spin_limit) {
             return HSA4J_RPC_E_SPIN;
         }
-        if ((polls & 15) == 0 && ld_acquire_u32(set + HSA4J_RPC_SET_STATE) == HSA4J_RPC_STATE_CLOSED) {
+        if (ld_acquire_u32(ctx->set + HSA4J_RPC_SET_STATE) == HSA4J_RPC_STATE_CLOSED) {
             return HSA4J_RPC_E_CLOSED;
         }
         backoff(polls, &ns);
@@ -320,11 +338,13 @@ static __device__ int acquire(call* c) {
 static __device__ int begin(call* c, const hsa4j_rpc_ctx* ctx) {
     c->ctx = ctx;
     c->set = ctx->set;
+    c->lanes = ctx->lanes;
     c->mask = __activemask();
     c->lane = lane_id();
     c->leader = __ffs(c->mask) - 1;
-    c->ended = false;
-    c->status = -1;
+    c->port = 0;
+    c->flag = 0;
+    c->status = 0;
     int s = 0;
     if (c->lane == c->leader) {
         s = acquire(c);
@@ -332,7 +352,6 @@ static __device__ int begin(call* c, const hsa4j_rpc_ctx* ctx) {
     s = __shfl_sync(c->mask, s, c->leader);
     c->port = __shfl_sync(c->mask, c->port, c->leader);
     c->flag = __shfl_sync(c->mask, c->flag, c->leader);
-    c->lanes = c->set == 0 ? 0 : ld_u32(c->set + HSA4J_RPC_SET_LANES);
     return s;
 }
 
@@ -340,9 +359,15 @@ static __device__ __forceinline__ u64 lane_buffer(const call* c, u32 lane) {
     return c->port + HSA4J_RPC_PORT_HEADER_BYTES + (u64) lane * HSA4J_RPC_LANE_BYTES;
 }
 
-/** Every lane has written what the server reads: fence, sync, so the leader's release covers it. */
+/**
+ * Every lane has written what the server reads: each lane fences (system scope) and the warp
+ * syncs, so the leader's release store that follows orders all lanes' writes (its own writes it
+ * orders itself: a lone caller skips the fence).
+ */
 static __device__ __forceinline__ void lanes_written(const call* c) {
-    fence_sys();
+    if (c->mask != (1u << c->leader)) {
+        fence_sys();
+    }
     __syncwarp(c->mask);
 }
 
@@ -360,29 +385,27 @@ static __device__ void open_packet(call* c, u32 opcode) {
 }
 
 /**
- * Waits for the server's next packet (leader) and shares its status word: every lane then acquires
- * the flag itself, so its reads of the lane buffers (and of memory the service wrote) see the
- * server's writes. Returns the status word, or a negative code (HSA4J_RPC_E_*).
+ * Waits for the server's next packet (leader) and shares its status word; every other lane then
+ * acquires the flag itself, so its reads of the lane buffers (and of memory the service wrote, a
+ * pread's bytes) see the server's writes. Returns the status word, or a negative code (HSA4J_RPC_E_*).
  */
 static __device__ long long await_packet(call* c) {
     long long word = 0;
     if (c->lane == c->leader) {
         int s = await_turn(c);
-        word = s != 0 ? (long long) s : (long long) ld_u32(c->port + HSA4J_RPC_STATUS);
+        word = s != 0 ? (long long) s : (long long) c->status;
     }
     word = __shfl_sync(c->mask, word, c->leader);
-    if (word >= 0) {
+    if (word >= 0 && c->lane != c->leader) {
         ld_acquire_u32(c->port + HSA4J_RPC_SERVER_FLAG);
-        fence_sys();
     }
     return word;
 }
 
-/** Ends the call: syncs the lanes (all done reading the lane buffers), then the leader unlocks the port. */
+/** Ends the call: syncs the lanes (all done with the lane buffers), then the leader unlocks the port (release store). */
 static __device__ void end(call* c) {
     __syncwarp(c->mask);
     if (c->lane == c->leader) {
-        fence_sys();
         st_release_u32(c->port + HSA4J_RPC_LOCK, 0u);
     }
     __syncwarp(c->mask);
@@ -411,19 +434,20 @@ static __device__ void write_chunk(u64 region, u32 chunk, u64 k, const unsigned 
 }
 
 /**
- * One call of the active lanes: `inout` holds this lane's eight arguments and gets its eight
- * results; with `payload` non-null each lane also sends `len` bytes with send_n after the OPEN
+ * One call of the active lanes: this lane's first `in` arguments go from `inout`, and after an OK
+ * its first `out` results come back into it (a no-op moves none: every word is a PCIe transfer).
+ * With `with_payload` each lane also sends `len` bytes at `payload` with send_n after the OPEN
  * packet. Returns the status: 0 OK, > 0 an RpcStatus code, < 0 HSA4J_RPC_E_*.
  */
-static __device__ int invoke(const hsa4j_rpc_ctx* ctx, u32 opcode, u64 inout[8], const void* payload, u64 len,
-                             bool with_payload) {
+static __device__ int invoke(const hsa4j_rpc_ctx* ctx, u32 opcode, u64 inout[8], int in, int out, const void* payload,
+                             u64 len, bool with_payload) {
     call c;
     int s = begin(&c, ctx);
     if (s != 0) {
         return s;
     }
     u64 buf = lane_buffer(&c, c.lane);
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < in && i < 8; i++) {
         st_u64(buf + 8 * i, inout[i]);
     }
     lanes_written(&c);
@@ -473,7 +497,7 @@ static __device__ int invoke(const hsa4j_rpc_ctx* ctx, u32 opcode, u64 inout[8],
         } else {
             status = (int) ((u32) word & ~HSA4J_RPC_FINAL_BIT);
             if (status == HSA4J_RPC_STATUS_OK) {
-                for (int i = 0; i < 8; i++) {
+                for (int i = 0; i < out && i < 8; i++) {
                     inout[i] = ld_u64(buf + 8 * i);
                 }
             }
@@ -588,31 +612,32 @@ static __device__ __forceinline__ void put_args(printf_buf* p, T first, R... res
 
 /** A call of `opcode` with this lane's eight arguments in `inout`, results back in it. Status: 0 OK, > 0 RpcStatus, < 0 HSA4J_RPC_E_*. */
 static __device__ int hsa4j_rpc_call(const hsa4j_rpc_ctx* ctx, unsigned int opcode, unsigned long long inout[8]) {
-    return hsa4j_rpc_detail::invoke(ctx, opcode, inout, 0, 0, false);
+    return hsa4j_rpc_detail::invoke(ctx, opcode, inout, 8, 8, 0, 0, false);
 }
 
 /** Like hsa4j_rpc_call, then send_n of `len` bytes at `payload` from this lane. */
 static __device__ int hsa4j_rpc_call_send(const hsa4j_rpc_ctx* ctx, unsigned int opcode, unsigned long long inout[8],
                                           const void* payload, unsigned long long len) {
-    return hsa4j_rpc_detail::invoke(ctx, opcode, inout, payload, len, true);
+    return hsa4j_rpc_detail::invoke(ctx, opcode, inout, 8, 8, payload, len, true);
 }
 
-/** The core no-op (the round-trip probe): its status. */
+/** The core no-op (the round-trip probe): its status. Moves no argument or result word. */
 static __device__ int hsa4j_nop(const hsa4j_rpc_ctx* ctx) {
     unsigned long long io[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    return hsa4j_rpc_call(ctx, HSA4J_OP_NOP, io);
+    return hsa4j_rpc_detail::invoke(ctx, HSA4J_OP_NOP, io, 0, 0, 0, 0, false);
 }
 
 /** getpid(): the host process id, or -errno. */
 static __device__ long long hsa4j_getpid(const hsa4j_rpc_ctx* ctx) {
     unsigned long long io[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    return hsa4j_rpc_detail::syscall_result(hsa4j_rpc_call(ctx, HSA4J_OP_SYS_GETPID, io), io);
+    int s = hsa4j_rpc_detail::invoke(ctx, HSA4J_OP_SYS_GETPID, io, 0, 1, 0, 0, false);
+    return hsa4j_rpc_detail::syscall_result(s, io);
 }
 
 /** clock_gettime(clock) in nanoseconds, or -errno. */
 static __device__ long long hsa4j_clock_gettime_ns(const hsa4j_rpc_ctx* ctx, int clock) {
     unsigned long long io[8] = {(unsigned long long) clock, 0, 0, 0, 0, 0, 0, 0};
-    int s = hsa4j_rpc_call(ctx, HSA4J_OP_SYS_CLOCK_GETTIME, io);
+    int s = hsa4j_rpc_detail::invoke(ctx, HSA4J_OP_SYS_CLOCK_GETTIME, io, 2, 3, 0, 0, false);
     long long r = hsa4j_rpc_detail::syscall_result(s, io);
     return r < 0 ? r : (long long) io[1] * 1000000000ll + (long long) io[2];
 }
@@ -620,14 +645,15 @@ static __device__ long long hsa4j_clock_gettime_ns(const hsa4j_rpc_ctx* ctx, int
 /** open(path, flags, mode): a new fd, or -errno; the path goes with send_n. */
 static __device__ long long hsa4j_open(const hsa4j_rpc_ctx* ctx, const char* path, int flags, int mode) {
     unsigned long long io[8] = {(unsigned long long) flags, (unsigned long long) mode, 0, 0, 0, 0, 0, 0};
-    int s = hsa4j_rpc_call_send(ctx, HSA4J_OP_SYS_OPEN, io, path, hsa4j_rpc_detail::c_strlen(path));
+    int s = hsa4j_rpc_detail::invoke(ctx, HSA4J_OP_SYS_OPEN, io, 2, 1, path, hsa4j_rpc_detail::c_strlen(path), true);
     return hsa4j_rpc_detail::syscall_result(s, io);
 }
 
 /** close(fd): 0, or -errno. */
 static __device__ long long hsa4j_close(const hsa4j_rpc_ctx* ctx, long long fd) {
     unsigned long long io[8] = {(unsigned long long) fd, 0, 0, 0, 0, 0, 0, 0};
-    return hsa4j_rpc_detail::syscall_result(hsa4j_rpc_call(ctx, HSA4J_OP_SYS_CLOSE, io), io);
+    int s = hsa4j_rpc_detail::invoke(ctx, HSA4J_OP_SYS_CLOSE, io, 1, 1, 0, 0, false);
+    return hsa4j_rpc_detail::syscall_result(s, io);
 }
 
 /** pwrite(fd, buffer, count, offset) from SVM at `buffer`: bytes written, or -errno. */
@@ -635,33 +661,38 @@ static __device__ long long hsa4j_pwrite(const hsa4j_rpc_ctx* ctx, long long fd,
                                          unsigned long long count, long long offset) {
     unsigned long long io[8] = {(unsigned long long) fd, (unsigned long long) buffer, count,
                                 (unsigned long long) offset, 0, 0, 0, 0};
-    return hsa4j_rpc_detail::syscall_result(hsa4j_rpc_call(ctx, HSA4J_OP_SYS_PWRITE, io), io);
+    int s = hsa4j_rpc_detail::invoke(ctx, HSA4J_OP_SYS_PWRITE, io, 4, 1, 0, 0, false);
+    return hsa4j_rpc_detail::syscall_result(s, io);
 }
 
-/** pread(fd, buffer, count, offset) into SVM at `buffer`: bytes read, or -errno. */
+/** pread(fd, buffer, count, offset) into SVM at `buffer`: bytes read, or -errno; the bytes are visible to this thread on return. */
 static __device__ long long hsa4j_pread(const hsa4j_rpc_ctx* ctx, long long fd, void* buffer,
                                         unsigned long long count, long long offset) {
     unsigned long long io[8] = {(unsigned long long) fd, (unsigned long long) buffer, count,
                                 (unsigned long long) offset, 0, 0, 0, 0};
-    return hsa4j_rpc_detail::syscall_result(hsa4j_rpc_call(ctx, HSA4J_OP_SYS_PREAD, io), io);
+    int s = hsa4j_rpc_detail::invoke(ctx, HSA4J_OP_SYS_PREAD, io, 4, 1, 0, 0, false);
+    return hsa4j_rpc_detail::syscall_result(s, io);
 }
 
 /** Host malloc over RPC: SVM memory valid on the host and in every kernel, or null. */
 static __device__ void* hsa4j_malloc(const hsa4j_rpc_ctx* ctx, unsigned long long bytes) {
     unsigned long long io[8] = {bytes, 0, 0, 0, 0, 0, 0, 0};
-    return hsa4j_rpc_call(ctx, HSA4J_OP_MALLOC, io) == HSA4J_RPC_STATUS_OK ? (void*) io[0] : (void*) 0;
+    int s = hsa4j_rpc_detail::invoke(ctx, HSA4J_OP_MALLOC, io, 1, 1, 0, 0, false);
+    return s == HSA4J_RPC_STATUS_OK ? (void*) io[0] : (void*) 0;
 }
 
 /** Host calloc over RPC (zeroed), or null. */
 static __device__ void* hsa4j_calloc(const hsa4j_rpc_ctx* ctx, unsigned long long bytes) {
     unsigned long long io[8] = {bytes, 0, 0, 0, 0, 0, 0, 0};
-    return hsa4j_rpc_call(ctx, HSA4J_OP_CALLOC, io) == HSA4J_RPC_STATUS_OK ? (void*) io[0] : (void*) 0;
+    int s = hsa4j_rpc_detail::invoke(ctx, HSA4J_OP_CALLOC, io, 1, 1, 0, 0, false);
+    return s == HSA4J_RPC_STATUS_OK ? (void*) io[0] : (void*) 0;
 }
 
 /** Host free over RPC: HeapStatus (0 OK, < 0 double free, foreign or interior pointer; -6 when the call failed). */
 static __device__ int hsa4j_free(const hsa4j_rpc_ctx* ctx, void* p) {
     unsigned long long io[8] = {(unsigned long long) p, 0, 0, 0, 0, 0, 0, 0};
-    return hsa4j_rpc_call(ctx, HSA4J_OP_FREE, io) == HSA4J_RPC_STATUS_OK ? (int) (long long) io[0] : -6;
+    int s = hsa4j_rpc_detail::invoke(ctx, HSA4J_OP_FREE, io, 1, 1, 0, 0, false);
+    return s == HSA4J_RPC_STATUS_OK ? (int) (long long) io[0] : -6;
 }
 
 /**
@@ -679,13 +710,22 @@ static __device__ int hsa4j_printf(const hsa4j_rpc_ctx* ctx, const char* format,
     unsigned int at = p.n;
     hsa4j_rpc_detail::put_u32(&p, 0);
     hsa4j_rpc_detail::put_args(&p, args...);
-    for (unsigned int i = 0; i < 4 && at + i < HSA4J_PRINTF_MAX; i++) {
+    bool overflow = p.overflow;
+    if (overflow) {
+        // every calling lane takes part in the warp's call: an overflowing one prints why instead
+        p.n = 0;
+        p.count = 0;
+        p.overflow = false;
+        hsa4j_rpc_detail::put_string(&p, "hsa4j_printf: format and arguments over HSA4J_PRINTF_MAX bytes\n");
+        at = p.n;
+        hsa4j_rpc_detail::put_u32(&p, 0);
+    }
+    for (unsigned int i = 0; i < 4; i++) {
         p.b[at + i] = (unsigned char) (p.count >> (8 * i));
     }
     unsigned long long io[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    // every calling lane takes part in the call, an overflowing one with an empty payload
-    int s = hsa4j_rpc_call_send(ctx, HSA4J_OP_PRINTF, io, p.b, p.overflow ? 0 : p.n);
-    return s == HSA4J_RPC_STATUS_OK && !p.overflow ? (int) (long long) io[0] : -1;
+    int s = hsa4j_rpc_detail::invoke(ctx, HSA4J_OP_PRINTF, io, 0, 1, p.b, p.n, true);
+    return s == HSA4J_RPC_STATUS_OK && !overflow ? (int) (long long) io[0] : -1;
 }
 
 #endif

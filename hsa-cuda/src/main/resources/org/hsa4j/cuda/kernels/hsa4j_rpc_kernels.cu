@@ -2,8 +2,9 @@
 // seeds (syscall, fibonacci) and the JMH benchmarks load them from hsa4j_rpc_kernels.ptx, which nvcc
 // makes from this file (CudaRpcHeaderTest checks that the PTX has every kernel here):
 //   nvcc -arch=sm_90 -ptx -I. -o hsa4j_rpc_kernels.ptx hsa4j_rpc_kernels.cu
-// Every kernel takes the calling context (hsa4j_rpc_ctx in SVM, CudaRpc.writeContext) first and
-// checks its global id against n (CUDA has no partial blocks).
+// Every kernel takes the calling context (hsa4j_rpc_ctx in SVM, CudaRpc.writeContext) first, copies
+// it into a local (its calls then read it from registers, not over PCIe) and checks its global id
+// against n (CUDA has no partial blocks).
 
 #include "hsa4j_rpc.cuh"
 
@@ -12,11 +13,13 @@ static __device__ __forceinline__ unsigned int global_id() {
 }
 
 // every thread below n makes `calls` no-op calls; status[i]: 0, or the first failing call's status
-extern "C" __global__ void hsa4j_rpc_nop(const hsa4j_rpc_ctx* ctx, int* status, int calls, unsigned int n) {
+extern "C" __global__ void hsa4j_rpc_nop(const hsa4j_rpc_ctx* context, int* status, int calls, unsigned int n) {
     unsigned int i = global_id();
     if (i >= n) {
         return;
     }
+    const hsa4j_rpc_ctx local = *context;
+    const hsa4j_rpc_ctx* ctx = &local;
     int first = 0;
     for (int k = 0; k < calls; k++) {
         int s = hsa4j_nop(ctx);
@@ -29,11 +32,13 @@ extern "C" __global__ void hsa4j_rpc_nop(const hsa4j_rpc_ctx* ctx, int* status, 
 }
 
 // each thread echoes eight words made of its id; out[i]: 0, the failing status, or -2000 - the first wrong word
-extern "C" __global__ void hsa4j_rpc_echo(const hsa4j_rpc_ctx* ctx, long long* out, unsigned int n) {
+extern "C" __global__ void hsa4j_rpc_echo(const hsa4j_rpc_ctx* context, long long* out, unsigned int n) {
     unsigned int i = global_id();
     if (i >= n) {
         return;
     }
+    const hsa4j_rpc_ctx local = *context;
+    const hsa4j_rpc_ctx* ctx = &local;
     unsigned long long io[8];
     for (int w = 0; w < 8; w++) {
         io[w] = (unsigned long long) i * 1000003ull + (unsigned long long) w * 7919ull;
@@ -65,12 +70,14 @@ static __device__ void put_decimal(unsigned char* at, unsigned long long v, int 
 // slot of the file at `path` (pwrite), reads it back (pread) and compares. results[8 i ..]:
 // clock ns, pid, fd, bytes written, bytes read, close result, 1 when the line read back is the one
 // written, 0
-extern "C" __global__ void hsa4j_rpc_syscalls(const hsa4j_rpc_ctx* ctx, const char* path, unsigned char* written,
+extern "C" __global__ void hsa4j_rpc_syscalls(const hsa4j_rpc_ctx* context, const char* path, unsigned char* written,
                                               unsigned char* read_back, long long* results, unsigned int n) {
     unsigned int i = global_id();
     if (i >= n) {
         return;
     }
+    const hsa4j_rpc_ctx local = *context;
+    const hsa4j_rpc_ctx* ctx = &local;
     long long now = hsa4j_clock_gettime_ns(ctx, HSA4J_CLOCK_REALTIME);
     long long pid = hsa4j_getpid(ctx);
     unsigned char* line = written + (unsigned long long) i * HSA4J_RPC_LINE;
@@ -115,11 +122,13 @@ extern "C" __global__ void hsa4j_rpc_syscalls(const hsa4j_rpc_ctx* ctx, const ch
 
 // host malloc and free over RPC: each thread mallocs 8 (1 + i % 64) bytes, fills and checks them,
 // frees them. results[2 i]: 0, -1 when malloc gave null, -2 - the first wrong word; results[2 i + 1]: free's HeapStatus
-extern "C" __global__ void hsa4j_rpc_malloc_free(const hsa4j_rpc_ctx* ctx, long long* results, unsigned int n) {
+extern "C" __global__ void hsa4j_rpc_malloc_free(const hsa4j_rpc_ctx* context, long long* results, unsigned int n) {
     unsigned int i = global_id();
     if (i >= n) {
         return;
     }
+    const hsa4j_rpc_ctx local = *context;
+    const hsa4j_rpc_ctx* ctx = &local;
     unsigned int words = 1 + i % 64;
     long long* p = (long long*) hsa4j_malloc(ctx, 8ull * words);
     long long r = 0;
@@ -145,11 +154,13 @@ extern "C" __global__ void hsa4j_rpc_malloc_free(const hsa4j_rpc_ctx* ctx, long 
 // fibonacci (device new/delete): each thread news a zeroed long[k] (k = 2 + i % 91) on the host heap
 // over RPC (calloc), fills it with fib(0..k-1), keeps fib(k-1) and deletes the array.
 // results[2 i]: fib(k-1), or -1 when calloc gave null; results[2 i + 1]: free's HeapStatus
-extern "C" __global__ void hsa4j_rpc_fibonacci(const hsa4j_rpc_ctx* ctx, long long* results, unsigned int n) {
+extern "C" __global__ void hsa4j_rpc_fibonacci(const hsa4j_rpc_ctx* context, long long* results, unsigned int n) {
     unsigned int i = global_id();
     if (i >= n) {
         return;
     }
+    const hsa4j_rpc_ctx local = *context;
+    const hsa4j_rpc_ctx* ctx = &local;
     unsigned int k = 2 + i % 91;
     long long* memo = (long long*) hsa4j_calloc(ctx, 8ull * k);
     if (memo == 0) {
@@ -166,11 +177,13 @@ extern "C" __global__ void hsa4j_rpc_fibonacci(const hsa4j_rpc_ctx* ctx, long lo
 }
 
 // printf: each thread prints one line; status[i]: the bytes printf wrote, or -1
-extern "C" __global__ void hsa4j_rpc_printf(const hsa4j_rpc_ctx* ctx, int* status, unsigned int n) {
+extern "C" __global__ void hsa4j_rpc_printf(const hsa4j_rpc_ctx* context, int* status, unsigned int n) {
     unsigned int i = global_id();
     if (i >= n) {
         return;
     }
+    const hsa4j_rpc_ctx local = *context;
+    const hsa4j_rpc_ctx* ctx = &local;
     status[i] = hsa4j_printf(ctx, "hsa4j-cuda-printf thread %u of %u says %s %lld %.1f end\n", i, n, "hello",
                              (long long) i * 1000003ll, (double) i * 0.5);
 }
