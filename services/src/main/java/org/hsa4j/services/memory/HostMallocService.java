@@ -37,8 +37,8 @@ public final class HostMallocService implements AutoCloseable {
 
     private final HsaRuntime runtime;
     private final Svm svm;
-    /** Where malloc and calloc allocate: the fine-grained system pool, or its real-address twin. */
-    private final boolean realAddresses;
+    /** With real addresses: the slabs malloc and calloc carve (mapped ahead of kernels' calls), else null. */
+    private final MappedSlabs slabs;
     private final Map<Long, Long> live = new ConcurrentHashMap<>();
     private final Map<Long, Boolean> freed = new LinkedHashMap<>(1024, 0.75f, false) {
         private static final long serialVersionUID = 1L;
@@ -73,13 +73,14 @@ public final class HostMallocService implements AutoCloseable {
 
     /**
      * A memory service allocating from {@code runtime}'s fine-grained system pool, or with
-     * {@code realAddresses} from its real-address pool ({@link HsaRuntime#realSystemPool()}): an
-     * address a CUDA kernel can dereference (a CUDA agent registers that pool), valid on the host too.
+     * {@code realAddresses} from slabs of its real-address pool ({@link HsaRuntime#realSystemPool()}):
+     * an address a CUDA kernel can dereference (a CUDA agent registers that pool), valid on the host
+     * too, in memory mapped before the kernel asks ({@link MappedSlabs}).
      */
     public HostMallocService(HsaRuntime runtime, boolean realAddresses) {
         this.runtime = Objects.requireNonNull(runtime, "runtime");
         this.svm = runtime.svm();
-        this.realAddresses = realAddresses;
+        this.slabs = realAddresses ? new MappedSlabs(runtime) : null;
     }
 
     /** Claims the memory namespace and registers malloc, calloc, free and refill. */
@@ -126,7 +127,7 @@ public final class HostMallocService implements AutoCloseable {
         }
         long address;
         try {
-            address = realAddresses ? runtime.realSystemPool().allocate(bytes) : runtime.hostMalloc(bytes);
+            address = slabs != null ? slabs.allocate(bytes) : runtime.hostMalloc(bytes);
         } catch (HsaException e) {
             return new long[] {0, HeapStatus.OUT_OF_MEMORY};
         }
@@ -158,13 +159,20 @@ public final class HostMallocService implements AutoCloseable {
                     return HeapStatus.DOUBLE_FREE;
                 }
             }
+            if (slabs != null) {
+                return slabs.isInterior(address) ? HeapStatus.INTERIOR_POINTER : HeapStatus.FOREIGN_POINTER;
+            }
             Allocation a = runtime.pointerInfo(address);
             return a != null && live.containsKey(a.base()) ? HeapStatus.INTERIOR_POINTER : HeapStatus.FOREIGN_POINTER;
         }
         synchronized (freed) {
             freed.put(address, Boolean.TRUE);
         }
-        runtime.free(address);
+        if (slabs != null) {
+            slabs.release(address);
+        } else {
+            runtime.free(address);
+        }
         return HeapStatus.OK;
     }
 
@@ -280,11 +288,14 @@ public final class HostMallocService implements AutoCloseable {
     /** Frees every block and heap still live. */
     @Override
     public void close() {
+        if (slabs != null) {
+            slabs.close();
+        }
         if (runtime.isClosed()) {
             return;
         }
         for (Long address : live.keySet()) {
-            if (live.remove(address) != null) {
+            if (live.remove(address) != null && slabs == null) {
                 runtime.free(address);
             }
         }
