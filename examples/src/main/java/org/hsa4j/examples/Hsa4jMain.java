@@ -195,7 +195,7 @@ public final class Hsa4jMain {
             } else if (version.equals(CUDA_SYSCALL)) {
                 CudaServiceSeeds.syscall(rt, gpu, small ? 64 : 1024, out);
             } else if (version.equals(CUDA_FIBONACCI)) {
-                CudaServiceSeeds.fibonacci(rt, gpu, small ? 1024 : 16384, out);
+                CudaServiceSeeds.fibonacci(rt, gpu, small ? 1024 : 4096, out);
             } else if (!CudaSeeds.run(version, gpu, out)) {
                 throw new AssertionError(name + ": the CUDA version's check failed (see above)");
             }

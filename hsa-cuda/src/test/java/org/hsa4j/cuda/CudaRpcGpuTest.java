@@ -50,6 +50,8 @@ class CudaRpcGpuTest {
     static void open() {
         Gpu.assumeDevice();
         gpu = new GpuFixture();
+        assertTrue(gpu.runtime.agents().contains(gpu.agent.hsaAgent()), "the services serve agents the runtime registered: "
+                + "run with HSA4J_CUDA unset or auto, so HsaRuntime.init() registers the CUDA agent");
         services = Services.start(gpu.runtime, ServicesConfig.builder().devicePorts(DEVICE_PORTS)
                 .printfSink(printed::add).build());
         kernels = CudaRpc.loadKernels(gpu.agent);
@@ -221,6 +223,26 @@ class CudaRpcGpuTest {
             assertEquals(CudaRpc.E_LAYOUT, gpu.runtime.svm().getInt(status + 4L * i), "thread " + i + ": "
                     + CudaRpc.describe(gpu.runtime.svm().getInt(status + 4L * i)));
         }
+    }
+
+    @Test
+    void callsThatGiveUpWaitingLeaveTheirPortsToTheNextCallers() {
+        long impatient = svm(CudaRpc.CTX_BYTES);
+        CudaRpc.writeContext(gpu.runtime.svm(), impatient, services.ports().address(), gpu.agent, 1);
+        int n = 256;
+        long status = svm(4L * n);
+        run(kernels, "hsa4j_rpc_nop", n, new long[] {impatient, status}, 4, n);
+        for (int i = 0; i < n; i++) {
+            int s = gpu.runtime.svm().getInt(status + 4L * i);
+            assertTrue(s == 0 || s == CudaRpc.E_SPIN, "thread " + i + ": " + CudaRpc.describe(s));
+        }
+        // the ports they left on the server's turn, or with a call half-way, serve the next calls
+        long again = svm(4L * n);
+        run(kernels, "hsa4j_rpc_nop", n, new long[] {ctx, again}, 4, n);
+        assertAllOk(again, n, 4, "no-op calls after calls that gave up");
+        long out = svm(8L * n);
+        run(kernels, "hsa4j_rpc_echo", n, new long[] {ctx, out}, n);
+        assertAllOk(out, n, 8, "echo after calls that gave up");
     }
 
     @Test
