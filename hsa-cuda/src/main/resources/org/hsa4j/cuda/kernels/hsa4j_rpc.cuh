@@ -23,8 +23,11 @@
 // WHY EACH WORD IS SAFE ON A GPU WITHOUT HOST-NATIVE ATOMICS (H100 over PCIe:
 // CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED = 0, so a host RMW and a GPU RMW on one word are
 // not atomic with each other):
-//   LOCK of a device port    RMW (atomicCAS_system) by GPU clients only: host clients lock only
-//                            ports below SET_DEVICE_FIRST, the server never touches it.
+//   LOCK of a device port    RMW (atom.or.sys) by GPU clients only: host clients lock only ports
+//                            below SET_DEVICE_FIRST, the server never touches it. Bit 0: held; bit 1:
+//                            the client flag its last holder left; bit 2: its call ended with the
+//                            server's final packet in the client's turn (released with one release
+//                            store), so the taker learns both from its fetch-or, with no read.
 //   CLIENT_FLAG, KIND, OPCODE, LANE_MASK, CALLER_*   plain stores by the lock holder in the client's
 //                            turn; the server only reads them.
 //   SERVER_FLAG, STATUS, SERVER_WATCH                plain stores by the server; the GPU only reads.
@@ -188,10 +191,10 @@ static __device__ __forceinline__ void st_release_u32(u64 a, u32 v) {
     asm volatile("st.release.sys.b32 [%0], %1;" :: "l"(a), "r"(v) : "memory");
 }
 
-/** Compare-and-swap with acquire at system scope: the lock holder then sees what the one before wrote. */
-static __device__ __forceinline__ u32 cas_acquire_u32(u64 a, u32 expected, u32 desired) {
+/** Fetch-or with acquire at system scope: the lock holder then sees what the one before wrote. */
+static __device__ __forceinline__ u32 or_acquire_u32(u64 a, u32 bits) {
     u32 old;
-    asm volatile("atom.acquire.sys.cas.b32 %0, [%1], %2, %3;" : "=r"(old) : "l"(a), "r"(expected), "r"(desired) : "memory");
+    asm volatile("atom.acquire.sys.or.b32 %0, [%1], %2;" : "=r"(old) : "l"(a), "r"(bits) : "memory");
     return old;
 }
 
@@ -303,9 +306,18 @@ static __device__ int acquire(call* c) {
         for (u32 i = 0; i < count; i++) {
             u32 p = start + i < count ? start + i : start + i - count;
             u64 port = first + (u64) p * ctx->stride;
-            if (ld_u32(port + HSA4J_RPC_LOCK) == 0 && cas_acquire_u32(port + HSA4J_RPC_LOCK, 0u, 1u) == 0u) {
+            // the warp's own port is tried at once (one atomic, the common case); the others are read
+            // first, so a warp looking for a free port does not pile atomics onto taken ones
+            if (i != 0 && (ld_u32(port + HSA4J_RPC_LOCK) & 1u) != 0) {
+                continue;
+            }
+            u32 old = or_acquire_u32(port + HSA4J_RPC_LOCK, 1u);
+            if ((old & 1u) == 0) {
                 c->port = port;
-                c->flag = ld_u32(port + HSA4J_RPC_CLIENT_FLAG);
+                c->flag = (old >> 1) & 1u; // the client flag its last holder left: no read of CLIENT_FLAG
+                if ((old & 4u) != 0) {
+                    return 0; // its last call ended with a final packet in the client's turn: nothing to wait for
+                }
                 // a fire-and-forget call before may still be served: wait for the client's turn
                 int s = await_turn(c);
                 // a call left half-way (its caller's wait gave up): cancel it until the server's packet is final
@@ -317,7 +329,7 @@ static __device__ int acquire(call* c) {
                     s = HSA4J_RPC_E_SPIN;
                 }
                 if (s != 0) {
-                    st_release_u32(port + HSA4J_RPC_LOCK, 0u);
+                    st_release_u32(port + HSA4J_RPC_LOCK, c->flag << 1);
                 }
                 return s;
             }
@@ -402,11 +414,15 @@ static __device__ long long await_packet(call* c) {
     return word;
 }
 
-/** Ends the call: syncs the lanes (all done with the lane buffers), then the leader unlocks the port (release store). */
-static __device__ void end(call* c) {
+/**
+ * Ends the call: syncs the lanes (all done with the lane buffers), then the leader unlocks the port
+ * with a release store of the lock word: its client flag in bit 1 and, in bit 2, whether the call
+ * ended with the server's final packet and nothing posted after it (the next taker need not wait).
+ */
+static __device__ void end(call* c, bool clean) {
     __syncwarp(c->mask);
     if (c->lane == c->leader) {
-        st_release_u32(c->port + HSA4J_RPC_LOCK, 0u);
+        st_release_u32(c->port + HSA4J_RPC_LOCK, (c->flag << 1) | (clean ? 4u : 0u));
     }
     __syncwarp(c->mask);
 }
@@ -454,6 +470,7 @@ static __device__ int invoke(const hsa4j_rpc_ctx* ctx, u32 opcode, u64 inout[8],
     open_packet(&c, opcode);
     int status = 0;
     bool done = false;
+    bool clean = false; // the server's final packet came and nothing was posted after it
     if (with_payload) {
         u32 active = __popc(c.mask);
         u32 chunk = (c.lanes / active) * HSA4J_RPC_LANE_BYTES;
@@ -474,6 +491,7 @@ static __device__ int invoke(const hsa4j_rpc_ctx* ctx, u32 opcode, u64 inout[8],
                 u32 code = (u32) word & ~HSA4J_RPC_FINAL_BIT;
                 status = code == HSA4J_RPC_STATUS_OK ? HSA4J_RPC_STATUS_PROTOCOL_ERROR : (int) code;
                 done = true;
+                clean = true;
                 break;
             }
             write_chunk(region, chunk, k, (const unsigned char*) payload, mine);
@@ -495,6 +513,7 @@ static __device__ int invoke(const hsa4j_rpc_ctx* ctx, u32 opcode, u64 inout[8],
             }
             status = HSA4J_RPC_STATUS_PROTOCOL_ERROR;
         } else {
+            clean = true;
             status = (int) ((u32) word & ~HSA4J_RPC_FINAL_BIT);
             if (status == HSA4J_RPC_STATUS_OK) {
                 for (int i = 0; i < out && i < 8; i++) {
@@ -506,7 +525,7 @@ static __device__ int invoke(const hsa4j_rpc_ctx* ctx, u32 opcode, u64 inout[8],
     if (len > HSA4J_RPC_MAX_PAYLOAD && status == 0) {
         status = HSA4J_RPC_E_PAYLOAD;
     }
-    end(&c);
+    end(&c, clean);
     return status;
 }
 
