@@ -1,5 +1,6 @@
 package org.hsa4j.examples;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,12 +25,15 @@ public final class Hsa4jMain {
 
     /**
      * The examples with a CUDA version (issue 18 part 7), by example name: the seed of {@link CudaSeeds}
-     * that runs it, or {@link #CUDA_ASYNC_CHAIN} for the cross-agent chain of {@link CudaAsyncChain}.
+     * that runs it, {@link #CUDA_ASYNC_CHAIN} for the cross-agent chain of {@link CudaAsyncChain}, or
+     * {@link #CUDA_SYSCALL} and {@link #CUDA_FIBONACCI} for {@link CudaServiceSeeds} (issue 19 part 2).
      */
     static final Map<String, String> CUDA_VERSIONS = Map.of("sync_1way", "sync_1way", "sync_2way", "sync_2way",
             "pingpong", "pingpong", "atomic_int", "atomic_int", "vector_add_svm", "vector_add", "async_chain",
-            "async_chain", "managed_memory", "managed_memory");
+            "async_chain", "managed_memory", "managed_memory", "syscall", "cuda_syscall", "fibonacci", "cuda_fibonacci");
     private static final String CUDA_ASYNC_CHAIN = "async_chain";
+    private static final String CUDA_SYSCALL = "cuda_syscall";
+    private static final String CUDA_FIBONACCI = "cuda_fibonacci";
 
     /** {@code run --agent}: where the examples with a CUDA version run. */
     enum AgentChoice {
@@ -176,7 +180,7 @@ public final class Hsa4jMain {
     }
 
     /** Runs example {@code name}'s CUDA version on the first agent HsaRuntime.init() registered, saying which. */
-    private static void runOnCuda(String name, String version, boolean small, PrintStream out) {
+    private static void runOnCuda(String name, String version, boolean small, PrintStream out) throws IOException {
         try (HsaRuntime rt = HsaRuntime.init()) {
             List<CudaAgent> gpus = CudaAgent.in(rt);
             if (gpus.isEmpty()) {
@@ -188,6 +192,10 @@ public final class Hsa4jMain {
                 try (Amp amp = Amp.on(rt)) {
                     CudaAsyncChain.run(amp, gpu, 1 << 16, small ? 20 : 300, out);
                 }
+            } else if (version.equals(CUDA_SYSCALL)) {
+                CudaServiceSeeds.syscall(rt, gpu, small ? 64 : 1024, out);
+            } else if (version.equals(CUDA_FIBONACCI)) {
+                CudaServiceSeeds.fibonacci(rt, gpu, small ? 1024 : 4096, out);
             } else if (!CudaSeeds.run(version, gpu, out)) {
                 throw new AssertionError(name + ": the CUDA version's check failed (see above)");
             }

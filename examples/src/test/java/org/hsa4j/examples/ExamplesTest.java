@@ -99,8 +99,8 @@ class ExamplesTest {
 
     @Test
     void shouldSayThatAnExampleWithoutACudaVersionRunsOnTheCpuPool() {
-        String out = runMain("run", "fibonacci", "--small", "--agent", "auto");
-        assertTrue(out.contains("== fibonacci on the CPU pool (no CUDA version)"), out);
+        String out = runMain("run", "heat_pde", "--small", "--agent", "auto");
+        assertTrue(out.contains("== heat_pde on the CPU pool (no CUDA version)"), out);
     }
 
     @Test
@@ -128,5 +128,17 @@ class ExamplesTest {
         String out = runMain("run", "async_chain", "--small", "--agent", "gpu");
         assertTrue(out.contains("(CUDA agent ") && out.contains("every c[i] = 2i + 1") && out.contains("1 passed, 0 failed"),
                 out);
+    }
+
+    @Test
+    void shouldRunTheSyscallAndFibonacciSeedsAsCudaKernelsCallingHostServicesOnTheGpu() {
+        String why = noCuda();
+        org.junit.jupiter.api.Assumptions.assumeTrue(why == null, () -> "no CUDA device: " + why);
+        String syscall = runMain("run", "syscall", "--small", "--agent", "gpu");
+        assertTrue(syscall.contains("(CUDA agent ") && syscall.contains("every line read back as written")
+                && syscall.contains("1 passed, 0 failed"), syscall);
+        String fibonacci = runMain("run", "fibonacci", "--small", "--agent", "gpu");
+        assertTrue(fibonacci.contains("(CUDA agent ") && fibonacci.contains("every block back")
+                && fibonacci.contains("1 passed, 0 failed"), fibonacci);
     }
 }

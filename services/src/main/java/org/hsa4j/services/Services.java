@@ -70,7 +70,7 @@ public final class Services implements AutoCloseable {
         this.runtime = runtime;
         this.config = config;
         this.ports = new PortSet(runtime, config.ports() > 0 ? config.ports() : autoPorts(runtime),
-                config.lanes() > 0 ? config.lanes() : autoLanes(runtime));
+                config.lanes() > 0 ? config.lanes() : autoLanes(runtime), config.devicePorts());
         CoreService.register(registry);
         this.timer = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "hsa4j-services-timer");
@@ -79,7 +79,8 @@ public final class Services implements AutoCloseable {
         });
         timer.setRemoveOnCancelPolicy(true);
         this.fds = new FdTable(System.in, System.out, System.err);
-        this.mallocService = new HostMallocService(runtime);
+        // with device ports, CUDA kernels malloc too: addresses they can dereference
+        this.mallocService = new HostMallocService(runtime, config.devicePorts() > 0);
         mallocService.register(registry);
         this.printfService = new PrintfService(config.printfSink());
         printfService.register(registry);

@@ -30,12 +30,14 @@ import org.hsa4j.signal.WaitState;
  *                         unprivileged ports)
  * @param netThreads       Netty event-loop threads
  * @param deviceChunkBytes bytes per chunk of the default device heap
+ * @param devicePorts      RPC ports after the host's for clients on a device without host-native
+ *                         atomics (CUDA kernels, {@code hsa4j_rpc.cuh}); 0: none
  */
 public record ServicesConfig(int ports, int lanes, int serverThreads, int handlerThreads, long idleSpinNanos,
                              long repollNanos, long callTimeoutNanos, long deferredTimeoutNanos,
                              long portWaitNanos, long serviceTimeoutNanos, WaitState waitState,
                              SyscallPolicy syscallPolicy, PrintfSink printfSink, NetPolicy netPolicy,
-                             int netThreads, long deviceChunkBytes) {
+                             int netThreads, long deviceChunkBytes, int devicePorts) {
     public ServicesConfig {
         Objects.requireNonNull(waitState, "waitState");
         Objects.requireNonNull(syscallPolicy, "syscallPolicy");
@@ -47,6 +49,9 @@ public record ServicesConfig(int ports, int lanes, int serverThreads, int handle
         if (deferredTimeoutNanos < 1_000_000 || portWaitNanos < 1_000_000 || serviceTimeoutNanos < 1_000_000) {
             throw new IllegalArgumentException("deferred timeout, port wait and service timeout >= 1 ms, were "
                     + deferredTimeoutNanos + ", " + portWaitNanos + " and " + serviceTimeoutNanos);
+        }
+        if (devicePorts < 0 || devicePorts > 65536) {
+            throw new IllegalArgumentException("device ports 0..65536, were " + devicePorts);
         }
         if (netThreads < 1) {
             throw new IllegalArgumentException("at least one net thread");
@@ -82,6 +87,7 @@ public record ServicesConfig(int ports, int lanes, int serverThreads, int handle
         b.netPolicy = netPolicy;
         b.netThreads = netThreads;
         b.deviceChunkBytes = deviceChunkBytes;
+        b.devicePorts = devicePorts;
         return b;
     }
 
@@ -103,6 +109,7 @@ public record ServicesConfig(int ports, int lanes, int serverThreads, int handle
         private NetPolicy netPolicy = NetPolicy.LOOPBACK_ONLY;
         private int netThreads = 1;
         private long deviceChunkBytes = 64 * 1024;
+        private int devicePorts;
 
         private Builder() {
         }
@@ -203,11 +210,17 @@ public record ServicesConfig(int ports, int lanes, int serverThreads, int handle
             return this;
         }
 
+        /** RPC ports for device clients, after the host's (0: none). */
+        public Builder devicePorts(int v) {
+            devicePorts = v;
+            return this;
+        }
+
         /** The configuration. */
         public ServicesConfig build() {
             return new ServicesConfig(ports, lanes, serverThreads, handlerThreads, idleSpinNanos, repollNanos,
                     callTimeoutNanos, deferredTimeoutNanos, portWaitNanos, serviceTimeoutNanos, waitState, syscallPolicy, printfSink, netPolicy,
-                    netThreads, deviceChunkBytes);
+                    netThreads, deviceChunkBytes, devicePorts);
         }
     }
 }

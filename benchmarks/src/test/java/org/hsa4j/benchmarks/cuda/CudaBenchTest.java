@@ -49,6 +49,9 @@ class CudaBenchTest {
         v.elements = 1024;
         assertThrows(IllegalStateException.class, v::start);
         v.stop();
+        CudaRpcBenchmark r = new CudaRpcBenchmark();
+        assertThrows(IllegalStateException.class, r::start);
+        r.stop();
     }
 
     @Test

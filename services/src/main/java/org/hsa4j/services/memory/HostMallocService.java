@@ -37,6 +37,8 @@ public final class HostMallocService implements AutoCloseable {
 
     private final HsaRuntime runtime;
     private final Svm svm;
+    /** With real addresses: the slabs malloc and calloc carve (mapped ahead of kernels' calls), else null. */
+    private final MappedSlabs slabs;
     private final Map<Long, Long> live = new ConcurrentHashMap<>();
     private final Map<Long, Boolean> freed = new LinkedHashMap<>(1024, 0.75f, false) {
         private static final long serialVersionUID = 1L;
@@ -66,8 +68,19 @@ public final class HostMallocService implements AutoCloseable {
 
     /** A memory service allocating from {@code runtime}'s fine-grained system pool. */
     public HostMallocService(HsaRuntime runtime) {
+        this(runtime, false);
+    }
+
+    /**
+     * A memory service allocating from {@code runtime}'s fine-grained system pool, or with
+     * {@code realAddresses} from slabs of its real-address pool ({@link HsaRuntime#realSystemPool()}):
+     * an address a CUDA kernel can dereference (a CUDA agent registers that pool), valid on the host
+     * too, in memory mapped before the kernel asks ({@link MappedSlabs}).
+     */
+    public HostMallocService(HsaRuntime runtime, boolean realAddresses) {
         this.runtime = Objects.requireNonNull(runtime, "runtime");
         this.svm = runtime.svm();
+        this.slabs = realAddresses ? new MappedSlabs(runtime) : null;
     }
 
     /** Claims the memory namespace and registers malloc, calloc, free and refill. */
@@ -114,7 +127,7 @@ public final class HostMallocService implements AutoCloseable {
         }
         long address;
         try {
-            address = runtime.hostMalloc(bytes);
+            address = slabs != null ? slabs.allocate(bytes) : runtime.hostMalloc(bytes);
         } catch (HsaException e) {
             return new long[] {0, HeapStatus.OUT_OF_MEMORY};
         }
@@ -146,13 +159,20 @@ public final class HostMallocService implements AutoCloseable {
                     return HeapStatus.DOUBLE_FREE;
                 }
             }
+            if (slabs != null) {
+                return slabs.isInterior(address) ? HeapStatus.INTERIOR_POINTER : HeapStatus.FOREIGN_POINTER;
+            }
             Allocation a = runtime.pointerInfo(address);
             return a != null && live.containsKey(a.base()) ? HeapStatus.INTERIOR_POINTER : HeapStatus.FOREIGN_POINTER;
         }
         synchronized (freed) {
             freed.put(address, Boolean.TRUE);
         }
-        runtime.free(address);
+        if (slabs != null) {
+            slabs.release(address);
+        } else {
+            runtime.free(address);
+        }
         return HeapStatus.OK;
     }
 
@@ -268,11 +288,14 @@ public final class HostMallocService implements AutoCloseable {
     /** Frees every block and heap still live. */
     @Override
     public void close() {
+        if (slabs != null) {
+            slabs.close();
+        }
         if (runtime.isClosed()) {
             return;
         }
         for (Long address : live.keySet()) {
-            if (live.remove(address) != null) {
+            if (live.remove(address) != null && slabs == null) {
                 runtime.free(address);
             }
         }

@@ -53,6 +53,8 @@ public final class PortSet implements AutoCloseable {
     private final Svm host;
     private final long base;
     private final int ports;
+    /** Ports host clients use: {@code [0, hostPorts)}; the rest are device ports (see {@link RpcLayout#SET_DEVICE_FIRST}). */
+    private final int hostPorts;
     private final int lanes;
     private final long stride;
     private final long portsBase;
@@ -114,10 +116,22 @@ public final class PortSet implements AutoCloseable {
     /** How {@link #close()} waits for open calls to end: parks of {@link #CLOSE_RECHECK_NANOS}, re-checking kept ports. */
     private final IdleStrategy closeWait;
 
-    /** Allocates and initializes {@code ports} ports of {@code lanes} lanes in {@code runtime}'s SVM. */
+    /** Allocates and initializes {@code ports} ports of {@code lanes} lanes in {@code runtime}'s SVM, all for host clients. */
     public PortSet(HsaRuntime runtime, int ports, int lanes) {
-        if (ports < 1 || ports > 65536) {
-            throw new IllegalArgumentException("port count must be 1..65536, was " + ports);
+        this(runtime, ports, lanes, 0);
+    }
+
+    /**
+     * Allocates {@code hostPorts} ports for host clients and {@code devicePorts} more after them for
+     * device clients ({@link RpcLayout#SET_DEVICE_FIRST}), {@code lanes} lanes each. With device ports
+     * the set is in the runtime's real-address pool ({@link HsaRuntime#realSystemPool()}), so its SVM
+     * address is the address a CUDA kernel uses.
+     */
+    public PortSet(HsaRuntime runtime, int hostPorts, int lanes, int devicePorts) {
+        int ports = hostPorts + devicePorts;
+        if (hostPorts < 1 || devicePorts < 0 || ports > 65536) {
+            throw new IllegalArgumentException("host ports must be >= 1, device ports >= 0 and both together <= 65536, were "
+                    + hostPorts + " and " + devicePorts);
         }
         if (lanes < 1 || lanes > RpcLayout.MAX_LANES) {
             throw new IllegalArgumentException("lanes per port must be 1..64, was " + lanes);
@@ -133,10 +147,12 @@ public final class PortSet implements AutoCloseable {
         this.closeWait = idle.background().withBusyNanos(0).withParks(CLOSE_RECHECK_NANOS, CLOSE_RECHECK_NANOS);
         this.host = runtime.svm();
         this.ports = ports;
+        this.hostPorts = hostPorts;
         this.lanes = lanes;
         this.stride = RpcLayout.portStride(lanes);
         long bytes = RpcLayout.setBytes(ports, lanes);
-        this.base = runtime.hostMalloc(bytes);
+        // device clients reach the set by its native address (a CUDA agent registers the real-address pool)
+        this.base = devicePorts > 0 ? runtime.realSystemPool().allocate(bytes) : runtime.hostMalloc(bytes);
         this.memory = host.segment(base, bytes);
         this.portsOffset = RpcLayout.portsOffset(ports);
         this.portsBase = base + portsOffset;
@@ -163,6 +179,8 @@ public final class PortSet implements AutoCloseable {
         setLong(RpcLayout.SET_PENDING_OFFSET, RpcLayout.pendingOffset());
         setLong(RpcLayout.SET_PORTS_OFFSET, portsOffset);
         setLong(RpcLayout.SET_PORT_STRIDE, stride);
+        setInt(RpcLayout.SET_DEVICE_FIRST, hostPorts);
+        setInt(RpcLayout.SET_DEVICE_PORTS, devicePorts);
         for (int p = 0; p < ports; p++) {
             setInt(portOffset(p) + RpcLayout.STATUS, RpcStatus.OK.finalWord());
         }
@@ -182,6 +200,16 @@ public final class PortSet implements AutoCloseable {
     /** Number of ports. */
     public int ports() {
         return ports;
+    }
+
+    /** Ports host clients lock: {@code [0, hostPorts())}. */
+    public int hostPorts() {
+        return hostPorts;
+    }
+
+    /** Ports only device clients lock: {@code [hostPorts(), ports())}, watched by the server's {@link DevicePortWatcher}. */
+    public int devicePorts() {
+        return ports - hostPorts;
     }
 
     /** Lanes per port. */
@@ -253,6 +281,11 @@ public final class PortSet implements AutoCloseable {
         while ((t = portWaiters.poll()) != null) {
             LockSupport.unpark(t);
         }
+    }
+
+    /** True when port {@code p}'s pending bit is set (scacquire load). */
+    boolean isPending(int p) {
+        return (loadLongAcquire(pendingWordOffset(p >>> 6)) & 1L << (p & 63)) != 0;
     }
 
     /** Marks pending the port whose bit is {@code p}: a server thread will look at it. */

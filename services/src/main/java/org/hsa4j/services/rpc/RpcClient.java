@@ -164,7 +164,7 @@ public final class RpcClient {
      */
     private RpcCall takeKept(long callerDispatch, long callerPacket, int agent, int opcode, long laneMask) {
         Thread me = Thread.currentThread();
-        int port = home(ports.ports());
+        int port = home(ports.hostPorts());
         if (ports.keeper(port) != me || !ports.takeKept(port, me)) {
             return null;
         }
@@ -185,7 +185,7 @@ public final class RpcClient {
      */
     private void endOneShot(RpcCall c) {
         int port = c.port();
-        if (port >= 0 && port == home(ports.ports()) && c.endedInClientsTurn() && !ports.isClosing()
+        if (port >= 0 && port == home(ports.hostPorts()) && c.endedInClientsTurn() && !ports.isClosing()
                 && ports.portWaiters.isEmpty()) {
             c.kept();
             ports.keep(port, Thread.currentThread());
@@ -207,7 +207,7 @@ public final class RpcClient {
      * status, never a hang).
      */
     private int acquire() {
-        int n = ports.ports();
+        int n = ports.hostPorts(); // device ports are never locked here (see RpcLayout.SET_DEVICE_FIRST)
         int start = home(n);
         Idler idler = null;
         long since = 0;

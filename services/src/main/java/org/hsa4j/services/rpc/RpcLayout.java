@@ -58,15 +58,21 @@ public final class RpcLayout {
     public static final long SET_PORTS_OFFSET = 40;
     /** u64 bytes from one port to the next. */
     public static final long SET_PORT_STRIDE = 48;
-    /** u64 reserved. */
-    public static final long SET_RESERVED = 56;
+    /**
+     * u32 index of the first device port: ports {@code [SET_DEVICE_FIRST, SET_PORT_COUNT)} belong
+     * to clients on a device whose atomics are not atomic with the host's (a CUDA GPU without
+     * host-native atomics); host clients never lock them. Equal to the port count when none.
+     */
+    public static final long SET_DEVICE_FIRST = 56;
+    /** u32 number of device ports (the last ones of the set). */
+    public static final long SET_DEVICE_PORTS = 60;
     /** Size of the set header. */
     public static final long SET_HEADER_BYTES = 64;
 
     /** Magic value of a port set ("RPC4"). */
     public static final int MAGIC_VALUE = 0x52504334;
     /** Version of this layout. */
-    public static final int VERSION_VALUE = 5;
+    public static final int VERSION_VALUE = 6;
     /** {@link #SET_STATE}: serving. */
     public static final int STATE_RUNNING = 0;
     /** {@link #SET_STATE}: shut down; clients stop waiting and get {@link RpcStatus#CLOSED}. */

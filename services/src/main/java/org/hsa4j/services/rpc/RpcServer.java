@@ -143,6 +143,8 @@ public final class RpcServer implements AutoCloseable {
     private final LongAdder doorbellWakeups = new LongAdder();
     private final LongAdder repollFinds = new LongAdder();
     private final LongAdder timeouts = new LongAdder();
+    /** Marks device ports pending for their clients, or null when the set has none. */
+    private final DevicePortWatcher deviceWatcher;
 
     /** Starts {@code config.serverThreads()} server threads and the handler pool over {@code ports}. */
     public RpcServer(PortSet ports, OpcodeRegistry registry, Config config, String name) {
@@ -167,6 +169,7 @@ public final class RpcServer implements AutoCloseable {
         for (int i = 0; i < config.serverThreads(); i++) {
             startScanner(i, 0);
         }
+        this.deviceWatcher = ports.devicePorts() > 0 ? new DevicePortWatcher(this, ports, name) : null;
         long period = Math.max(1_000_000, config.serviceTimeoutNanos() / 4);
         timers.scheduleAtFixedRate(this::watchdog, period, period, TimeUnit.NANOSECONDS);
     }
@@ -752,6 +755,9 @@ public final class RpcServer implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 break;
             }
+        }
+        if (deviceWatcher != null) {
+            deviceWatcher.stop(timeoutMillis);
         }
         handlers.stop(timeoutMillis);
         timers.shutdownNow();

@@ -1,0 +1,189 @@
+// CUDA kernels that call host services through hsa4j_rpc.cuh (issue 19 part 2): the GPU tests, the
+// seeds (syscall, fibonacci) and the JMH benchmarks load them from hsa4j_rpc_kernels.ptx, which nvcc
+// makes from this file (CudaRpcHeaderTest checks that the PTX has every kernel here):
+//   nvcc -arch=sm_90 -ptx -I. -o hsa4j_rpc_kernels.ptx hsa4j_rpc_kernels.cu
+// Every kernel takes the calling context (hsa4j_rpc_ctx in SVM, CudaRpc.writeContext) first, copies
+// it into a local (its calls then read it from registers, not over PCIe) and checks its global id
+// against n (CUDA has no partial blocks).
+
+#include "hsa4j_rpc.cuh"
+
+static __device__ __forceinline__ unsigned int global_id() {
+    return blockIdx.x * blockDim.x + threadIdx.x;
+}
+
+// every thread below n makes `calls` no-op calls; status[i]: 0, or the first failing call's status
+extern "C" __global__ void hsa4j_rpc_nop(const hsa4j_rpc_ctx* context, int* status, int calls, unsigned int n) {
+    unsigned int i = global_id();
+    if (i >= n) {
+        return;
+    }
+    const hsa4j_rpc_ctx local = *context;
+    const hsa4j_rpc_ctx* ctx = &local;
+    int first = 0;
+    for (int k = 0; k < calls; k++) {
+        int s = hsa4j_nop(ctx);
+        if (s != 0) {
+            first = s;
+            break;
+        }
+    }
+    status[i] = first;
+}
+
+// each thread echoes eight words made of its id; out[i]: 0, the failing status, or -2000 - the first wrong word
+extern "C" __global__ void hsa4j_rpc_echo(const hsa4j_rpc_ctx* context, long long* out, unsigned int n) {
+    unsigned int i = global_id();
+    if (i >= n) {
+        return;
+    }
+    const hsa4j_rpc_ctx local = *context;
+    const hsa4j_rpc_ctx* ctx = &local;
+    unsigned long long io[8];
+    for (int w = 0; w < 8; w++) {
+        io[w] = (unsigned long long) i * 1000003ull + (unsigned long long) w * 7919ull;
+    }
+    int s = hsa4j_rpc_call(ctx, HSA4J_OP_ECHO, io);
+    long long r = s;
+    if (s == 0) {
+        for (int w = 0; w < 8; w++) {
+            if (io[w] != (unsigned long long) i * 1000003ull + (unsigned long long) w * 7919ull) {
+                r = -2000 - w;
+                break;
+            }
+        }
+    }
+    out[i] = r;
+}
+
+// writes `v` as `width` decimal digits (zero-padded) at `at`
+static __device__ void put_decimal(unsigned char* at, unsigned long long v, int width) {
+    for (int d = width - 1; d >= 0; d--) {
+        at[d] = (unsigned char) ('0' + v % 10);
+        v /= 10;
+    }
+}
+
+#define HSA4J_RPC_LINE 64
+
+// the syscall seed: each thread reads the clock and the pid, writes a 64-byte line of them into its
+// slot of the file at `path` (pwrite), reads it back (pread) and compares. results[8 i ..]:
+// clock ns, pid, fd, bytes written, bytes read, close result, 1 when the line read back is the one
+// written, 0
+extern "C" __global__ void hsa4j_rpc_syscalls(const hsa4j_rpc_ctx* context, const char* path, unsigned char* written,
+                                              unsigned char* read_back, long long* results, unsigned int n) {
+    unsigned int i = global_id();
+    if (i >= n) {
+        return;
+    }
+    const hsa4j_rpc_ctx local = *context;
+    const hsa4j_rpc_ctx* ctx = &local;
+    long long now = hsa4j_clock_gettime_ns(ctx, HSA4J_CLOCK_REALTIME);
+    long long pid = hsa4j_getpid(ctx);
+    unsigned char* line = written + (unsigned long long) i * HSA4J_RPC_LINE;
+    unsigned char* back = read_back + (unsigned long long) i * HSA4J_RPC_LINE;
+    // "gpu 000042 pid 0000012345 clock 1764099999123456789" padded with spaces, '\n' last
+    const char* a = "gpu ";
+    const char* b = " pid ";
+    const char* c = " clock ";
+    int at = 0;
+    for (int k = 0; a[k]; k++) line[at++] = a[k];
+    put_decimal(line + at, i, 6);
+    at += 6;
+    for (int k = 0; b[k]; k++) line[at++] = b[k];
+    put_decimal(line + at, pid < 0 ? 0 : (unsigned long long) pid, 10);
+    at += 10;
+    for (int k = 0; c[k]; k++) line[at++] = c[k];
+    put_decimal(line + at, now < 0 ? 0 : (unsigned long long) now, 19);
+    at += 19;
+    while (at < HSA4J_RPC_LINE - 1) line[at++] = ' ';
+    line[HSA4J_RPC_LINE - 1] = '\n';
+    for (int k = 0; k < HSA4J_RPC_LINE; k++) back[k] = 0;
+    long long fd = hsa4j_open(ctx, path, HSA4J_O_RDWR, 0);
+    long long wrote = fd < 0 ? fd : hsa4j_pwrite(ctx, fd, line, HSA4J_RPC_LINE, (long long) i * HSA4J_RPC_LINE);
+    long long got = fd < 0 ? fd : hsa4j_pread(ctx, fd, back, HSA4J_RPC_LINE, (long long) i * HSA4J_RPC_LINE);
+    long long closed = fd < 0 ? fd : hsa4j_close(ctx, fd);
+    int same = 1;
+    for (int k = 0; k < HSA4J_RPC_LINE; k++) {
+        if (back[k] != line[k]) {
+            same = 0;
+        }
+    }
+    long long* r = results + 8ull * i;
+    r[0] = now;
+    r[1] = pid;
+    r[2] = fd;
+    r[3] = wrote;
+    r[4] = got;
+    r[5] = closed;
+    r[6] = same;
+    r[7] = 0;
+}
+
+// host malloc and free over RPC: each thread mallocs 8 (1 + i % 64) bytes, fills and checks them,
+// frees them. results[2 i]: 0, -1 when malloc gave null, -2 - the first wrong word; results[2 i + 1]: free's HeapStatus
+extern "C" __global__ void hsa4j_rpc_malloc_free(const hsa4j_rpc_ctx* context, long long* results, unsigned int n) {
+    unsigned int i = global_id();
+    if (i >= n) {
+        return;
+    }
+    const hsa4j_rpc_ctx local = *context;
+    const hsa4j_rpc_ctx* ctx = &local;
+    unsigned int words = 1 + i % 64;
+    long long* p = (long long*) hsa4j_malloc(ctx, 8ull * words);
+    long long r = 0;
+    int freed = 0;
+    if (p == 0) {
+        r = -1;
+    } else {
+        for (unsigned int w = 0; w < words; w++) {
+            p[w] = (long long) i * 100000 + w;
+        }
+        for (unsigned int w = 0; w < words; w++) {
+            if (p[w] != (long long) i * 100000 + w) {
+                r = -2 - (long long) w;
+                break;
+            }
+        }
+        freed = hsa4j_free(ctx, p);
+    }
+    results[2ull * i] = r;
+    results[2ull * i + 1] = freed;
+}
+
+// fibonacci (device new/delete): each thread news a zeroed long[k] (k = 2 + i % 91) on the host heap
+// over RPC (calloc), fills it with fib(0..k-1), keeps fib(k-1) and deletes the array.
+// results[2 i]: fib(k-1), or -1 when calloc gave null; results[2 i + 1]: free's HeapStatus
+extern "C" __global__ void hsa4j_rpc_fibonacci(const hsa4j_rpc_ctx* context, long long* results, unsigned int n) {
+    unsigned int i = global_id();
+    if (i >= n) {
+        return;
+    }
+    const hsa4j_rpc_ctx local = *context;
+    const hsa4j_rpc_ctx* ctx = &local;
+    unsigned int k = 2 + i % 91;
+    long long* memo = (long long*) hsa4j_calloc(ctx, 8ull * k);
+    if (memo == 0) {
+        results[2ull * i] = -1;
+        results[2ull * i + 1] = 0;
+        return;
+    }
+    memo[1] = 1;
+    for (unsigned int m = 2; m < k; m++) {
+        memo[m] = memo[m - 1] + memo[m - 2];
+    }
+    results[2ull * i] = memo[k - 1];
+    results[2ull * i + 1] = hsa4j_free(ctx, memo);
+}
+
+// printf: each thread prints one line; status[i]: the bytes printf wrote, or -1
+extern "C" __global__ void hsa4j_rpc_printf(const hsa4j_rpc_ctx* context, int* status, unsigned int n) {
+    unsigned int i = global_id();
+    if (i >= n) {
+        return;
+    }
+    const hsa4j_rpc_ctx local = *context;
+    const hsa4j_rpc_ctx* ctx = &local;
+    status[i] = hsa4j_printf(ctx, "hsa4j-cuda-printf thread %u of %u says %s %lld %.1f end\n", i, n, "hello",
+                             (long long) i * 1000003ll, (double) i * 0.5);
+}
