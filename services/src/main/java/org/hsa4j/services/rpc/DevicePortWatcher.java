@@ -2,6 +2,9 @@ package org.hsa4j.services.rpc;
 
 import java.util.concurrent.locks.LockSupport;
 
+import org.hsa4j.idle.IdleStrategy;
+import org.hsa4j.idle.Idler;
+
 /**
  * Marks device ports pending for their clients: one host thread that reads the client flags of
  * the device ports ({@link RpcLayout#SET_DEVICE_FIRST}) and does, for each flip it sees, what a host
@@ -27,9 +30,10 @@ import java.util.concurrent.locks.LockSupport;
  * its next packet) and re-checks the flags when it releases the claim, marking the port pending
  * itself. A flip counted by its parity could be missed (two flips between two looks); a state
  * cannot. A server thread parked mid-call for the port's next packet is unparked as soon as the
- * packet is there. After a client flag changed the watcher spins for {@link #SPIN_NANOS}, then
- * parks from {@link #MIN_PARK_NANOS} doubling to {@link #MAX_PARK_NANOS}: an idle set costs one
- * look per millisecond, and a device call after a long idle waits at most that long to be seen.
+ * packet is there. After a client flag changed the watcher stays busy for {@link #SPIN_NANOS}
+ * (through the runtime's {@link IdleStrategy}), then parks from {@link #MIN_PARK_NANOS} doubling to
+ * {@link #MAX_PARK_NANOS}: an idle set costs one look per millisecond, and a device call after a
+ * long idle waits at most that long to be seen.
  * The watcher's reads are of host memory the GPU writes over PCIe: they cost the GPU nothing.
  */
 final class DevicePortWatcher {
@@ -45,6 +49,8 @@ final class DevicePortWatcher {
     private final int first;
     private final int[] seen;
     private final Thread thread;
+    /** The server threads' background strategy, busy for {@link #SPIN_NANOS} after a flip, then parks backing off. */
+    private final IdleStrategy idle;
     private volatile boolean running = true;
 
     DevicePortWatcher(RpcServer server, PortSet ports, String name) {
@@ -52,26 +58,20 @@ final class DevicePortWatcher {
         this.ports = ports;
         this.first = ports.hostPorts();
         this.seen = new int[ports.devicePorts()];
+        this.idle = ports.serverIdle.withBusyNanos(SPIN_NANOS).withParks(MIN_PARK_NANOS, MAX_PARK_NANOS);
         this.thread = new Thread(this::watch, name + "-device-ports");
         thread.setDaemon(true);
         thread.start();
     }
 
     private void watch() {
-        long lastFlip = System.nanoTime();
-        long park = MIN_PARK_NANOS;
+        Idler idler = idle.idler().blocker(this);
         while (running && !ports.isFreed()) {
             if (lookOnce()) {
-                lastFlip = System.nanoTime();
-                park = MIN_PARK_NANOS;
+                idler = idle.idler().blocker(this);
                 continue;
             }
-            if (System.nanoTime() - lastFlip < SPIN_NANOS) {
-                Thread.onSpinWait();
-                continue;
-            }
-            LockSupport.parkNanos(this, park);
-            park = Math.min(park * 2, MAX_PARK_NANOS);
+            idler.idle();
         }
     }
 
