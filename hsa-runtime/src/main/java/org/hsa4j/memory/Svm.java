@@ -895,8 +895,12 @@ public final class Svm {
             case ACQ_REL, SEQ_CST -> VarHandle.fullFence();
         }
         ComputeUnitThread unit = ComputeUnitThread.current();
-        if (unit != null && unit.cache != null) {
-            unit.cache.model.fence(order, scope);
+        if (unit != null) {
+            if (unit.cache != null) {
+                unit.cache.model.fence(order, scope);
+            }
+        } else {
+            HostStoreBuffer.fences.fence(order, scope);
         }
     }
 }
