@@ -28,7 +28,9 @@ public final class MutantCatalogue {
                 new HandoffTwins.Ticket(),
                 new LitmusTwins.StoreBuffering(),
                 new LitmusTwins.Isa2(),
-                new LitmusTwins.Wrc());
+                new LitmusTwins.Wrc(),
+                new HostSideTwins.HostRingsRelaxed(),
+                new HostSideTwins.HostReadsFlagRelaxed());
     }
 
     /** The stress tests without a twin. */
