@@ -289,6 +289,20 @@ public final class CoherenceModel {
         HostStoreBuffer.sweepEnded();
     }
 
+    /**
+     * The calling thread takes a raw slice of {@code bytes} bytes at {@code address} of {@code a},
+     * which bypasses the model: a host thread's buffered stores of the range go home and its copies
+     * of it are dropped, so its plain accesses and the slice's stay in program order.
+     */
+    void rawAccess(Allocation a, long address, long bytes) {
+        if (!a.uncached && host()) {
+            HostStoreBuffer b = HostStoreBuffer.existing();
+            if (b != null) {
+                b.evict(a, address, bytes);
+            }
+        }
+    }
+
     /** True when the calling thread is a host thread: not a compute unit of any agent. */
     private static boolean host() {
         return !(Thread.currentThread() instanceof ComputeUnitThread);

@@ -179,6 +179,17 @@ final class HostStoreBuffer {
         }
     }
 
+    /** Writes home the dirty bytes of every line overlapping {@code bytes} bytes at {@code address} of {@code a}, and drops those lines. */
+    void evict(Allocation a, long address, long bytes) {
+        for (int n = 0, e = head; n < taken; n++, e = (e + 1) % LINES) {
+            if (allocations[e] == a && lines[e] + LINE > address && lines[e] < address + bytes) {
+                writeHome(e, dirty[e]);
+                valid[e] = 0;
+                dirty[e] = 0;
+            }
+        }
+    }
+
     // ---- release and acquire --------------------------------------------------------------------
 
     /** A release at AGENT or SYSTEM scope: every dirty byte goes home; the bytes stay as clean copies. */

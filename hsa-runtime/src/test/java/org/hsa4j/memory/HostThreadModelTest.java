@@ -227,4 +227,14 @@ class HostThreadModelTest {
         assertNotEquals(NEW, rt.svm().segment(again, 4).get(ValueLayout.JAVA_INT, 0),
                 "a buffered store of a freed allocation reached the next allocation");
     }
+
+    @Test
+    void shouldKeepPlainStoresAndRawSliceOfOneHostThreadInProgramOrder() {
+        start(true);
+        long data = rt.hostMalloc(64);
+        rt.svm().setInt(data, NEW);
+        assertEquals(NEW, rt.svm().segment(data, 4).get(ValueLayout.JAVA_INT, 0), "the slice missed the thread's store");
+        rt.svm().segment(data, 4).set(ValueLayout.JAVA_INT, 0, NEW + 1);
+        assertEquals(NEW + 1, rt.svm().getInt(data), "a plain load missed the thread's write through the slice");
+    }
 }
