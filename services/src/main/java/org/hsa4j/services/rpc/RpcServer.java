@@ -17,6 +17,8 @@ import java.util.concurrent.locks.LockSupport;
 import org.hsa4j.agent.Agent;
 import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.idle.Idler;
+import org.hsa4j.memory.MemoryOrder;
+import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.signal.SignalWaiter;
 
@@ -501,6 +503,9 @@ public final class RpcServer implements AutoCloseable {
             releaseClaim(p);
             return false;
         }
+        // the call is a system-scope acquire: in fidelity mode this host thread drops its stale
+        // copies of what the caller wrote before it (the caller released at system scope)
+        Svm.fence(MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
         int kind = ports.getInt(port + RpcLayout.KIND);
         int left = ports.abandoned.get(p) == 0 ? 0 : ports.abandoned.getAndSet(p, 0);
         if (kind != RpcLayout.KIND_OPEN) {
