@@ -503,9 +503,6 @@ public final class RpcServer implements AutoCloseable {
             releaseClaim(p);
             return false;
         }
-        // the call is a system-scope acquire: in fidelity mode this host thread drops its stale
-        // copies of what the caller wrote before it (the caller released at system scope)
-        Svm.fence(MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
         int kind = ports.getInt(port + RpcLayout.KIND);
         int left = ports.abandoned.get(p) == 0 ? 0 : ports.abandoned.getAndSet(p, 0);
         if (kind != RpcLayout.KIND_OPEN) {
@@ -624,6 +621,9 @@ public final class RpcServer implements AutoCloseable {
             worker.enter(call);
         }
         try {
+            // the call is a system-scope acquire on the thread that serves it: in fidelity mode it
+            // drops its stale copies of what the caller wrote before the call (the caller released)
+            Svm.fence(MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
             entry.service().serve(call);
             if (!call.isDeferred()) {
                 call.finish(RpcStatus.OK);
