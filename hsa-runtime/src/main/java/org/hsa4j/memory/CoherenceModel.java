@@ -15,9 +15,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <h2>The model</h2>
  * <ul>
- * <li>Only GPU (kernel) agents' compute-unit threads have caches. Host threads and the CPU
- * agent's units read and write home (the allocation's own off-heap memory) directly, and their
- * releases and acquires change no cache: the host is coherent with home.</li>
+ * <li>Only GPU (kernel) agents' compute-unit threads have caches. The CPU agent's units read and
+ * write home (the allocation's own off-heap memory) directly, and their releases and acquires
+ * change no cache. Host threads (any thread that is not a compute unit) have a bounded store
+ * buffer each ({@link HostStoreBuffer}): their plain stores reach home at their AGENT or SYSTEM
+ * release, their plain loads may be stale until their acquire.</li>
  * <li>Each GPU compute unit has a private write-back L1 ({@link UnitCache}: workgroup scope); each GPU
  * agent has one L2 ({@link AgentCache}: agent scope) shared by its units. Both are direct-mapped
  * by 64-byte line with per-byte valid and dirty masks (geometry in {@link CacheGeometry}); an
