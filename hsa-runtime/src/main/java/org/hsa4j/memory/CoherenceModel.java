@@ -15,9 +15,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <h2>The model</h2>
  * <ul>
- * <li>Only GPU (kernel) agents' compute-unit threads have caches. Host threads and the CPU
- * agent's units read and write home (the allocation's own off-heap memory) directly, and their
- * releases and acquires change no cache: the host is coherent with home.</li>
+ * <li>Only GPU (kernel) agents' compute-unit threads have caches. The CPU agent's units read and
+ * write home (the allocation's own off-heap memory) directly, and their releases and acquires
+ * change no cache. Host threads (any thread that is not a compute unit) have a bounded store
+ * buffer each ({@link HostStoreBuffer}): their plain stores reach home at their AGENT or SYSTEM
+ * release, their plain loads may be stale until their acquire.</li>
  * <li>Each GPU compute unit has a private write-back L1 ({@link UnitCache}: workgroup scope); each GPU
  * agent has one L2 ({@link AgentCache}: agent scope) shared by its units. Both are direct-mapped
  * by 64-byte line with per-byte valid and dirty masks (geometry in {@link CacheGeometry}); an
@@ -68,6 +70,7 @@ public final class CoherenceModel {
         this.agentCaches = new AgentCache[cachedUnits.length];
         this.unitCaches = new UnitCache[cachedUnits.length][];
         this.acquireEpochs = new AtomicLongArray(cachedUnits.length);
+        HostStoreBuffer.enable();
         for (int agent = 0; agent < cachedUnits.length; agent++) {
             if (cachedUnits[agent] > 0) {
                 agentCaches[agent] = new AgentCache(geometry.l2Sectors());
@@ -110,6 +113,9 @@ public final class CoherenceModel {
     public long load(Allocation a, long address, int size) {
         UnitCache c;
         if (a.uncached || (c = current()) == null) {
+            if (!a.uncached && host()) {
+                return HostStoreBuffer.current().load(a, address, size);
+            }
             return CacheLines.get(a.segment(), address - a.base, size);
         }
         return c.load(a, address, size);
@@ -119,6 +125,10 @@ public final class CoherenceModel {
     public void store(Allocation a, long address, int size, long bits) {
         UnitCache c;
         if (a.uncached || (c = current()) == null) {
+            if (!a.uncached && host()) {
+                HostStoreBuffer.current().store(a, address, size, bits);
+                return;
+            }
             CacheLines.put(a.segment(), address - a.base, size, bits);
             return;
         }
@@ -172,7 +182,11 @@ public final class CoherenceModel {
     public long atomic(Allocation a, long address, int size, AtomicOp op, long x, long y, MemoryOrder order,
                 MemoryScope scope) {
         UnitCache c;
-        if (a.uncached || (c = current()) == null) {
+        if ((c = current()) == null) {
+            return host() ? hostAtomic(a, address, size, op, x, y, order, scope)
+                    : op.apply(a.segment(), address - a.base, size, x, y, order);
+        }
+        if (a.uncached) {
             return op.apply(a.segment(), address - a.base, size, x, y, order);
         }
         if (op.writes() && releases(order)) {
@@ -194,6 +208,29 @@ public final class CoherenceModel {
         return result;
     }
 
+    /**
+     * A host thread's atomic: its release first (on any memory: a release publishes the thread's
+     * earlier stores whatever it writes), its own buffered bytes of a cached location home, the
+     * operation at home, then its acquire.
+     */
+    private static long hostAtomic(Allocation a, long address, int size, AtomicOp op, long x, long y,
+                                   MemoryOrder order, MemoryScope scope) {
+        if (op.writes() && releases(order)) {
+            hostRelease(scope);
+        }
+        if (!a.uncached) {
+            HostStoreBuffer b = HostStoreBuffer.existing();
+            if (b != null) {
+                b.prepareAtomic(a, address, size);
+            }
+        }
+        long result = op.apply(a.segment(), address - a.base, size, x, y, order);
+        if (op.reads() && acquires(order)) {
+            hostAcquire(scope);
+        }
+        return result;
+    }
+
     /** A fence by the calling thread: release and/or acquire at {@code scope} as {@code order} says. */
     void fence(MemoryOrder order, MemoryScope scope) {
         UnitCache c = current();
@@ -204,6 +241,18 @@ public final class CoherenceModel {
             if (acquires(order)) {
                 acquire(c, scope);
             }
+        } else if (host()) {
+            hostFence(order, scope);
+        }
+    }
+
+    /** A host thread's fence: its buffer releases and/or acquires at {@code scope} as {@code order} says. */
+    static void hostFence(MemoryOrder order, MemoryScope scope) {
+        if (releases(order)) {
+            hostRelease(scope);
+        }
+        if (acquires(order)) {
+            hostAcquire(scope);
         }
     }
 
@@ -212,6 +261,8 @@ public final class CoherenceModel {
         UnitCache c = current();
         if (c != null) {
             release(c, scope);
+        } else if (host()) {
+            hostRelease(scope);
         }
     }
 
@@ -220,6 +271,66 @@ public final class CoherenceModel {
         UnitCache c = current();
         if (c != null) {
             acquire(c, scope);
+        } else if (host()) {
+            hostAcquire(scope);
+        }
+    }
+
+    /**
+     * Writes home every dirty byte the calling host thread holds and what ended host threads left:
+     * before a runtime's close frees its memory or registered memory goes back to the application.
+     * Host threads still running keep theirs (a correct program released them before).
+     */
+    public void drainHost() {
+        if (host()) {
+            HostStoreBuffer b = HostStoreBuffer.existing();
+            if (b != null) {
+                b.drainAll();
+            }
+        }
+        HostStoreBuffer.sweepEnded();
+    }
+
+    /**
+     * The calling thread takes a raw slice of {@code bytes} bytes at {@code address} of {@code a},
+     * which bypasses the model: a host thread's buffered stores of the range go home and its copies
+     * of it are dropped, so its plain accesses and the slice's stay in program order.
+     */
+    void rawAccess(Allocation a, long address, long bytes) {
+        if (!a.uncached && host()) {
+            HostStoreBuffer b = HostStoreBuffer.existing();
+            if (b != null) {
+                b.evict(a, address, bytes);
+            }
+        }
+    }
+
+    /** True when the calling thread is a host thread: not a compute unit of any agent. */
+    private static boolean host() {
+        return !(Thread.currentThread() instanceof ComputeUnitThread);
+    }
+
+    /** A host thread's release at {@code scope}: AGENT or SYSTEM publishes its buffered stores (the host's agent is coherent at home). */
+    private static void hostRelease(MemoryScope scope) {
+        if (scope.includes(MemoryScope.AGENT)) {
+            HostStoreBuffer b = HostStoreBuffer.existing();
+            if (b != null) {
+                b.release();
+            } else {
+                HostStoreBuffer.sweepEnded();
+            }
+        }
+    }
+
+    /** A host thread's acquire at {@code scope}: AGENT or SYSTEM drops its clean copies. */
+    private static void hostAcquire(MemoryScope scope) {
+        if (scope.includes(MemoryScope.AGENT)) {
+            HostStoreBuffer b = HostStoreBuffer.existing();
+            if (b != null) {
+                b.acquire();
+            } else {
+                HostStoreBuffer.sweepEnded();
+            }
         }
     }
 

@@ -127,13 +127,19 @@ public final class Svm {
     }
 
     /**
-     * A checked slice of {@code bytes} bytes at {@code address}, for bulk access.
+     * A checked slice of {@code bytes} bytes at {@code address}, for bulk access. Its accesses
+     * bypass fidelity mode's model; a host thread's buffered stores of the range reach memory first,
+     * and its copies of the range are dropped, so the slice and the thread's plain accesses stay in order.
      *
      * @throws HsaException INVALID_ARGUMENT when {@code bytes} is negative
      */
     public MemorySegment segment(long address, long bytes) {
         try {
-            return slice(range(address, bytes, false), address, bytes);
+            Allocation a = range(address, bytes, false);
+            if (model != null) {
+                model.rawAccess(a, address, bytes);
+            }
+            return slice(a, address, bytes);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -895,8 +901,12 @@ public final class Svm {
             case ACQ_REL, SEQ_CST -> VarHandle.fullFence();
         }
         ComputeUnitThread unit = ComputeUnitThread.current();
-        if (unit != null && unit.cache != null) {
-            unit.cache.model.fence(order, scope);
+        if (unit != null) {
+            if (unit.cache != null) {
+                unit.cache.model.fence(order, scope);
+            }
+        } else {
+            HostStoreBuffer.fences.fence(order, scope);
         }
     }
 }

@@ -4,6 +4,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
+import org.hsa4j.memory.MemoryOrder;
+import org.hsa4j.memory.MemoryScope;
+import org.hsa4j.memory.Svm;
+
 /**
  * What every 64-byte AQL packet shares: the header word at offset 0 and the completion signal at
  * offset 56. Subclasses are flyweights over one ring slot: position one with {@link #wrap}, write
@@ -44,8 +48,13 @@ public abstract class AqlPacket {
         return this;
     }
 
-    /** Publishes the packet: one 32-bit screlease (volatile) store of {@code header | rest << 16}. */
+    /**
+     * Publishes the packet: one 32-bit screlease (volatile) store of {@code header | rest << 16}.
+     * Its release half is a system-scope release fence, so in fidelity mode the writer's earlier
+     * stores (a host thread's store buffer, a kernel's caches) reach memory before the header does.
+     */
     protected void publishWord(short header, short rest) {
+        Svm.fence(MemoryOrder.RELEASE, MemoryScope.SYSTEM);
         WORD.setVolatile(ring, base + HEADER, PacketHeader.word(header, rest));
     }
 

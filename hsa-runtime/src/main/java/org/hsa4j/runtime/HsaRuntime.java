@@ -396,6 +396,9 @@ public final class HsaRuntime implements AutoCloseable {
                         "0x%x is not registered memory (hsa_memory_register)", address));
             }
         }
+        if (coherence != null) {
+            coherence.drainHost();
+        }
         this.memory.free(address, registeredPool);
     }
 
@@ -759,6 +762,9 @@ public final class HsaRuntime implements AutoCloseable {
         }
         signals.failAll(reason);
         asyncHandlers.close();
+        if (coherence != null) {
+            coherence.drainHost();
+        }
         memory.close();
     }
 

@@ -29,7 +29,7 @@ public final class Fixture implements AutoCloseable {
 
     /** Services configured by {@code config} on a GPU with {@code computeUnits} units. */
     public static Fixture start(int computeUnits, ServicesConfig.Builder config) {
-        return start(RuntimeConfig.builder().computeUnits(computeUnits).build(), config);
+        return start(RuntimeConfig.builderFromEnvironment().computeUnits(computeUnits).build(), config);
     }
 
     /** Services configured by {@code config} on a runtime configured by {@code runtime}. */

@@ -4,6 +4,8 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.idle.Idler;
+import org.hsa4j.memory.MemoryOrder;
+import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.memory.Svm;
 
 /**
@@ -179,6 +181,9 @@ final class PortCall extends ServerCall {
 
     /** Hands the turn to the client with status word {@code word} and the port's watch ({@code watch}, 0 or 1). */
     private void post(int word, int watch) {
+        // the reply is a system-scope release: in fidelity mode the caller sees what this host
+        // thread wrote for it, which waits in the thread's store buffer until it releases
+        Svm.fence(MemoryOrder.RELEASE, MemoryScope.SYSTEM);
         ports.setIntIfChanged(portOffset + RpcLayout.STATUS, word);
         ports.setIntIfChanged(portOffset + RpcLayout.SERVER_WATCH, watch);
         turn = false;
@@ -206,6 +211,8 @@ final class PortCall extends ServerCall {
             checkLive();
             turn = true;
         }
+        // and each packet a system-scope acquire: this thread drops its stale copies of the caller's data
+        Svm.fence(MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
         int kind = ports.getInt(portOffset + RpcLayout.KIND);
         if (kind == RpcLayout.KIND_CANCEL) {
             throw new CallEndedException(RpcStatus.CANCELLED, "the client cancelled the call");

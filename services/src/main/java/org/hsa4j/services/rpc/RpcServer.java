@@ -17,6 +17,8 @@ import java.util.concurrent.locks.LockSupport;
 import org.hsa4j.agent.Agent;
 import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.idle.Idler;
+import org.hsa4j.memory.MemoryOrder;
+import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.signal.SignalWaiter;
 
@@ -622,6 +624,9 @@ public final class RpcServer implements AutoCloseable {
             worker.enter(call);
         }
         try {
+            // the call is a system-scope acquire on the thread that serves it: in fidelity mode it
+            // drops its stale copies of what the caller wrote before the call (the caller released)
+            Svm.fence(MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
             entry.service().serve(call);
             if (!call.isDeferred()) {
                 call.finish(RpcStatus.OK);

@@ -83,4 +83,21 @@ class ServicesUnderFidelityTest {
         });
         assertEquals(7, seen);
     }
+
+    @Test
+    void shouldSeeTheZerosTheServiceThreadWroteForCalloc() {
+        long seen = inKernel(wi -> {
+            long p = f.services.hostMemory().malloc(wi, 256);
+            wi.svm().fill(p, 256, (byte) 0x5A);
+            f.services.hostMemory().free(wi, p);
+            // the service thread zeroes with plain stores: they wait in its store buffer until its reply releases
+            long q = f.services.hostMemory().calloc(wi, 256);
+            long or = 0;
+            for (int i = 0; i < 32; i++) {
+                or |= wi.svm().getLong(q + 8L * i);
+            }
+            return or;
+        });
+        assertEquals(0, seen);
+    }
 }

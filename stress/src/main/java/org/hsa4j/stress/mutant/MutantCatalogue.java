@@ -28,13 +28,15 @@ public final class MutantCatalogue {
                 new HandoffTwins.Ticket(),
                 new LitmusTwins.StoreBuffering(),
                 new LitmusTwins.Isa2(),
-                new LitmusTwins.Wrc());
+                new LitmusTwins.Wrc(),
+                new HostSideTwins.HostRingsRelaxed(),
+                new HostSideTwins.HostReadsFlagRelaxed());
     }
 
     /** The stress tests without a twin. */
     public static List<Untwinned> untwinned() {
-        String hostOnly = "every party is a host thread, and the host is coherent with memory in the model:"
-                + " no host-side fence or scope change is visible to it (jcstress on the real JVM stays the check)";
+        String hostOnly = "every party is a host thread, and they synchronize through Java (locks, heap fields,"
+                + " runtime-internal memory), which the model does not see (jcstress on the real JVM stays the check)";
         String internal = "the property is the packet processor's logic on runtime-internal queue and signal memory,"
                 + " which the model keeps coherent: there is no user fence, scope or grain to weaken";
         return List.of(
