@@ -97,7 +97,6 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
     private volatile boolean gridLive;
     private MemorySegment stream = MemorySegment.NULL;
     private int streamGeneration = -1;
-    private long baseGeneration;
 
     /**
      * Makes the control block, the mailbox (zeroed) and the grid's size; the grid starts with {@link #start}.
@@ -122,13 +121,6 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
             ctl.fill((byte) 0);
             this.mailbox = agent.allocateDevice(ResidentLayout.MAILBOX_BYTES);
         } catch (RuntimeException e) {
-            control.close();
-            throw e;
-        }
-        try {
-            zeroMailbox();
-        } catch (RuntimeException e) {
-            mailbox.close();
             control.close();
             throw e;
         }
@@ -157,18 +149,6 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
             int fit = perSm * agent.info().multiprocessors();
             int want = options.maxBlocks() > 0 ? options.maxBlocks() : agent.info().multiprocessors();
             return Math.max(1, Math.min(fit, want));
-        } finally {
-            ctx.exit();
-        }
-    }
-
-    private void zeroMailbox() {
-        CudaContext ctx = agent.context();
-        CudaDriver d = ctx.driver();
-        ctx.enter();
-        try {
-            d.check(d.cuMemsetD8(mailbox.address(), (byte) 0, ResidentLayout.MAILBOX_BYTES), "cuMemsetD8(mailbox)");
-            d.check(d.cuCtxSynchronize(), "cuCtxSynchronize after zeroing the mailbox");
         } finally {
             ctx.exit();
         }
@@ -251,26 +231,27 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
             for (int i = 0; i < PARAMS; i++) {
                 params.setAtIndex(ADDRESS, i, args.asSlice(8L * i, 8));
             }
-            while (!stopping) {
-                if (queue.state() != QueueState.ACTIVE || lost != null) {
-                    idleInError();
-                    continue;
+            while (true) {
+                if (gridLive) {
+                    int rc = watch();   // stores the stop word when stopping or the queue went inactive
+                    if (rc == TIMED_OUT) {
+                        break;
+                    }
+                    if (rc == CuResult.SUCCESS) {
+                        launchNow = ended();
+                    }
+                    continue;   // otherwise reported, and the grid is gone
                 }
-                if (!launchNow) {
-                    launchNow = awaitWork();
-                    continue;
-                }
-                if (!launch(args, params)) {
-                    continue;   // reported: the queue is in the error state now
-                }
-                int rc = watch();
-                if (rc == TIMED_OUT) {
+                if (stopping) {
                     break;
                 }
-                if (rc != CuResult.SUCCESS) {
-                    continue;   // reported
+                if (queue.state() != QueueState.ACTIVE || lost != null) {
+                    idleInError();
+                } else if (!launchNow) {
+                    launchNow = awaitWork();
+                } else {
+                    launch(args, params);   // on failure reported: the queue is in the error state
                 }
-                launchNow = ended();
             }
         } catch (Throwable t) {
             HsaException e = new HsaException(HsaStatus.ERROR, "the resident packet processor of queue " + queue.id()
@@ -291,13 +272,15 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
         args.setAtIndex(JAVA_LONG, 3, queue.size());
         args.setAtIndex(JAVA_LONG, 4, mailbox.address());
         args.setAtIndex(JAVA_LONG, 5, options.idleNanos());
-        args.setAtIndex(JAVA_LONG, 6, baseGeneration);
+        args.setAtIndex(JAVA_LONG, 6, 0L);   // the mailbox's generation after the memset below
         args.setAtIndex(JAVA_LONG, 7, options.sleepMaxNanos());
         args.setAtIndex(JAVA_LONG, 8, ResidentLayout.programKey(program.id()));
         CudaContext ctx = agent.context();
         CudaDriver d = ctx.driver();
         int gen;
         int rc;
+        String what = "cuLaunchCooperativeKernel of the resident processor (" + blocks + " blocks of "
+                + ResidentLayout.BLOCK + " threads)";
         ctx.enter();
         try {
             gen = ctx.generation();
@@ -310,7 +293,13 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
                 streamGeneration = gen;
             }
             MemorySegment f = processorKernel.function(gen);
-            rc = d.cuLaunchCooperativeKernel(f, blocks, 1, 1, ResidentLayout.BLOCK, 1, 1, 0, stream, params);
+            // a zeroed mailbox (generation 0, the base passed) before every launch, in the stream's order
+            rc = d.cuMemsetD8Async(mailbox.address(), (byte) 0, ResidentLayout.MAILBOX_BYTES, stream);
+            if (rc != CuResult.SUCCESS) {
+                what = "cuMemsetD8Async of the resident processor's mailbox";
+            } else {
+                rc = d.cuLaunchCooperativeKernel(f, blocks, 1, 1, ResidentLayout.BLOCK, 1, 1, 0, stream, params);
+            }
         } catch (HsaException e) {
             ctx.exit();
             fail(e);
@@ -318,8 +307,7 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
         }
         ctx.exit();
         if (rc != CuResult.SUCCESS) {
-            cudaFailure(rc, gen, "cuLaunchCooperativeKernel of the resident processor (" + blocks + " blocks of "
-                    + ResidentLayout.BLOCK + " threads)");
+            cudaFailure(rc, gen, what);
             return false;
         }
         gridLive = true;
@@ -386,7 +374,6 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
     /** The grid ended: acts on its state; true when it must be launched again at once. */
     private boolean ended() {
         VarHandle.fullFence();
-        baseGeneration = (long) LONG.getVolatile(ctl, ResidentLayout.CTL_GENERATION) & 0xFFFF_FFFFL;
         int state = state();
         switch (state) {
             case ResidentLayout.STATE_PARKED -> {

@@ -31,7 +31,7 @@ final class ResidentLayout {
     static final long CTL_ERROR_PACKET = 80;
     /** u64, processor stores its read index after each packet (relaxed): how far it got, for messages. */
     static final long CTL_PROCESSED = 88;
-    /** u64, processor stores the mailbox generation when the grid ends: the next launch's base. */
+    /** u64, processor stores the mailbox generation when the grid ends (the host zeroes the mailbox before each launch: diagnostics only). */
     static final long CTL_GENERATION = 96;
     /** Bytes of the control block. */
     static final long CTL_BYTES = 128;

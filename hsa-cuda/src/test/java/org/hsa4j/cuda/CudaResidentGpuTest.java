@@ -171,7 +171,8 @@ class CudaResidentGpuTest {
         for (int i = n; i < n + 64; i++) {
             assertEquals(-7f, sc.getAtIndex(JAVA_FLOAT, i), "c[" + i + "] is past the grid: untouched");
         }
-        assertEquals(1, queue.loadReadIndexScacquire(), "the processor moved the read index past the packet");
+        // the read index and the signal are two stores after one fence: wait for the read index too
+        awaitCondition(() -> queue.loadReadIndexScacquire() == 1, "the processor moves the read index past the packet");
         assertNoQueueError();
     }
 
@@ -292,7 +293,7 @@ class CudaResidentGpuTest {
         dispatch("hsa4j_r_empty", 1, 1, 0, second, false);
         awaitZero(second, "dispatch after the park");
         assertTrue(p.launches() > launches, "the doorbell relaunched the grid (" + where() + ")");
-        assertEquals(2, queue.loadReadIndexScacquire());
+        awaitCondition(() -> queue.loadReadIndexScacquire() == 2, "the read index passes both packets");
         assertNoQueueError();
     }
 
@@ -324,7 +325,7 @@ class CudaResidentGpuTest {
         assertEquals(HsaStatus.INVALID_PACKET_FORMAT, e.status(), e.getMessage());
         assertTrue(e.getMessage().contains(messagePart), e.getMessage());
         awaitCondition(() -> s.failure() != null, "the refused packet's signal fails");
-        assertEquals(1, queue.loadReadIndexScacquire(), "the refused packet was consumed");
+        awaitCondition(() -> queue.loadReadIndexScacquire() == 1, "the refused packet is consumed");
     }
 
     @Test

@@ -100,6 +100,7 @@ public final class CudaDriver {
     private final MethodHandle H_CULAUNCHCOOPERATIVEKERNEL;
     private final MethodHandle H_CUOCCUPANCYMAXACTIVEBLOCKS;
     private final MethodHandle H_CUSTREAMQUERY;
+    private final MethodHandle H_CUMEMSETD8ASYNC;
     private final MethodHandle H_CUSTREAMWRITEVALUE64;
     private final MethodHandle H_CUGETERRORNAME;
     private final MethodHandle H_CUMEMPREFETCHASYNC;
@@ -165,6 +166,7 @@ public final class CudaDriver {
         H_CUOCCUPANCYMAXACTIVEBLOCKS = bind(lookup, "cuOccupancyMaxActiveBlocksPerMultiprocessor", true, JAVA_INT, ADDRESS,
                 ADDRESS, JAVA_INT, JAVA_LONG);
         H_CUSTREAMQUERY = bind(lookup, "cuStreamQuery", true, JAVA_INT, ADDRESS);
+        H_CUMEMSETD8ASYNC = bind(lookup, "cuMemsetD8Async", true, JAVA_INT, JAVA_LONG, JAVA_BYTE, JAVA_LONG, ADDRESS);
         H_CUSTREAMWRITEVALUE64 = bind(lookup, "cuStreamWriteValue64_v2", true, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_INT);
         H_CUGETERRORNAME = bind(lookup, "cuGetErrorName", false, JAVA_INT, JAVA_INT, ADDRESS);
         // cuda.h (CUDA 13): cuMemPrefetchAsync -> cuMemPrefetchAsync_v2, cuMemAdvise -> cuMemAdvise_v2,
@@ -671,6 +673,18 @@ public final class CudaDriver {
             return (int) H_CUOCCUPANCYMAXACTIVEBLOCKS.invokeExact(blocks, function, blockSize, dynamicShared);
         } catch (Throwable t) {
             throw unexpected("cuOccupancyMaxActiveBlocksPerMultiprocessor", t);
+        }
+    }
+
+    /** {@code cuMemsetD8Async}: sets {@code count} bytes of device memory to {@code value}, in {@code stream}'s order. */
+    public int cuMemsetD8Async(long device, byte value, long count, MemorySegment stream) {
+        if (H_CUMEMSETD8ASYNC == null) {
+            return MISSING;
+        }
+        try {
+            return (int) H_CUMEMSETD8ASYNC.invokeExact(device, value, count, stream);
+        } catch (Throwable t) {
+            throw unexpected("cuMemsetD8Async", t);
         }
     }
 

@@ -6,7 +6,9 @@
 //
 // Roles. One cooperative launch of `blocks` blocks of HSA4J_R_BLOCK threads, all co-resident.
 // Thread 0 of block 0 is the command processor (CP): it polls the AQL ring in registered host memory
-// with system-scope acquire loads, validates and decodes each packet, and completes it. The other
+// (the headers of a window of 8 slots, system-scope relaxed loads, then fence.acq_rel.sys: the
+// acquire pattern, one PCIe round trip for up to 8 published packets, and one more for their bodies),
+// validates and decodes each packet, and completes it. The other
 // blocks are workers: they wait on a mailbox in device memory for a dispatch, run their share of its
 // workgroups (grid-stride over the workgroups, one workgroup per block at a time) and acknowledge.
 //
@@ -18,9 +20,10 @@
 // device RMW on one word are not atomic with each other, so no word has two RMW sides):
 //   ring headers        host stores the packet (release), CP stores INVALID after it ran
 //   write index         host (producers' CAS, host-only RMW); CP only loads it (park handshake)
-//   read index          CP stores (release.sys); host loads
-//   completion signals  CP's red.release.sys.add is the only RMW; the host only loads (waits) and,
-//                       before reusing a signal, stores
+//   read index          CP stores (fence.acq_rel.sys, then a relaxed store: the release pattern;
+//                       after a packet with a signal, else once per window); host loads
+//   completion signals  CP's red.add.sys after the same fence is the only RMW; the host only loads
+//                       (waits) and, before reusing a signal, stores
 //   dependency signals  loaded by the CP (relaxed loads, then fence.acq_rel.sys)
 //   control: stop       host stores; CP loads
 //   control: the rest   CP stores; host loads after the kernel ended (or to watch)
@@ -34,6 +37,7 @@
 
 #define HSA4J_R_BLOCK 256
 #define HSA4J_R_SPIN_NS 50000
+#define HSA4J_R_WINDOW 8
 
 // control block offsets (ResidentLayout.CTL_*)
 #define HSA4J_R_CTL_STOP 0
@@ -109,8 +113,14 @@ static __device__ __forceinline__ void hsa4j_r_st_relaxed_sys_u32(void* p, hsa4j
     asm volatile("st.relaxed.sys.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
 }
 
-static __device__ __forceinline__ void hsa4j_r_red_release_sys_add_u64(void* p, hsa4j_u64 v) {
-    asm volatile("red.release.sys.add.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
+static __device__ __forceinline__ void hsa4j_r_red_relaxed_sys_add_u64(void* p, hsa4j_u64 v) {
+    asm volatile("red.relaxed.sys.add.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
+}
+
+static __device__ __forceinline__ hsa4j_u32 hsa4j_r_ld_relaxed_sys_u32(const void* p) {
+    hsa4j_u32 v;
+    asm volatile("ld.relaxed.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
 }
 
 // runs this block's share of the dispatch's workgroups (grid-stride); every thread of the block calls it
@@ -182,16 +192,40 @@ static __device__ void hsa4j_r_worker(hsa4j_r_mailbox* mb, hsa4j_u32 seen, hsa4j
     }
 }
 
-// the CP's packet completion: slot INVALID, read index moved (release.sys), signal decremented (release.sys)
-static __device__ void hsa4j_r_complete(unsigned char* queue, unsigned char* slot, hsa4j_u64& read,
-                                        hsa4j_u64 completion, unsigned char* ctl) {
-    hsa4j_r_st_relaxed_sys_u32(slot, HSA4J_T_INVALID);
-    read++;
-    hsa4j_st_release_sys_u64(queue + HSA4J_Q_READ_INDEX, read);
+// what the CP (thread 0 of block 0) keeps between packets: its read index and a window of packets
+// read ahead. Packets [base, base + cached) are copies of ring slots; none of them is consumed yet,
+// so no producer may overwrite them while they are cached.
+struct hsa4j_r_cp {
+    hsa4j_u64 read;        // next packet id to run
+    hsa4j_u64 base;        // packet id of pkt[0]
+    hsa4j_u32 cached;      // packets cached from base
+    hsa4j_u32 dirty;       // INVALID stores since the read index was last stored
+    hsa4j_u64 served;      // packets served by this grid (stop checks)
+    hsa4j_u32 hdr[HSA4J_R_WINDOW];
+    hsa4j_u64 pkt[HSA4J_R_WINDOW][8];
+};
+
+// publishes the consumed slots: one system-scope fence, then the read index (and a signal's
+// decrement) as relaxed stores after it (the release pattern: a fence then strong writes)
+static __device__ void hsa4j_r_flush(unsigned char* queue, unsigned char* ctl, hsa4j_r_cp& cp, hsa4j_u64 completion) {
+    hsa4j_fence_acq_rel_sys();
+    hsa4j_st_relaxed_sys_u64(queue + HSA4J_Q_READ_INDEX, cp.read);
     if (completion != 0) {
-        hsa4j_r_red_release_sys_add_u64((void*) completion, (hsa4j_u64) -1LL);
+        hsa4j_r_red_relaxed_sys_add_u64((void*) completion, (hsa4j_u64) -1LL);
     }
-    hsa4j_st_relaxed_sys_u64(ctl + HSA4J_R_CTL_PROCESSED, read);
+    hsa4j_st_relaxed_sys_u64(ctl + HSA4J_R_CTL_PROCESSED, cp.read);
+    cp.dirty = 0;
+}
+
+// the CP's packet completion: slot INVALID, read index moved, the signal (if any) decremented
+static __device__ void hsa4j_r_complete(unsigned char* queue, unsigned char* ring, hsa4j_u64 size,
+                                        unsigned char* ctl, hsa4j_r_cp& cp, hsa4j_u64 completion) {
+    hsa4j_r_st_relaxed_sys_u32(ring + (cp.read & (size - 1)) * HSA4J_P_SIZE, HSA4J_T_INVALID);
+    cp.read++;
+    cp.dirty = 1;
+    if (completion != 0) {
+        hsa4j_r_flush(queue, ctl, cp, completion);
+    }
 }
 
 // the CP stops on a bad packet: it stays in the ring for the host, which fails it and the queue
@@ -202,16 +236,43 @@ static __device__ void hsa4j_r_fail(unsigned char* ctl, hsa4j_u32 error, hsa4j_u
     hsa4j_st_release_sys_u32(ctl + HSA4J_R_CTL_STATE, HSA4J_R_STATE_FAILED);
 }
 
-// decodes and validates the kernel dispatch at `slot` into w; false (the error stored) when invalid
-static __device__ bool hsa4j_r_decode(unsigned char* slot, hsa4j_u32 word, hsa4j_u64 read, hsa4j_u64 program_key,
+// reads ahead from cp.read: the headers of up to a window of slots (relaxed), then, when the first
+// is published, a fence (acquire for what the headers showed) and the bodies of the consecutive
+// published ones; returns how many are cached (0: nothing published at cp.read)
+static __device__ hsa4j_u32 hsa4j_r_fetch(unsigned char* ring, hsa4j_u64 size, hsa4j_r_cp& cp) {
+    hsa4j_u32 w = size < HSA4J_R_WINDOW ? (hsa4j_u32) size : HSA4J_R_WINDOW;
+    for (hsa4j_u32 j = 0; j < w; j++) {
+        cp.hdr[j] = hsa4j_r_ld_relaxed_sys_u32(ring + ((cp.read + j) & (size - 1)) * HSA4J_P_SIZE);
+    }
+    hsa4j_u32 k = 0;
+    while (k < w && (cp.hdr[k] & 0xFF) != HSA4J_T_INVALID) {
+        k++;
+    }
+    if (k == 0) {
+        return 0;
+    }
+    hsa4j_fence_acq_rel_sys();
+    for (hsa4j_u32 j = 0; j < k; j++) {
+        unsigned char* slot = ring + ((cp.read + j) & (size - 1)) * HSA4J_P_SIZE;
+        for (int q = 0; q < 8; q++) {
+            cp.pkt[j][q] = hsa4j_r_ld_relaxed_sys_u64(slot + 8 * q);   // word 0: header, setup, wg x, wg y
+        }
+    }
+    cp.base = cp.read;
+    cp.cached = k;
+    return k;
+}
+
+// decodes and validates the kernel dispatch p (8 words) into w; false (the error stored) when invalid
+static __device__ bool hsa4j_r_decode(const hsa4j_u64* p, hsa4j_u32 word, hsa4j_u64 read, hsa4j_u64 program_key,
                                       hsa4j_r_work& w, unsigned char* ctl) {
-    hsa4j_u64 q0 = hsa4j_r_ld_relaxed_sys_u64(slot + 0);    // header, setup, wg x, wg y
-    hsa4j_u64 q1 = hsa4j_r_ld_relaxed_sys_u64(slot + 8);    // wg z, reserved, grid x
-    hsa4j_u64 q2 = hsa4j_r_ld_relaxed_sys_u64(slot + 16);   // grid y, grid z
-    hsa4j_u64 q3 = hsa4j_r_ld_relaxed_sys_u64(slot + 24);   // private, group segment
-    hsa4j_u64 ko = hsa4j_r_ld_relaxed_sys_u64(slot + 32);
-    hsa4j_u64 ka = hsa4j_r_ld_relaxed_sys_u64(slot + 40);
-    hsa4j_u64 cs = hsa4j_r_ld_relaxed_sys_u64(slot + HSA4J_P_COMPLETION);
+    hsa4j_u64 q0 = p[0];   // header, setup, wg x, wg y
+    hsa4j_u64 q1 = p[1];   // wg z, reserved, grid x
+    hsa4j_u64 q2 = p[2];   // grid y, grid z
+    hsa4j_u64 q3 = p[3];   // private, group segment
+    hsa4j_u64 ko = p[4];
+    hsa4j_u64 ka = p[5];
+    hsa4j_u64 cs = p[HSA4J_P_COMPLETION / 8];
     hsa4j_u32 dims = (word >> 16) & 3;
     hsa4j_u32 wx = (hsa4j_u32) ((q0 >> 32) & 0xFFFF);
     hsa4j_u32 wy = (hsa4j_u32) ((q0 >> 48) & 0xFFFF);
@@ -228,8 +289,9 @@ static __device__ bool hsa4j_r_decode(unsigned char* slot, hsa4j_u32 word, hsa4j
         hsa4j_r_fail(ctl, HSA4J_R_ERR_DIMENSIONS, dims, read);
         return false;
     }
-    if (wx == 0 || wy == 0 || wz == 0 || wx * wy * wz > HSA4J_R_BLOCK) {
-        hsa4j_r_fail(ctl, HSA4J_R_ERR_WORKGROUP, wx * wy * wz, read);
+    hsa4j_u64 per = (hsa4j_u64) wx * wy * wz;
+    if (per == 0 || per > HSA4J_R_BLOCK) {
+        hsa4j_r_fail(ctl, HSA4J_R_ERR_WORKGROUP, per > 0xFFFFFFFFull ? 0xFFFFFFFFu : (hsa4j_u32) per, read);
         return false;
     }
     if (gx == 0 || gy == 0 || gz == 0) {
@@ -271,20 +333,17 @@ static __device__ bool hsa4j_r_decode(unsigned char* slot, hsa4j_u32 word, hsa4j
     return true;
 }
 
-// 1 when the barrier at `slot` may complete, 0 while it waits
-static __device__ int hsa4j_r_barrier_ready(unsigned char* slot, bool and_) {
-    hsa4j_u64 h[HSA4J_P_DEPS];
+// 1 when the barrier p (8 words) may complete, 0 while it waits
+static __device__ int hsa4j_r_barrier_ready(const hsa4j_u64* p, bool and_) {
     hsa4j_u64 v[HSA4J_P_DEPS];
     for (int i = 0; i < HSA4J_P_DEPS; i++) {
-        h[i] = hsa4j_r_ld_relaxed_sys_u64(slot + HSA4J_P_DEP0 + 8 * i);
-    }
-    for (int i = 0; i < HSA4J_P_DEPS; i++) {
-        v[i] = h[i] != 0 ? hsa4j_r_ld_relaxed_sys_u64((const void*) h[i]) : 0;
+        hsa4j_u64 h = p[HSA4J_P_DEP0 / 8 + i];
+        v[i] = h != 0 ? hsa4j_r_ld_relaxed_sys_u64((const void*) h) : 0;
     }
     bool all = true;
     bool any = false;
     for (int i = 0; i < HSA4J_P_DEPS; i++) {
-        if (h[i] == 0) {
+        if (p[HSA4J_P_DEP0 / 8 + i] == 0) {
             continue;
         }
         if (v[i] == 0) {
@@ -300,37 +359,45 @@ static __device__ int hsa4j_r_barrier_ready(unsigned char* slot, bool and_) {
     return ok ? 1 : 0;
 }
 
-// the CP (thread 0 of block 0): runs barrier packets itself and returns the next dispatch in w, or EXIT
+// the CP: runs barrier packets itself and returns the next dispatch in w, or EXIT (state stored)
 static __device__ void hsa4j_r_next(unsigned char* ctl, unsigned char* queue, unsigned char* ring, hsa4j_u64 size,
                                     hsa4j_u64 idle_ns, hsa4j_u64 sleep_max_ns, hsa4j_u64 program_key,
-                                    hsa4j_u64& read, hsa4j_u64& served, hsa4j_r_work& w) {
+                                    hsa4j_r_cp& cp, hsa4j_r_work& w) {
     hsa4j_u64 idle_since = hsa4j_now_ns();
     hsa4j_u32 nap = 0;
     for (hsa4j_u32 n = 0;; n++) {
-        unsigned char* slot = ring + (read & (size - 1)) * HSA4J_P_SIZE;
-        hsa4j_u32 word = hsa4j_ld_acquire_sys_u32(slot);
-        hsa4j_u32 type = word & 0xFF;
-        bool stop_check = (n & 15) == 15 || (++served & 63) == 0;
+        bool stop_check = (n & 15) == 15 || (++cp.served & 63) == 0;
         if (stop_check && hsa4j_ld_acquire_sys_u32(ctl + HSA4J_R_CTL_STOP) != 0) {
             hsa4j_st_release_sys_u32(ctl + HSA4J_R_CTL_STATE, HSA4J_R_STATE_STOPPED);
             w.command = HSA4J_R_EXIT;
             return;
         }
-        if (type != HSA4J_T_INVALID) {
+        if (cp.read - cp.base >= cp.cached) {
+            if (cp.dirty) {
+                hsa4j_r_flush(queue, ctl, cp, 0);   // the consumed slots go back before looking ahead
+            }
+            cp.cached = 0;
+            hsa4j_r_fetch(ring, size, cp);
+        }
+        if (cp.read - cp.base < cp.cached) {
+            hsa4j_u32 j = (hsa4j_u32) (cp.read - cp.base);
+            const hsa4j_u64* p = cp.pkt[j];
+            hsa4j_u32 word = cp.hdr[j];
+            hsa4j_u32 type = word & 0xFF;
             if (((word >> 9) & 3) == 3 || ((word >> 11) & 3) == 3) {
-                hsa4j_r_fail(ctl, HSA4J_R_ERR_FENCE, word & 0xFFFF, read);
+                hsa4j_r_fail(ctl, HSA4J_R_ERR_FENCE, word & 0xFFFF, cp.read);
                 w.command = HSA4J_R_EXIT;
                 return;
             }
             if (type == HSA4J_T_KERNEL_DISPATCH) {
-                if (!hsa4j_r_decode(slot, word, read, program_key, w, ctl)) {
+                if (!hsa4j_r_decode(p, word, cp.read, program_key, w, ctl)) {
                     w.command = HSA4J_R_EXIT;
                 }
                 return;
             }
             if (type == HSA4J_T_BARRIER_AND || type == HSA4J_T_BARRIER_OR) {
-                if (hsa4j_r_barrier_ready(slot, type == HSA4J_T_BARRIER_AND)) {
-                    hsa4j_r_complete(queue, slot, read, hsa4j_r_ld_relaxed_sys_u64(slot + HSA4J_P_COMPLETION), ctl);
+                if (hsa4j_r_barrier_ready(p, type == HSA4J_T_BARRIER_AND)) {
+                    hsa4j_r_complete(queue, ring, size, ctl, cp, p[HSA4J_P_COMPLETION / 8]);
                     idle_since = hsa4j_now_ns();
                     nap = 0;
                     continue;
@@ -342,7 +409,7 @@ static __device__ void hsa4j_r_next(unsigned char* ctl, unsigned char* queue, un
                     return;
                 }
             } else {
-                hsa4j_r_fail(ctl, HSA4J_R_ERR_PACKET_TYPE, type, read);
+                hsa4j_r_fail(ctl, HSA4J_R_ERR_PACKET_TYPE, type, cp.read);
                 w.command = HSA4J_R_EXIT;
                 return;
             }
@@ -351,7 +418,7 @@ static __device__ void hsa4j_r_next(unsigned char* ctl, unsigned char* queue, un
             // before it reads our state (after the grid ended), so one of us sees the other
             hsa4j_st_release_sys_u32(ctl + HSA4J_R_CTL_STATE, HSA4J_R_STATE_PARKED);
             hsa4j_fence_sc_sys();
-            if (hsa4j_ld_acquire_sys_u64(queue + HSA4J_Q_WRITE_INDEX) == read) {
+            if (hsa4j_ld_acquire_sys_u64(queue + HSA4J_Q_WRITE_INDEX) == cp.read) {
                 w.command = HSA4J_R_EXIT;
                 return;
             }
@@ -377,15 +444,18 @@ extern "C" __global__ void __launch_bounds__(HSA4J_R_BLOCK) hsa4j_resident_proce
         return;
     }
     hsa4j_u32 generation = (hsa4j_u32) base_generation;
-    hsa4j_u64 read = 0;
-    hsa4j_u64 served = 0;
+    hsa4j_r_cp cp;
     if (threadIdx.x == 0) {
-        read = hsa4j_ld_acquire_sys_u64(queue + HSA4J_Q_READ_INDEX);
+        cp.read = hsa4j_ld_acquire_sys_u64(queue + HSA4J_Q_READ_INDEX);
+        cp.base = cp.read;
+        cp.cached = 0;
+        cp.dirty = 0;
+        cp.served = 0;
         hsa4j_st_release_sys_u32(ctl + HSA4J_R_CTL_STATE, HSA4J_R_STATE_RUNNING);
     }
     for (;;) {
         if (threadIdx.x == 0) {
-            hsa4j_r_next(ctl, queue, ring, size, idle_ns, sleep_max_ns, program_key, read, served, w);
+            hsa4j_r_next(ctl, queue, ring, size, idle_ns, sleep_max_ns, program_key, cp, w);
             if (w.command == HSA4J_R_RUN && w.total > 1 && gridDim.x > 1) {
                 mb->work = w;
                 mb->done = 0;
@@ -407,11 +477,8 @@ extern "C" __global__ void __launch_bounds__(HSA4J_R_BLOCK) hsa4j_resident_proce
                         nap <<= 1;
                     }
                 }
-                if (w.release_sys) {
-                    hsa4j_fence_sc_sys();
-                }
             }
-            hsa4j_r_complete(queue, ring + (read & (size - 1)) * HSA4J_P_SIZE, read, w.completion, ctl);
+            hsa4j_r_complete(queue, ring, size, ctl, cp, w.completion);
         }
         __syncthreads();
     }
@@ -419,6 +486,9 @@ extern "C" __global__ void __launch_bounds__(HSA4J_R_BLOCK) hsa4j_resident_proce
         if (gridDim.x > 1) {
             mb->work.command = HSA4J_R_EXIT;
             hsa4j_st_release_gpu_u32(&mb->generation, ++generation);
+        }
+        if (cp.dirty) {
+            hsa4j_r_flush(queue, ctl, cp, 0);   // the host reads the read index once the grid ended
         }
         hsa4j_st_relaxed_sys_u64(ctl + HSA4J_R_CTL_GENERATION, generation);
         hsa4j_fence_sc_sys();
