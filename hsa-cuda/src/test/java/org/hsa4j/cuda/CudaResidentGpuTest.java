@@ -288,6 +288,10 @@ class CudaResidentGpuTest {
         CudaResidentProcessor p = processor();
         awaitCondition(() -> p.parks() >= 1 && !p.gridLive(), "the idle grid parks");
         assertEquals(ResidentLayout.STATE_PARKED, p.state());
+        // what it holds: while serving, the grid; parked, no grid at all (the monitor waits on the doorbell)
+        System.out.println("[resident] serving: " + p.blocks() + " blocks x " + ResidentLayout.BLOCK
+                + " threads on " + gpu.agent.info().multiprocessors() + " SMs; parked after 2 ms idle: no grid ("
+                + p.launches() + " launch, " + p.parks() + " park)");
         long launches = p.launches();
         Signal second = gpu.agent.createSignal(1);
         dispatch("hsa4j_r_empty", 1, 1, 0, second, false);
