@@ -319,6 +319,33 @@ class CudaResidentGpuTest {
         assertFalse(error.isDone(), () -> "no error from a clean stop: " + error.join().getMessage());
     }
 
+    @Test
+    void secondResidentQueueStartsBesideARunningGrid() {
+        // the first grid never parks here: making the second must not wait for it (a context-wide sync would, 60 s)
+        resident(CudaResidentOptions.DEFAULTS.withIdleNanos(TimeUnit.SECONDS.toNanos(60)));
+        Signal s1 = gpu.agent.createSignal(1);
+        dispatch("hsa4j_r_empty", 1, 1, 0, s1, false);
+        awaitZero(s1, "dispatch on the first queue");
+        CompletableFuture<HsaException> error2 = new CompletableFuture<>();
+        long t0 = System.nanoTime();
+        Queue second = gpu.agent.createResidentQueue(64, QueueType.SINGLE, (e, q) -> error2.complete(e), program,
+                CudaResidentOptions.DEFAULTS);
+        long took = System.nanoTime() - t0;
+        try {
+            assertTrue(took < TimeUnit.SECONDS.toNanos(30), "creating the second queue took " + took / 1_000_000 + " ms");
+            Signal s2 = gpu.agent.createSignal(1);
+            second.launch(program.kernelObject("hsa4j_r_empty")).grid(64).workgroup(64).kernarg(0).completion(s2).dispatch();
+            awaitZero(s2, "dispatch on the second queue");
+            Signal s3 = gpu.agent.createSignal(1);
+            dispatch("hsa4j_r_empty", 1, 1, 0, s3, false);
+            awaitZero(s3, "the first queue still serves");
+            assertFalse(error2.isDone(), () -> "second queue error: " + error2.join().getMessage());
+        } finally {
+            second.destroy();
+        }
+        assertNoQueueError();
+    }
+
     private void assertRefused(String what, Signal s, String messagePart) {
         HsaException e;
         try {
