@@ -117,6 +117,12 @@ static __device__ __forceinline__ void hsa4j_r_red_relaxed_sys_add_u64(void* p, 
     asm volatile("red.relaxed.sys.add.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
 }
 
+static __device__ __forceinline__ hsa4j_u32 hsa4j_r_ld_relaxed_gpu_u32(const void* p) {
+    hsa4j_u32 v;
+    asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
 static __device__ __forceinline__ hsa4j_u32 hsa4j_r_ld_relaxed_sys_u32(const void* p) {
     hsa4j_u32 v;
     asm volatile("ld.relaxed.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
@@ -172,7 +178,12 @@ static __device__ void hsa4j_r_worker(hsa4j_r_mailbox* mb, hsa4j_u32 seen, hsa4j
                 }
             }
             seen = g;
-            *w = mb->work;
+            // strong (L1-bypassing) loads of the work, word by word, after the acquire of its generation
+            const hsa4j_u32* src = (const hsa4j_u32*) &mb->work;
+            hsa4j_u32* dst = (hsa4j_u32*) w;
+            for (int i = 0; i < (int) (sizeof(hsa4j_r_work) / 4); i++) {
+                dst[i] = hsa4j_r_ld_relaxed_gpu_u32(src + i);
+            }
             if (w->command == HSA4J_R_RUN && w->acquire_sys) {
                 hsa4j_fence_acq_rel_sys();
             }
