@@ -53,7 +53,9 @@ import org.hsa4j.signal.SignalManager;
  * <p><b>What is its own.</b> The CUDA context ({@link CudaContext}), code objects ({@link CudaModule},
  * kernel objects are handles into {@link #kernelObject}), memory ({@link CudaBuffer}: device,
  * pinned, managed at real device addresses), and one
- * {@link CudaQueueProcessor} thread per queue that launches into the queue's CUDA stream.
+ * {@link CudaQueueProcessor} thread per queue that launches into the queue's CUDA stream, or, for a
+ * queue made with {@link #createResidentQueue}, a packet processor that lives on the GPU
+ * ({@link CudaResidentProcessor}).
  *
  * <p><b>Shared virtual memory.</b> The runtime's real-address SVM ({@link #svmPool()}) is
  * registered with this device chunk by chunk ({@link CudaSvmRegistrar}), so its SVM addresses are
