@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class CudaResidentGpuTest {
-    private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);   // ms of work each: 12 failing tests still fit a 240 s run
     static GpuFixture gpu;
     static CudaResidentProgram program;
     private Queue queue;
@@ -124,7 +124,7 @@ class CudaResidentGpuTest {
                 fail(what + ": its signal failed: " + s.failure().getMessage() + " (" + where() + ")");
             }
             if (System.nanoTime() - deadline > 0) {
-                fail(what + ": signal still " + v + " after 30 s (" + where() + ")");
+                fail(what + ": signal still " + v + " after 10 s (" + where() + ")");
             }
         }
     }
@@ -133,7 +133,7 @@ class CudaResidentGpuTest {
         long deadline = System.nanoTime() + WAIT_NANOS;
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
-                fail(what + " within 30 s (" + where() + ")");
+                fail(what + " within 10 s (" + where() + ")");
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
         }
@@ -349,7 +349,7 @@ class CudaResidentGpuTest {
     private void assertRefused(String what, Signal s, String messagePart) {
         HsaException e;
         try {
-            e = error.get(30, TimeUnit.SECONDS);
+            e = error.get(10, TimeUnit.SECONDS);
         } catch (Exception x) {
             throw new AssertionError("no queue error for " + what + " (" + where() + ")", x);
         }
