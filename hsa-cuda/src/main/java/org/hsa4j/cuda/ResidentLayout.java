@@ -33,6 +33,8 @@ final class ResidentLayout {
     static final long CTL_PROCESSED = 88;
     /** u64, processor stores the mailbox generation when the grid ends (the host zeroes the mailbox before each launch: diagnostics only). */
     static final long CTL_GENERATION = 96;
+    /** u64, processor stores 1 + the id of the packet it took (header INVALID, not completed yet): which one a fault hit. */
+    static final long CTL_TAKEN = 104;
     /** Bytes of the control block. */
     static final long CTL_BYTES = 128;
 

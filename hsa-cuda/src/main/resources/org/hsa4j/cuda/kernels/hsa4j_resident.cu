@@ -18,7 +18,8 @@
 //
 // Words and their one writer (HOST_NATIVE_ATOMIC_SUPPORTED is 0 on a PCIe H100: a host RMW and a
 // device RMW on one word are not atomic with each other, so no word has two RMW sides):
-//   ring headers        host stores the packet (release), CP stores INVALID after it ran
+//   ring headers        host stores the packet (release), CP stores INVALID when it takes it (the
+//                       read index, which frees the slot, moves only after the packet completed)
 //   write index         host (producers' CAS, host-only RMW); CP only loads it (park handshake)
 //   read index          CP stores (fence.acq_rel.sys, then a relaxed store: the release pattern;
 //                       after a packet with a signal, else once per window); host loads
@@ -47,6 +48,7 @@
 #define HSA4J_R_CTL_ERROR_PACKET 80
 #define HSA4J_R_CTL_PROCESSED 88
 #define HSA4J_R_CTL_GENERATION 96
+#define HSA4J_R_CTL_TAKEN 104
 
 // states (ResidentLayout.STATE_*)
 #define HSA4J_R_STATE_RUNNING 1
@@ -228,10 +230,15 @@ static __device__ void hsa4j_r_flush(unsigned char* queue, unsigned char* ctl, h
     cp.dirty = 0;
 }
 
-// the CP's packet completion: slot INVALID, read index moved, the signal (if any) decremented
-static __device__ void hsa4j_r_complete(unsigned char* queue, unsigned char* ring, hsa4j_u64 size,
-                                        unsigned char* ctl, hsa4j_r_cp& cp, hsa4j_u64 completion) {
+// the CP takes the packet at cp.read (its copy is cached): the slot's header goes INVALID now, so
+// the store is on its way while the packet runs; the read index moves only at completion
+static __device__ void hsa4j_r_take(unsigned char* ring, hsa4j_u64 size, unsigned char* ctl, hsa4j_r_cp& cp) {
     hsa4j_r_st_relaxed_sys_u32(ring + (cp.read & (size - 1)) * HSA4J_P_SIZE, HSA4J_T_INVALID);
+    hsa4j_st_relaxed_sys_u64(ctl + HSA4J_R_CTL_TAKEN, cp.read + 1);   // for the host, should the packet fault
+}
+
+// the CP's packet completion (after hsa4j_r_take): read index moved, the signal (if any) decremented
+static __device__ void hsa4j_r_complete(unsigned char* queue, unsigned char* ctl, hsa4j_r_cp& cp, hsa4j_u64 completion) {
     cp.read++;
     cp.dirty = 1;
     if (completion != 0) {
@@ -401,14 +408,17 @@ static __device__ void hsa4j_r_next(unsigned char* ctl, unsigned char* queue, un
                 return;
             }
             if (type == HSA4J_T_KERNEL_DISPATCH) {
-                if (!hsa4j_r_decode(p, word, cp.read, program_key, w, ctl)) {
-                    w.command = HSA4J_R_EXIT;
+                if (hsa4j_r_decode(p, word, cp.read, program_key, w, ctl)) {
+                    hsa4j_r_take(ring, size, ctl, cp);
+                } else {
+                    w.command = HSA4J_R_EXIT;   // refused: left in the ring for the host
                 }
                 return;
             }
             if (type == HSA4J_T_BARRIER_AND || type == HSA4J_T_BARRIER_OR) {
                 if (hsa4j_r_barrier_ready(p, type == HSA4J_T_BARRIER_AND)) {
-                    hsa4j_r_complete(queue, ring, size, ctl, cp, p[HSA4J_P_COMPLETION / 8]);
+                    hsa4j_r_take(ring, size, ctl, cp);
+                    hsa4j_r_complete(queue, ctl, cp, p[HSA4J_P_COMPLETION / 8]);
                     idle_since = hsa4j_now_ns();
                     nap = 0;
                     continue;
@@ -489,7 +499,7 @@ extern "C" __global__ void __launch_bounds__(HSA4J_R_BLOCK) hsa4j_resident_proce
                     }
                 }
             }
-            hsa4j_r_complete(queue, ring, size, ctl, cp, w.completion);
+            hsa4j_r_complete(queue, ctl, cp, w.completion);
         }
         __syncthreads();
     }
