@@ -53,7 +53,9 @@ import org.hsa4j.signal.SignalManager;
  * <p><b>What is its own.</b> The CUDA context ({@link CudaContext}), code objects ({@link CudaModule},
  * kernel objects are handles into {@link #kernelObject}), memory ({@link CudaBuffer}: device,
  * pinned, managed at real device addresses), and one
- * {@link CudaQueueProcessor} thread per queue that launches into the queue's CUDA stream.
+ * {@link CudaQueueProcessor} thread per queue that launches into the queue's CUDA stream, or, for a
+ * queue made with {@link #createResidentQueue}, a packet processor that lives on the GPU
+ * ({@link CudaResidentProcessor}).
  *
  * <p><b>Shared virtual memory.</b> The runtime's real-address SVM ({@link #svmPool()}) is
  * registered with this device chunk by chunk ({@link CudaSvmRegistrar}), so its SVM addresses are
@@ -84,7 +86,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
     private final PacketTranslation.Limits limits;
     private final Map<Long, CudaKernel> kernels = new ConcurrentHashMap<>();
     private final AtomicLong nextKernel = new AtomicLong();
-    private final Set<CudaQueueProcessor> processors = ConcurrentHashMap.newKeySet();
+    private final Set<CudaQueueServer> processors = ConcurrentHashMap.newKeySet();
     private final Set<CudaBuffer> buffers = ConcurrentHashMap.newKeySet();
     private final List<CudaModule> modules = new ArrayList<>();
     private final AtomicLong recoveries = new AtomicLong();
@@ -307,11 +309,16 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
      */
     public synchronized Signal createSignal(long initialValue) {
         checkOpen();
+        return deviceSignals().create(initialValue);
+    }
+
+    /** The manager of {@link #createSignal}'s signals, made on first use. */
+    private synchronized SignalManager deviceSignals() {
         if (deviceSignals == null) {
             deviceSignals = new SignalManager(runtime.memory(), svmPool(), DEVICE_SIGNAL_RECHECK_NANOS, null,
                     runtime.signals().idleStrategy());
         }
-        return deviceSignals.create(initialValue);
+        return deviceSignals;
     }
 
     /**
@@ -484,6 +491,47 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
      */
     @Override
     public Queue createQueue(int size, QueueType type, QueueErrorCallback errorCallback) {
+        return newQueue(size, type, errorCallback, runtime.systemPool(), runtime.signals(),
+                q -> new CudaQueueProcessor(this, q));
+    }
+
+    /**
+     * {@code hsa_queue_create} for a queue whose packet processor lives on the GPU: a persistent
+     * grid ({@link CudaResidentProcessor}, {@code hsa4j_resident.cu}) reads the ring, runs the
+     * resident kernels of {@code program} and completes the packets itself, with no host thread on
+     * the dispatch path; it parks when idle for {@code options.idleNanos()} and the doorbell wakes it.
+     * The queue's descriptor, ring and doorbell are in {@link #svmPool()} (registered with the
+     * device); the packets' completion and dependency signals must come from {@link #createSignal},
+     * their kernargs and buffers from {@link #svmPool()} or this agent's pinned/device buffers. The
+     * queue's launch call ({@code Queue.dispatch}) is not for it: its pooled signals are not in device-reachable memory.
+     *
+     * @throws HsaException INVALID_ARGUMENT for a bad size or a program of another agent,
+     *                      INCOMPATIBLE_ARGUMENTS when the device cannot hold the grid, OUT_OF_RESOURCES past the queue limit
+     */
+    public Queue createResidentQueue(int size, QueueType type, QueueErrorCallback errorCallback, CudaResidentProgram program,
+                                     CudaResidentOptions options) {
+        Objects.requireNonNull(program, "program");
+        Objects.requireNonNull(options, "options");
+        if (program.agent() != this) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, program + " was loaded on " + program.agent().name()
+                    + ", not on " + name());
+        }
+        SignalManager ds = deviceSignals();
+        return newQueue(size, type, errorCallback, svmPool(), ds, q -> new CudaResidentProcessor(this, q, ds, program, options));
+    }
+
+    /** The resident processor serving {@code queue}, or null when it is not a resident queue of this agent. */
+    CudaResidentProcessor residentProcessor(Queue queue) {
+        for (CudaQueueServer p : processors) {
+            if (p.queue() == queue && p instanceof CudaResidentProcessor r) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    private Queue newQueue(int size, QueueType type, QueueErrorCallback errorCallback, MemoryPool pool,
+                           SignalManager doorbells, java.util.function.Function<Queue, CudaQueueServer> server) {
         Objects.requireNonNull(type, "type");
         checkOpen();
         HsaException gone = lost;
@@ -500,36 +548,54 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
                         + CudaDeviceInfo.QUEUES_MAX + " queues");
             }
             MemoryManager memory = runtime.memory();
-            Allocation descriptor = memory.allocate(runtime.systemPool(), QueueDescriptor.BYTES,
+            Allocation descriptor = memory.allocate(pool, QueueDescriptor.BYTES,
                     QueueDescriptor.ALIGNMENT, MemoryKind.INTERNAL, -1L, 0, null);
             Allocation ring;
             try {
-                ring = memory.allocate(runtime.systemPool(), (long) size * AqlPacket.SIZE, Math.max(AqlPacket.ALIGNMENT, 4096),
+                ring = memory.allocate(pool, (long) size * AqlPacket.SIZE, Math.max(AqlPacket.ALIGNMENT, 4096),
                         MemoryKind.INTERNAL, -1L, 0, null);
             } catch (HsaException e) {
                 memory.release(descriptor);
                 throw e;
             }
-            Signal doorbell = runtime.signals().create(-1, SignalDescriptor.KIND_DOORBELL);
-            CudaQueueProcessor[] made = new CudaQueueProcessor[1];
+            Signal doorbell;
+            try {
+                doorbell = doorbells.create(-1, SignalDescriptor.KIND_DOORBELL);
+            } catch (HsaException e) {
+                memory.release(ring);
+                memory.release(descriptor);
+                throw e;
+            }
+            CudaQueueServer[] made = new CudaQueueServer[1];
             Queue queue = new Queue(hsaAgent, descriptor, ring, size, QUEUE_IDS.incrementAndGet(), type,
                     QueueDescriptor.FEATURE_KERNEL_DISPATCH, doorbell, errorCallback, q -> destroyQueue(made[0]),
                     // a launched CUDA kernel cannot be stopped from the host: it runs to completion, and
                     // the processor launches nothing more once the queue is inactive
                     q -> { });
-            made[0] = new CudaQueueProcessor(this, queue);
+            try {
+                made[0] = server.apply(queue);
+            } catch (RuntimeException e) {
+                queue.markDestroyed();
+                doorbell.destroy();
+                memory.release(ring);
+                memory.release(descriptor);
+                throw e;
+            }
             processors.add(made[0]);
             made[0].start();
             return queue;
         }
     }
 
-    private void destroyQueue(CudaQueueProcessor p) {
+    private void destroyQueue(CudaQueueServer p) {
         p.stop(CLOSE_NANOS);
         processors.remove(p);
         Queue q = p.queue();
         p.drainPublished(new HsaException(HsaStatus.INVALID_QUEUE, "queue " + q.id() + " was destroyed"));
         q.markDestroyed();
+        if (p.holdsQueueMemory()) {
+            return;   // a GPU grid that did not stop still reads ring and descriptor: they stay (the error said so)
+        }
         for (Allocation a : q.allocations()) {
             runtime.memory().release(a);
         }
@@ -546,7 +612,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
      * Recreates the context after {@code cause} poisoned generation {@code seen}: the other queues
      * with work in that context go to the error state. Called by a processor without the context held.
      */
-    void recover(int seen, HsaException cause, CudaQueueProcessor from) {
+    void recover(int seen, HsaException cause, CudaQueueServer from) {
         HsaException reason = cause;
         if (context.generation() == seen) {
             // a reset frees every allocation of the context: no host segment may reach it after
@@ -569,7 +635,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
             lost = fatal;
             reason = fatal;
         }
-        for (CudaQueueProcessor p : processors) {
+        for (CudaQueueServer p : processors) {
             if (p != from) {
                 p.contextLost(reason);
             }
@@ -613,7 +679,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
                 mine.remove(info.ordinal());
             }
         }
-        for (CudaQueueProcessor p : List.copyOf(processors)) {
+        for (CudaQueueServer p : List.copyOf(processors)) {
             if (p.queue().state() != org.hsa4j.queue.QueueState.DESTROYED) {
                 try {
                     p.queue().destroy();

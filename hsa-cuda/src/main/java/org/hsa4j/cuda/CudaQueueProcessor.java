@@ -55,7 +55,7 @@ import org.hsa4j.signal.WaitState;
  * EXCEPTION via {@link CuResult#toStatus}) and its in-flight signals, then asks the agent to
  * recreate the context; other queues learn through {@link #contextLost}.
  */
-final class CudaQueueProcessor implements Runnable {
+final class CudaQueueProcessor implements Runnable, CudaQueueServer {
     private static final int CU_STREAM_NON_BLOCKING = 0x1;
     private static final int CU_EVENT_DISABLE_TIMING = 0x2;
     private static final long DOORBELL_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
@@ -112,16 +112,19 @@ final class CudaQueueProcessor implements Runnable {
                 .unstarted(this);
     }
 
-    Queue queue() {
+    @Override
+    public Queue queue() {
         return queue;
     }
 
-    void start() {
+    @Override
+    public void start() {
         thread.start();
     }
 
     /** Stops the thread within {@code timeoutNanos} (not when called from it: an error callback may destroy its queue). */
-    void stop(long timeoutNanos) {
+    @Override
+    public void stop(long timeoutNanos) {
         stopping = true;
         LockSupport.unpark(thread);
         if (Thread.currentThread() == thread) {
@@ -135,7 +138,8 @@ final class CudaQueueProcessor implements Runnable {
     }
 
     /** The agent recreated the context after another queue's fault: this queue's stream and work are gone. */
-    void contextLost(HsaException cause) {
+    @Override
+    public void contextLost(HsaException cause) {
         lost = cause;
         LockSupport.unpark(thread);
     }
@@ -529,7 +533,8 @@ final class CudaQueueProcessor implements Runnable {
     }
 
     /** Fails and consumes every published packet; true when there was one. */
-    boolean drainPublished(HsaException reason) {
+    @Override
+    public boolean drainPublished(HsaException reason) {
         boolean any = false;
         while (true) {
             long off = queue.slotOffset(readIndex);

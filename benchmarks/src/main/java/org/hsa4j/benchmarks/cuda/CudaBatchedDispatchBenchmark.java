@@ -35,12 +35,16 @@ import org.openjdk.jmh.annotations.Warmup;
  *     queue, write and publish {@value #BATCH} 1-work-item dispatches of {@code hsa4j_empty} (the
  *     last with the barrier bit and the completion signal, as {@link BatchedPacketsBenchmark}
  *     KERNEL_DISPATCH writes them), ring the doorbell once, spin until the signal reads 0.
+ * <li>HSA4J_RESIDENT: the same batch on a GPU-resident queue ({@code CudaAgent.createResidentQueue},
+ *     built-in {@code hsa4j_r_empty}, signal from {@code CudaAgent.createSignal}): the processor grid
+ *     runs the packets one after another and decrements the signal after the last.
  * <li>RAW_CUDA, the baseline: {@value #BATCH} {@code cuLaunchKernel}s of the same kernel into one
  *     stream, then one {@code cuStreamSynchronize}.
  * <li>CPU_POOL, a reference line: the HSA4J_AQL batch on the runtime's CPU-pool agent with an empty
  *     Java kernel.
  * </ul>
- * Goal: HSA4J_AQL at least 0.8x RAW_CUDA's dispatches/s, both from the same JMH run. Self-check:
+ * Goals: HSA4J_AQL at least 0.8x RAW_CUDA's dispatches/s (issue 18), HSA4J_RESIDENT at least 2x
+ * (issue 19), all from the same JMH run. Self-check:
  * each batch waits (bounded) for its last packet, which the barrier bit orders after every other.
  */
 @BenchmarkMode(Mode.Throughput)
@@ -56,7 +60,7 @@ public class CudaBatchedDispatchBenchmark {
     public static final int QUEUE_SIZE = 1024;
 
     /** hsa4j's AQL path, the raw-CUDA baseline, or the CPU-pool reference. */
-    @Param({"HSA4J_AQL", "RAW_CUDA", "CPU_POOL"})
+    @Param({"HSA4J_AQL", "HSA4J_RESIDENT", "RAW_CUDA", "CPU_POOL"})
     public Side side;
 
     private Trial trial;
@@ -81,6 +85,11 @@ public class CudaBatchedDispatchBenchmark {
         empty = gpu.kernel("hsa4j_empty");
         queue = gpu.queue;
         kernelObject = empty.kernelObject();
+        if (side == Side.HSA4J_RESIDENT) {
+            queue = gpu.resident(QUEUE_SIZE);
+            kernelObject = gpu.residentKernel("hsa4j_r_empty");
+            done = gpu.agent.createSignal(0);   // in the registered SVM: the grid decrements it
+        }
         if (side == Side.RAW_CUDA) {
             stream = trial.stream();
         }

@@ -8,6 +8,8 @@ import org.hsa4j.cuda.CudaCodeObject;
 import org.hsa4j.cuda.CudaKernel;
 import org.hsa4j.cuda.CudaModule;
 import org.hsa4j.cuda.CudaPlatform;
+import org.hsa4j.cuda.CudaResidentOptions;
+import org.hsa4j.cuda.CudaResidentProgram;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
@@ -30,6 +32,9 @@ final class CudaBench implements AutoCloseable {
     /** True when this bench opened the agent (no registered one): it closes it. */
     private final boolean ownsAgent;
     private volatile RuntimeException queueError;
+    /** The GPU-resident queue and its program, made on first use ({@link #resident}). */
+    private Queue resident;
+    private CudaResidentProgram program;
 
     private CudaBench(HsaRuntime runtime, CudaAgent agent, int queueSize, boolean ownsAgent) {
         this.runtime = runtime;
@@ -63,6 +68,24 @@ final class CudaBench implements AutoCloseable {
         }
     }
 
+    /**
+     * A GPU-resident queue of {@code size} packets on this agent (made once), running the built-in
+     * resident kernels; its errors fail the trial as the AQL queue's do.
+     */
+    Queue resident(int size) {
+        if (resident == null) {
+            program = CudaResidentProgram.builtin(agent);
+            resident = agent.createResidentQueue(size, QueueType.SINGLE, (e, q) -> queueError = e, program,
+                    CudaResidentOptions.DEFAULTS);
+        }
+        return resident;
+    }
+
+    /** The kernel object of built-in resident kernel {@code name} ({@link #resident} first). */
+    long residentKernel(String name) {
+        return program.kernelObject(name);
+    }
+
     CudaKernel kernel(String symbol) {
         return kernels.kernel(symbol);
     }
@@ -93,6 +116,9 @@ final class CudaBench implements AutoCloseable {
     @Override
     public void close() {
         try {
+            if (resident != null) {
+                resident.destroy();
+            }
             queue.destroy();
         } finally {
             if (ownsAgent) {

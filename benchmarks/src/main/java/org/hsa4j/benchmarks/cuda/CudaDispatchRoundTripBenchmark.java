@@ -34,12 +34,16 @@ import org.openjdk.jmh.annotations.Warmup;
  *     dispatch of {@code hsa4j_empty} on the CUDA agent's AQL queue, ring the doorbell, spin (ACTIVE)
  *     until the signal reads 0. In between, the queue's host processor thread sees the packet,
  *     launches it with {@code cuLaunchKernel}, sees its event complete and decrements the signal.
+ * <li>HSA4J_RESIDENT: the same op on a GPU-resident queue ({@code CudaAgent.createResidentQueue}) with
+ *     the built-in resident kernel {@code hsa4j_r_empty} and a signal from {@code CudaAgent.createSignal}:
+ *     the processor grid reads the packet, runs it and decrements the signal; no host thread in between.
  * <li>RAW_CUDA, the baseline: {@code cuLaunchKernel} of the same kernel on one stream, then
  *     {@code cuStreamSynchronize}.
  * <li>CPU_POOL, a reference line: the HSA4J_AQL op on the runtime's CPU-pool agent with an empty
  *     Java kernel (as {@code DispatchRoundTripBenchmark} ACTIVE).
  * </ul>
- * Goal: HSA4J_AQL at most 1.5x RAW_CUDA, both from the same JMH run. Self-check: every op waits for
+ * Goals: HSA4J_AQL at most 1.5x RAW_CUDA (issue 18), HSA4J_RESIDENT at most 0.5x RAW_CUDA (issue 19),
+ * all from the same JMH run. Self-check: every op waits for
  * its own completion (bounded), and the queue's error callback fails the trial at teardown.
  */
 @BenchmarkMode(Mode.SampleTime)
@@ -50,7 +54,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 public class CudaDispatchRoundTripBenchmark {
     /** hsa4j's AQL path, the raw-CUDA baseline, or the CPU-pool reference. */
-    @Param({"HSA4J_AQL", "RAW_CUDA", "CPU_POOL"})
+    @Param({"HSA4J_AQL", "HSA4J_RESIDENT", "RAW_CUDA", "CPU_POOL"})
     public Side side;
 
     private Trial trial;
@@ -60,6 +64,8 @@ public class CudaDispatchRoundTripBenchmark {
     private Queue cpuQueue;
     private long cpuKernel;
     private Signal done;
+    private Queue residentQueue;
+    private long residentEmpty;
 
     @Setup(Level.Trial)
     public void start() {
@@ -73,6 +79,11 @@ public class CudaDispatchRoundTripBenchmark {
         }
         gpu = trial.gpu(256);
         empty = gpu.kernel("hsa4j_empty");
+        if (side == Side.HSA4J_RESIDENT) {
+            residentQueue = gpu.resident(256);
+            residentEmpty = gpu.residentKernel("hsa4j_r_empty");
+            done = gpu.agent.createSignal(0);   // in the registered SVM: the grid decrements it
+        }
         if (side == Side.RAW_CUDA) {
             stream = trial.stream();
         }
@@ -95,6 +106,10 @@ public class CudaDispatchRoundTripBenchmark {
             case HSA4J_AQL -> {
                 done.storeRelaxed(1);
                 gpu.dispatch(empty, 1, 1, 0, done);
+            }
+            case HSA4J_RESIDENT -> {
+                done.storeRelaxed(1);
+                Dispatches.submitOne(residentQueue, residentEmpty, 1, 1, 0, done);
             }
             case CPU_POOL -> {
                 done.storeRelaxed(1);

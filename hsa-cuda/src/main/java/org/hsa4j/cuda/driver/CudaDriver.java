@@ -97,6 +97,10 @@ public final class CudaDriver {
     private final MethodHandle H_CULINKCOMPLETE;
     private final MethodHandle H_CULINKDESTROY;
     private final MethodHandle H_CUSTREAMWAITVALUE64;
+    private final MethodHandle H_CULAUNCHCOOPERATIVEKERNEL;
+    private final MethodHandle H_CUOCCUPANCYMAXACTIVEBLOCKS;
+    private final MethodHandle H_CUSTREAMQUERY;
+    private final MethodHandle H_CUMEMSETD8ASYNC;
     private final MethodHandle H_CUSTREAMWRITEVALUE64;
     private final MethodHandle H_CUGETERRORNAME;
     private final MethodHandle H_CUMEMPREFETCHASYNC;
@@ -156,6 +160,13 @@ public final class CudaDriver {
         H_CULINKCOMPLETE = bind(lookup, "cuLinkComplete", true, JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
         H_CULINKDESTROY = bind(lookup, "cuLinkDestroy", true, JAVA_INT, ADDRESS);
         H_CUSTREAMWAITVALUE64 = bind(lookup, "cuStreamWaitValue64_v2", true, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_INT);
+        // the GPU-resident packet processor (issue 19): optional, so discovery works without them
+        H_CULAUNCHCOOPERATIVEKERNEL = bind(lookup, "cuLaunchCooperativeKernel", true, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT,
+                JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS);
+        H_CUOCCUPANCYMAXACTIVEBLOCKS = bind(lookup, "cuOccupancyMaxActiveBlocksPerMultiprocessor", true, JAVA_INT, ADDRESS,
+                ADDRESS, JAVA_INT, JAVA_LONG);
+        H_CUSTREAMQUERY = bind(lookup, "cuStreamQuery", true, JAVA_INT, ADDRESS);
+        H_CUMEMSETD8ASYNC = bind(lookup, "cuMemsetD8Async", true, JAVA_INT, JAVA_LONG, JAVA_BYTE, JAVA_LONG, ADDRESS);
         H_CUSTREAMWRITEVALUE64 = bind(lookup, "cuStreamWriteValue64_v2", true, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_INT);
         H_CUGETERRORNAME = bind(lookup, "cuGetErrorName", false, JAVA_INT, JAVA_INT, ADDRESS);
         // cuda.h (CUDA 13): cuMemPrefetchAsync -> cuMemPrefetchAsync_v2, cuMemAdvise -> cuMemAdvise_v2,
@@ -635,6 +646,57 @@ public final class CudaDriver {
             return (int) H_CULINKDESTROY.invokeExact(state);
         } catch (Throwable t) {
             throw unexpected("cuLinkDestroy", t);
+        }
+    }
+
+    /** {@code cuLaunchCooperativeKernel}: launches a grid whose blocks are all co-resident ({@code kernelParams}: a pointer per parameter). */
+    public int cuLaunchCooperativeKernel(MemorySegment function, int gridX, int gridY, int gridZ, int blockX, int blockY, int blockZ,
+                                         int sharedBytes, MemorySegment stream, MemorySegment kernelParams) {
+        if (H_CULAUNCHCOOPERATIVEKERNEL == null) {
+            return MISSING;
+        }
+        try {
+            return (int) H_CULAUNCHCOOPERATIVEKERNEL.invokeExact(function, gridX, gridY, gridZ, blockX, blockY, blockZ,
+                    sharedBytes, stream, kernelParams);
+        } catch (Throwable t) {
+            throw unexpected("cuLaunchCooperativeKernel", t);
+        }
+    }
+
+    /** {@code cuOccupancyMaxActiveBlocksPerMultiprocessor}: how many blocks of {@code blockSize} threads fit on one SM. */
+    public int cuOccupancyMaxActiveBlocksPerMultiprocessor(MemorySegment blocks, MemorySegment function, int blockSize,
+                                                           long dynamicShared) {
+        if (H_CUOCCUPANCYMAXACTIVEBLOCKS == null) {
+            return MISSING;
+        }
+        try {
+            return (int) H_CUOCCUPANCYMAXACTIVEBLOCKS.invokeExact(blocks, function, blockSize, dynamicShared);
+        } catch (Throwable t) {
+            throw unexpected("cuOccupancyMaxActiveBlocksPerMultiprocessor", t);
+        }
+    }
+
+    /** {@code cuMemsetD8Async}: sets {@code count} bytes of device memory to {@code value}, in {@code stream}'s order. */
+    public int cuMemsetD8Async(long device, byte value, long count, MemorySegment stream) {
+        if (H_CUMEMSETD8ASYNC == null) {
+            return MISSING;
+        }
+        try {
+            return (int) H_CUMEMSETD8ASYNC.invokeExact(device, value, count, stream);
+        } catch (Throwable t) {
+            throw unexpected("cuMemsetD8Async", t);
+        }
+    }
+
+    /** {@code cuStreamQuery}: SUCCESS when everything on {@code stream} finished, NOT_READY while it runs, else the error. */
+    public int cuStreamQuery(MemorySegment stream) {
+        if (H_CUSTREAMQUERY == null) {
+            return MISSING;
+        }
+        try {
+            return (int) H_CUSTREAMQUERY.invokeExact(stream);
+        } catch (Throwable t) {
+            throw unexpected("cuStreamQuery", t);
         }
     }
 

@@ -1,0 +1,517 @@
+// hsa4j's GPU-resident packet processor (issue 19 part 1), part 3 of 3: the processor kernel.
+// Compiled after hsa4j_resident_prelude.cu, the program's kernels and the table CudaResidentProgram
+// generates (HSA4J_RESIDENT_KERNEL_COUNT and hsa4j_resident_call). docs/ARCHITECTURE.md ("The
+// GPU-resident packet processor") says why it is built this way; the host half is
+// CudaResidentProcessor.java, and ResidentLayout.java holds every offset below (a test compares).
+//
+// Roles. One cooperative launch of `blocks` blocks of HSA4J_R_BLOCK threads, all co-resident.
+// Thread 0 of block 0 is the command processor (CP): it polls the AQL ring in registered host memory
+// (the headers of a window of 8 slots, system-scope relaxed loads, then fence.acq_rel.sys: the
+// acquire pattern, one PCIe round trip for up to 8 published packets, and one more for their bodies),
+// validates and decodes each packet, and completes it. The other
+// blocks are workers: they wait on a mailbox in device memory for a dispatch, run their share of its
+// workgroups (grid-stride over the workgroups, one workgroup per block at a time) and acknowledge.
+//
+// Order. Packets run one at a time in queue order: a packet starts only after the previous one
+// completed, so the barrier bit is always honoured (independent dispatches do not overlap yet).
+// A dispatch of one workgroup runs in block 0 alone, without the mailbox.
+//
+// Words and their one writer (HOST_NATIVE_ATOMIC_SUPPORTED is 0 on a PCIe H100: a host RMW and a
+// device RMW on one word are not atomic with each other, so no word has two RMW sides):
+//   ring headers        host stores the packet (release), CP stores INVALID when it takes it (the
+//                       read index, which frees the slot, moves only after the packet completed)
+//   write index         host (producers' CAS, host-only RMW); CP only loads it (park handshake)
+//   read index          CP stores (fence.acq_rel.sys, then a relaxed store: the release pattern;
+//                       after a packet with a signal, else once per window); host loads
+//   completion signals  CP's red.add.sys after the same fence is the only RMW; the host only loads
+//                       (waits) and, before reusing a signal, stores
+//   dependency signals  loaded by the CP (relaxed loads, then fence.acq_rel.sys)
+//   control: stop       host stores; CP loads
+//   control: the rest   CP stores; host loads after the kernel ended (or to watch)
+//   mailbox             device memory: CP stores fields then generation (release.gpu); workers
+//                       acquire the generation and add to `done` (red.release.gpu); CP acquires done
+//
+// Idle. The CP spins on the ring for HSA4J_R_SPIN_NS, then naps (nanosleep, doubling up to
+// sleep_max_ns); after idle_ns without a packet it parks: stores PARKED (release.sys), fence.sc.sys,
+// re-reads the write index; unchanged, it tells the workers to exit and the grid ends (holding no
+// SM); changed, it stores RUNNING and goes on. The host relaunches when the doorbell rings.
+
+#define HSA4J_R_BLOCK 256
+#define HSA4J_R_SPIN_NS 50000
+#define HSA4J_R_WINDOW 8
+
+// control block offsets (ResidentLayout.CTL_*)
+#define HSA4J_R_CTL_STOP 0
+#define HSA4J_R_CTL_STATE 64
+#define HSA4J_R_CTL_ERROR 68
+#define HSA4J_R_CTL_ERROR_DETAIL 72
+#define HSA4J_R_CTL_ERROR_PACKET 80
+#define HSA4J_R_CTL_PROCESSED 88
+#define HSA4J_R_CTL_GENERATION 96
+#define HSA4J_R_CTL_TAKEN 104
+
+// states (ResidentLayout.STATE_*)
+#define HSA4J_R_STATE_RUNNING 1
+#define HSA4J_R_STATE_PARKED 2
+#define HSA4J_R_STATE_STOPPED 3
+#define HSA4J_R_STATE_FAILED 4
+#define HSA4J_R_STATE_WAITING 5
+
+// errors (ResidentLayout.ERR_*)
+#define HSA4J_R_ERR_PACKET_TYPE 1
+#define HSA4J_R_ERR_KERNEL_OBJECT 2
+#define HSA4J_R_ERR_WORKGROUP 3
+#define HSA4J_R_ERR_GRID 4
+#define HSA4J_R_ERR_DIMENSIONS 5
+#define HSA4J_R_ERR_GROUP_SEGMENT 6
+#define HSA4J_R_ERR_FENCE 7
+
+// queue descriptor and packets (QueueDescriptor, AqlPacket, KernelDispatchPacket, BarrierPacket)
+#define HSA4J_Q_WRITE_INDEX 64
+#define HSA4J_Q_READ_INDEX 128
+#define HSA4J_P_SIZE 64
+#define HSA4J_P_COMPLETION 56
+#define HSA4J_P_DEP0 8
+#define HSA4J_P_DEPS 5
+#define HSA4J_T_INVALID 1
+#define HSA4J_T_KERNEL_DISPATCH 2
+#define HSA4J_T_BARRIER_AND 3
+#define HSA4J_T_BARRIER_OR 5
+
+#define HSA4J_R_RUN 1
+#define HSA4J_R_EXIT 2
+
+// one dispatch as every thread of a block reads it (shared memory), and as the mailbox carries it
+struct hsa4j_r_work {
+    hsa4j_u32 command;
+    hsa4j_u32 kernel;
+    hsa4j_u32 acquire_sys;
+    hsa4j_u32 release_sys;
+    hsa4j_u32 grid[3];
+    hsa4j_u32 wg[3];
+    hsa4j_u32 groups[3];
+    hsa4j_u32 total;
+    hsa4j_u64 kernarg;
+    hsa4j_u64 completion;
+};
+
+// device memory, ResidentLayout.MAILBOX_BYTES; generation and done on lines of their own
+struct hsa4j_r_mailbox {
+    hsa4j_u32 generation;
+    hsa4j_u32 pad0[31];
+    hsa4j_r_work work;
+    hsa4j_u32 pad1[32 - sizeof(hsa4j_r_work) / 4];
+    hsa4j_u32 done;
+    hsa4j_u32 pad2[31];
+};
+
+static __device__ __forceinline__ hsa4j_u64 hsa4j_r_ld_relaxed_sys_u64(const void* p) {
+    hsa4j_u64 v;
+    asm volatile("ld.relaxed.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+static __device__ __forceinline__ void hsa4j_r_st_relaxed_sys_u32(void* p, hsa4j_u32 v) {
+    asm volatile("st.relaxed.sys.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
+
+static __device__ __forceinline__ void hsa4j_r_red_relaxed_sys_add_u64(void* p, hsa4j_u64 v) {
+    asm volatile("red.relaxed.sys.add.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
+}
+
+static __device__ __forceinline__ hsa4j_u32 hsa4j_r_ld_relaxed_gpu_u32(const void* p) {
+    hsa4j_u32 v;
+    asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+static __device__ __forceinline__ hsa4j_u32 hsa4j_r_ld_relaxed_sys_u32(const void* p) {
+    hsa4j_u32 v;
+    asm volatile("ld.relaxed.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+// runs this block's share of the dispatch's workgroups (grid-stride); every thread of the block calls it
+static __device__ void hsa4j_r_run_groups(const hsa4j_r_work& w) {
+    hsa4j_u32 t = threadIdx.x;
+    hsa4j_u32 per = w.wg[0] * w.wg[1] * w.wg[2];
+    hsa4j_u32 lx = t % w.wg[0];
+    hsa4j_u32 ly = (t / w.wg[0]) % w.wg[1];
+    hsa4j_u32 lz = t / (w.wg[0] * w.wg[1]);
+    for (hsa4j_u64 g = blockIdx.x; g < w.total; g += gridDim.x) {
+        if (t < per) {
+            hsa4j_item it;
+            it.group_x = (hsa4j_u32) (g % w.groups[0]);
+            it.group_y = (hsa4j_u32) ((g / w.groups[0]) % w.groups[1]);
+            it.group_z = (hsa4j_u32) (g / ((hsa4j_u64) w.groups[0] * w.groups[1]));
+            hsa4j_u64 gx = (hsa4j_u64) it.group_x * w.wg[0] + lx;
+            hsa4j_u64 gy = (hsa4j_u64) it.group_y * w.wg[1] + ly;
+            hsa4j_u64 gz = (hsa4j_u64) it.group_z * w.wg[2] + lz;
+            if (gx < w.grid[0] && gy < w.grid[1] && gz < w.grid[2]) {
+                it.global_x = (hsa4j_u32) gx;
+                it.global_y = (hsa4j_u32) gy;
+                it.global_z = (hsa4j_u32) gz;
+                it.local_x = lx;
+                it.local_y = ly;
+                it.local_z = lz;
+                it.wg_x = w.wg[0];
+                it.wg_y = w.wg[1];
+                it.wg_z = w.wg[2];
+                it.grid_x = w.grid[0];
+                it.grid_y = w.grid[1];
+                it.grid_z = w.grid[2];
+                hsa4j_resident_call(w.kernel, (const void*) w.kernarg, it);
+            }
+        }
+        __syncthreads();
+    }
+}
+
+// a worker block: waits for each generation, runs its share, acknowledges; returns on EXIT
+static __device__ void hsa4j_r_worker(hsa4j_r_mailbox* mb, hsa4j_u32 seen, hsa4j_r_work* w) {
+    for (;;) {
+        if (threadIdx.x == 0) {
+            hsa4j_u32 nap = 32;
+            hsa4j_u32 g;
+            while ((g = hsa4j_ld_acquire_gpu_u32(&mb->generation)) == seen) {
+                hsa4j_sleep_ns(nap);
+                if (nap < 1024) {
+                    nap <<= 1;
+                }
+            }
+            seen = g;
+            // strong (L1-bypassing) loads of the work, word by word, after the acquire of its generation
+            const hsa4j_u32* src = (const hsa4j_u32*) &mb->work;
+            hsa4j_u32* dst = (hsa4j_u32*) w;
+            for (int i = 0; i < (int) (sizeof(hsa4j_r_work) / 4); i++) {
+                dst[i] = hsa4j_r_ld_relaxed_gpu_u32(src + i);
+            }
+            if (w->command == HSA4J_R_RUN && w->acquire_sys) {
+                hsa4j_fence_acq_rel_sys();
+            }
+        }
+        __syncthreads();
+        if (w->command != HSA4J_R_RUN) {
+            return;
+        }
+        hsa4j_r_run_groups(*w);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            if (w->release_sys) {
+                hsa4j_fence_sc_sys();
+            }
+            hsa4j_red_release_gpu_add_u32(&mb->done, 1);
+        }
+    }
+}
+
+// what the CP (thread 0 of block 0) keeps between packets: its read index and a window of packets
+// read ahead. Packets [base, base + cached) are copies of ring slots; none of them is consumed yet,
+// so no producer may overwrite them while they are cached.
+struct hsa4j_r_cp {
+    hsa4j_u64 read;        // next packet id to run
+    hsa4j_u64 base;        // packet id of pkt[0]
+    hsa4j_u32 cached;      // packets cached from base
+    hsa4j_u32 dirty;       // INVALID stores since the read index was last stored
+    hsa4j_u64 served;      // packets served by this grid (stop checks)
+    hsa4j_u32 hdr[HSA4J_R_WINDOW];
+    hsa4j_u64 pkt[HSA4J_R_WINDOW][8];
+};
+
+// publishes the consumed slots: one system-scope fence, then the read index (and a signal's
+// decrement) as relaxed stores after it (the release pattern: a fence then strong writes)
+static __device__ void hsa4j_r_flush(unsigned char* queue, unsigned char* ctl, hsa4j_r_cp& cp, hsa4j_u64 completion) {
+    hsa4j_fence_acq_rel_sys();
+    hsa4j_st_relaxed_sys_u64(queue + HSA4J_Q_READ_INDEX, cp.read);
+    if (completion != 0) {
+        hsa4j_r_red_relaxed_sys_add_u64((void*) completion, (hsa4j_u64) -1LL);
+    }
+    hsa4j_st_relaxed_sys_u64(ctl + HSA4J_R_CTL_PROCESSED, cp.read);
+    cp.dirty = 0;
+}
+
+// the CP takes the packet at cp.read (its copy is cached): the slot's header goes INVALID now, so
+// the store is on its way while the packet runs; the read index moves only at completion
+static __device__ void hsa4j_r_take(unsigned char* ring, hsa4j_u64 size, unsigned char* ctl, hsa4j_r_cp& cp) {
+    hsa4j_r_st_relaxed_sys_u32(ring + (cp.read & (size - 1)) * HSA4J_P_SIZE, HSA4J_T_INVALID);
+    hsa4j_st_relaxed_sys_u64(ctl + HSA4J_R_CTL_TAKEN, cp.read + 1);   // for the host, should the packet fault
+}
+
+// the CP's packet completion (after hsa4j_r_take): read index moved, the signal (if any) decremented
+static __device__ void hsa4j_r_complete(unsigned char* queue, unsigned char* ctl, hsa4j_r_cp& cp, hsa4j_u64 completion) {
+    cp.read++;
+    cp.dirty = 1;
+    if (completion != 0) {
+        hsa4j_r_flush(queue, ctl, cp, completion);
+    }
+}
+
+// the CP stops on a bad packet: it stays in the ring for the host, which fails it and the queue
+static __device__ void hsa4j_r_fail(unsigned char* ctl, hsa4j_u32 error, hsa4j_u32 detail, hsa4j_u64 packet) {
+    hsa4j_r_st_relaxed_sys_u32(ctl + HSA4J_R_CTL_ERROR, error);
+    hsa4j_r_st_relaxed_sys_u32(ctl + HSA4J_R_CTL_ERROR_DETAIL, detail);
+    hsa4j_st_relaxed_sys_u64(ctl + HSA4J_R_CTL_ERROR_PACKET, packet);
+    hsa4j_st_release_sys_u32(ctl + HSA4J_R_CTL_STATE, HSA4J_R_STATE_FAILED);
+}
+
+// reads ahead from cp.read: the headers of up to a window of slots (relaxed), then, when the first
+// is published, a fence (acquire for what the headers showed) and the bodies of the consecutive
+// published ones; returns how many are cached (0: nothing published at cp.read)
+static __device__ hsa4j_u32 hsa4j_r_fetch(unsigned char* ring, hsa4j_u64 size, hsa4j_r_cp& cp) {
+    hsa4j_u32 w = size < HSA4J_R_WINDOW ? (hsa4j_u32) size : HSA4J_R_WINDOW;
+    for (hsa4j_u32 j = 0; j < w; j++) {
+        cp.hdr[j] = hsa4j_r_ld_relaxed_sys_u32(ring + ((cp.read + j) & (size - 1)) * HSA4J_P_SIZE);
+    }
+    hsa4j_u32 k = 0;
+    while (k < w && (cp.hdr[k] & 0xFF) != HSA4J_T_INVALID) {
+        k++;
+    }
+    if (k == 0) {
+        return 0;
+    }
+    hsa4j_fence_acq_rel_sys();
+    for (hsa4j_u32 j = 0; j < k; j++) {
+        unsigned char* slot = ring + ((cp.read + j) & (size - 1)) * HSA4J_P_SIZE;
+        for (int q = 0; q < 8; q++) {
+            cp.pkt[j][q] = hsa4j_r_ld_relaxed_sys_u64(slot + 8 * q);   // word 0: header, setup, wg x, wg y
+        }
+    }
+    cp.base = cp.read;
+    cp.cached = k;
+    return k;
+}
+
+// decodes and validates the kernel dispatch p (8 words) into w; false (the error stored) when invalid
+static __device__ bool hsa4j_r_decode(const hsa4j_u64* p, hsa4j_u32 word, hsa4j_u64 read, hsa4j_u64 program_key,
+                                      hsa4j_r_work& w, unsigned char* ctl) {
+    hsa4j_u64 q0 = p[0];   // header, setup, wg x, wg y
+    hsa4j_u64 q1 = p[1];   // wg z, reserved, grid x
+    hsa4j_u64 q2 = p[2];   // grid y, grid z
+    hsa4j_u64 q3 = p[3];   // private, group segment
+    hsa4j_u64 ko = p[4];
+    hsa4j_u64 ka = p[5];
+    hsa4j_u64 cs = p[HSA4J_P_COMPLETION / 8];
+    hsa4j_u32 dims = (word >> 16) & 3;
+    hsa4j_u32 wx = (hsa4j_u32) ((q0 >> 32) & 0xFFFF);
+    hsa4j_u32 wy = (hsa4j_u32) ((q0 >> 48) & 0xFFFF);
+    hsa4j_u32 wz = (hsa4j_u32) (q1 & 0xFFFF);
+    hsa4j_u32 gx = (hsa4j_u32) (q1 >> 32);
+    hsa4j_u32 gy = (hsa4j_u32) q2;
+    hsa4j_u32 gz = (hsa4j_u32) (q2 >> 32);
+    hsa4j_u32 group_bytes = (hsa4j_u32) (q3 >> 32);
+    if (dims < 1) {
+        hsa4j_r_fail(ctl, HSA4J_R_ERR_DIMENSIONS, dims, read);
+        return false;
+    }
+    if ((dims < 2 && (wy != 1 || gy != 1)) || (dims < 3 && (wz != 1 || gz != 1))) {
+        hsa4j_r_fail(ctl, HSA4J_R_ERR_DIMENSIONS, dims, read);
+        return false;
+    }
+    hsa4j_u64 per = (hsa4j_u64) wx * wy * wz;
+    if (per == 0 || per > HSA4J_R_BLOCK) {
+        hsa4j_r_fail(ctl, HSA4J_R_ERR_WORKGROUP, per > 0xFFFFFFFFull ? 0xFFFFFFFFu : (hsa4j_u32) per, read);
+        return false;
+    }
+    if (gx == 0 || gy == 0 || gz == 0) {
+        hsa4j_r_fail(ctl, HSA4J_R_ERR_GRID, 0, read);
+        return false;
+    }
+    if (group_bytes != 0) {
+        hsa4j_r_fail(ctl, HSA4J_R_ERR_GROUP_SEGMENT, group_bytes, read);
+        return false;
+    }
+    if ((ko >> 32) != program_key || (ko & 0xFFFFFFFFull) >= HSA4J_RESIDENT_KERNEL_COUNT) {
+        hsa4j_r_fail(ctl, HSA4J_R_ERR_KERNEL_OBJECT, (hsa4j_u32) ko, read);
+        return false;
+    }
+    hsa4j_u32 nx = (hsa4j_u32) (((hsa4j_u64) gx + wx - 1) / wx);
+    hsa4j_u32 ny = (hsa4j_u32) (((hsa4j_u64) gy + wy - 1) / wy);
+    hsa4j_u32 nz = (hsa4j_u32) (((hsa4j_u64) gz + wz - 1) / wz);
+    hsa4j_u64 total = (hsa4j_u64) nx * ny * nz;
+    if (total > 0xFFFFFFFFull) {
+        hsa4j_r_fail(ctl, HSA4J_R_ERR_GRID, 1, read);
+        return false;
+    }
+    w.command = HSA4J_R_RUN;
+    w.kernel = (hsa4j_u32) ko;
+    w.acquire_sys = ((word >> 9) & 3) == 2;
+    w.release_sys = ((word >> 11) & 3) != 0;
+    w.grid[0] = gx;
+    w.grid[1] = gy;
+    w.grid[2] = gz;
+    w.wg[0] = wx;
+    w.wg[1] = wy;
+    w.wg[2] = wz;
+    w.groups[0] = nx;
+    w.groups[1] = ny;
+    w.groups[2] = nz;
+    w.total = (hsa4j_u32) total;
+    w.kernarg = ka;
+    w.completion = cs;
+    return true;
+}
+
+// 1 when the barrier p (8 words) may complete, 0 while it waits
+static __device__ int hsa4j_r_barrier_ready(const hsa4j_u64* p, bool and_) {
+    hsa4j_u64 v[HSA4J_P_DEPS];
+    for (int i = 0; i < HSA4J_P_DEPS; i++) {
+        hsa4j_u64 h = p[HSA4J_P_DEP0 / 8 + i];
+        v[i] = h != 0 ? hsa4j_r_ld_relaxed_sys_u64((const void*) h) : 0;
+    }
+    bool all = true;
+    bool any = false;
+    for (int i = 0; i < HSA4J_P_DEPS; i++) {
+        if (p[HSA4J_P_DEP0 / 8 + i] == 0) {
+            continue;
+        }
+        if (v[i] == 0) {
+            any = true;
+        } else {
+            all = false;
+        }
+    }
+    bool ok = and_ ? all : any;
+    if (ok) {
+        hsa4j_fence_acq_rel_sys();   // the acquire half of what the dependencies' completers released
+    }
+    return ok ? 1 : 0;
+}
+
+// the CP: runs barrier packets itself and returns the next dispatch in w, or EXIT (state stored)
+static __device__ void hsa4j_r_next(unsigned char* ctl, unsigned char* queue, unsigned char* ring, hsa4j_u64 size,
+                                    hsa4j_u64 idle_ns, hsa4j_u64 sleep_max_ns, hsa4j_u64 program_key,
+                                    hsa4j_r_cp& cp, hsa4j_r_work& w) {
+    hsa4j_u64 idle_since = hsa4j_now_ns();
+    hsa4j_u32 nap = 0;
+    for (hsa4j_u32 n = 0;; n++) {
+        bool stop_check = (n & 15) == 15 || (++cp.served & 63) == 0;
+        if (stop_check && hsa4j_ld_acquire_sys_u32(ctl + HSA4J_R_CTL_STOP) != 0) {
+            hsa4j_st_release_sys_u32(ctl + HSA4J_R_CTL_STATE, HSA4J_R_STATE_STOPPED);
+            w.command = HSA4J_R_EXIT;
+            return;
+        }
+        if (cp.read - cp.base >= cp.cached) {
+            if (cp.dirty) {
+                hsa4j_r_flush(queue, ctl, cp, 0);   // the consumed slots go back before looking ahead
+            }
+            cp.cached = 0;
+            hsa4j_r_fetch(ring, size, cp);
+        }
+        if (cp.read - cp.base < cp.cached) {
+            hsa4j_u32 j = (hsa4j_u32) (cp.read - cp.base);
+            const hsa4j_u64* p = cp.pkt[j];
+            hsa4j_u32 word = cp.hdr[j];
+            hsa4j_u32 type = word & 0xFF;
+            if (((word >> 9) & 3) == 3 || ((word >> 11) & 3) == 3) {
+                hsa4j_r_fail(ctl, HSA4J_R_ERR_FENCE, word & 0xFFFF, cp.read);
+                w.command = HSA4J_R_EXIT;
+                return;
+            }
+            if (type == HSA4J_T_KERNEL_DISPATCH) {
+                if (hsa4j_r_decode(p, word, cp.read, program_key, w, ctl)) {
+                    hsa4j_r_take(ring, size, ctl, cp);
+                } else {
+                    w.command = HSA4J_R_EXIT;   // refused: left in the ring for the host
+                }
+                return;
+            }
+            if (type == HSA4J_T_BARRIER_AND || type == HSA4J_T_BARRIER_OR) {
+                if (hsa4j_r_barrier_ready(p, type == HSA4J_T_BARRIER_AND)) {
+                    hsa4j_r_take(ring, size, ctl, cp);
+                    hsa4j_r_complete(queue, ctl, cp, p[HSA4J_P_COMPLETION / 8]);
+                    idle_since = hsa4j_now_ns();
+                    nap = 0;
+                    continue;
+                }
+                if (hsa4j_now_ns() - idle_since > idle_ns) {
+                    // parks while the barrier waits: the host relaunches after a pause
+                    hsa4j_st_release_sys_u32(ctl + HSA4J_R_CTL_STATE, HSA4J_R_STATE_WAITING);
+                    w.command = HSA4J_R_EXIT;
+                    return;
+                }
+            } else {
+                hsa4j_r_fail(ctl, HSA4J_R_ERR_PACKET_TYPE, type, cp.read);
+                w.command = HSA4J_R_EXIT;
+                return;
+            }
+        } else if (hsa4j_now_ns() - idle_since > idle_ns) {
+            // Dekker: PARKED, full fence, re-read the write index; the host stores the write index
+            // before it reads our state (after the grid ended), so one of us sees the other
+            hsa4j_st_release_sys_u32(ctl + HSA4J_R_CTL_STATE, HSA4J_R_STATE_PARKED);
+            hsa4j_fence_sc_sys();
+            if (hsa4j_ld_acquire_sys_u64(queue + HSA4J_Q_WRITE_INDEX) == cp.read) {
+                w.command = HSA4J_R_EXIT;
+                return;
+            }
+            hsa4j_st_release_sys_u32(ctl + HSA4J_R_CTL_STATE, HSA4J_R_STATE_RUNNING);
+            idle_since = hsa4j_now_ns();
+            nap = 0;
+            continue;
+        }
+        if (hsa4j_now_ns() - idle_since > HSA4J_R_SPIN_NS) {
+            nap = nap == 0 ? 256 : (nap * 2 > sleep_max_ns ? (hsa4j_u32) sleep_max_ns : nap * 2);
+            hsa4j_sleep_ns(nap);
+        }
+    }
+}
+
+// the processor; parameters are all 64-bit (CudaResidentProcessor passes them in this order)
+extern "C" __global__ void __launch_bounds__(HSA4J_R_BLOCK) hsa4j_resident_processor(
+        unsigned char* ctl, unsigned char* queue, unsigned char* ring, hsa4j_u64 size, hsa4j_r_mailbox* mb,
+        hsa4j_u64 idle_ns, hsa4j_u64 base_generation, hsa4j_u64 sleep_max_ns, hsa4j_u64 program_key) {
+    __shared__ hsa4j_r_work w;
+    if (blockIdx.x != 0) {
+        hsa4j_r_worker(mb, (hsa4j_u32) base_generation, &w);
+        return;
+    }
+    hsa4j_u32 generation = (hsa4j_u32) base_generation;
+    hsa4j_r_cp cp;
+    if (threadIdx.x == 0) {
+        cp.read = hsa4j_ld_acquire_sys_u64(queue + HSA4J_Q_READ_INDEX);
+        cp.base = cp.read;
+        cp.cached = 0;
+        cp.dirty = 0;
+        cp.served = 0;
+        hsa4j_st_release_sys_u32(ctl + HSA4J_R_CTL_STATE, HSA4J_R_STATE_RUNNING);
+    }
+    for (;;) {
+        if (threadIdx.x == 0) {
+            hsa4j_r_next(ctl, queue, ring, size, idle_ns, sleep_max_ns, program_key, cp, w);
+            if (w.command == HSA4J_R_RUN && w.total > 1 && gridDim.x > 1) {
+                mb->work = w;
+                mb->done = 0;
+                hsa4j_st_release_gpu_u32(&mb->generation, ++generation);
+            }
+        }
+        __syncthreads();
+        if (w.command != HSA4J_R_RUN) {
+            break;
+        }
+        hsa4j_r_run_groups(w);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            if (w.total > 1 && gridDim.x > 1) {
+                hsa4j_u32 nap = 32;
+                while (hsa4j_ld_acquire_gpu_u32(&mb->done) != gridDim.x - 1) {
+                    hsa4j_sleep_ns(nap);
+                    if (nap < 256) {
+                        nap <<= 1;
+                    }
+                }
+            }
+            hsa4j_r_complete(queue, ctl, cp, w.completion);
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        if (gridDim.x > 1) {
+            mb->work.command = HSA4J_R_EXIT;
+            hsa4j_st_release_gpu_u32(&mb->generation, ++generation);
+        }
+        if (cp.dirty) {
+            hsa4j_r_flush(queue, ctl, cp, 0);   // the host reads the read index once the grid ended
+        }
+        hsa4j_st_relaxed_sys_u64(ctl + HSA4J_R_CTL_GENERATION, generation);
+        hsa4j_fence_sc_sys();
+    }
+}
