@@ -80,16 +80,16 @@ abstract class BarrierStrategy implements AutoCloseable {
         return name;
     }
 
-    /** A new strategy of the configured kind for {@code executor}. */
-    static BarrierStrategy configured(WorkgroupExecutor executor) {
+    /** A new strategy of the configured kind, for one executor. */
+    static BarrierStrategy configured() {
         if (SETTING_ERROR != null) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, SETTING_ERROR);
         }
-        return named(CONFIGURED, executor);
+        return named(CONFIGURED);
     }
 
     /** A new strategy called {@code name} ({@link #THREADS} or {@link #CONTINUATIONS}). */
-    static BarrierStrategy named(String name, WorkgroupExecutor executor) {
+    static BarrierStrategy named(String name) {
         return switch (name) {
             case THREADS -> new VirtualThreadBarriers();
             case CONTINUATIONS -> new ContinuationBarriers();

@@ -43,7 +43,7 @@ public final class WorkgroupExecutor implements AutoCloseable {
     public WorkgroupExecutor(int groupSegmentMax) {
         this.groupBuffer = arena.allocate(Math.max(groupSegmentMax, 8), 64);
         this.privateBuffer = arena.allocate(4096, 64);
-        this.barriers = BarrierStrategy.configured(this);
+        this.barriers = BarrierStrategy.configured();
     }
 
     /** True when barrier kernels can run with more than one work-item per workgroup. */

@@ -52,7 +52,7 @@ class BarrierStrategyTest {
     @Test
     void shouldRefuseAContinuationGroupWithTheFlagNamedWhenTheExportIsMissing() {
         assumeFalse(exported(), "this JVM has the export; the continuation strategy runs here");
-        try (BarrierStrategy s = BarrierStrategy.named(BarrierStrategy.CONTINUATIONS, null)) {
+        try (BarrierStrategy s = BarrierStrategy.named(BarrierStrategy.CONTINUATIONS)) {
             HsaException e = assertThrows(HsaException.class,
                     () -> s.runGroup(new WorkItem[0], 2, w -> { }, "needs_export"));
             assertEquals(HsaStatus.EXCEPTION, e.status());
