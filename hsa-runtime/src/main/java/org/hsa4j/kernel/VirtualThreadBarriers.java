@@ -160,8 +160,8 @@ final class VirtualThreadBarriers extends BarrierStrategy {
                 if (blockedSince == 0) {
                     blockedSince = now;
                 } else if (now - blockedSince >= MONITOR_DEADLOCK_NANOS) {
-                    rescue(holder);
-                    rescued = true;
+                    rescued = rescue(holder, s);
+                    blockedSince = 0;
                 }
             } else {
                 blockedSince = 0;
@@ -174,12 +174,21 @@ final class VirtualThreadBarriers extends BarrierStrategy {
         }
     }
 
-    /** The unit unwinds every work-item suspended at a barrier while {@code holder} is blocked on a monitor. */
-    private void rescue(int holder) {
+    /**
+     * The unit unwinds every work-item suspended at a barrier while {@code holder} is blocked on a
+     * monitor; false when the holder moved on meanwhile. It announces the rescue first and only then
+     * looks again: a holder checks {@link #rescuing} before it touches group state, so one that got
+     * past that check is seen running (or has handed off) and the rescue is called off.
+     */
+    private boolean rescue(int holder, long seenSteps) {
+        rescuing = true;
+        if (turn != holder || steps != seenSteps || lanes[holder].getState() != Thread.State.BLOCKED) {
+            rescuing = false;
+            return false;
+        }
         String message = monitorMessage(kernelName);
         failure = new HsaException(HsaStatus.EXCEPTION, message);
         abandoned = message;
-        rescuing = true;
         try {
             for (int i = 0; i < n; i++) {
                 if (i != holder && states[i] == SUSPENDED) {
@@ -195,6 +204,7 @@ final class VirtualThreadBarriers extends BarrierStrategy {
             rescueTurn = UNIT;
             rescuing = false;
         }
+        return true;
     }
 
     private void startLanes(int count) {
@@ -275,6 +285,9 @@ final class VirtualThreadBarriers extends BarrierStrategy {
     @Override
     void barrier(int me) {
         ComputeUnitThread.checkAbort();
+        if (rescuing && rescueTurn != me) {
+            awaitRescueEnd();
+        }
         checkAbandoned();
         states[me] = SUSPENDED;
         waiting++;
