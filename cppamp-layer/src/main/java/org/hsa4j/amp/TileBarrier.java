@@ -17,8 +17,9 @@ import org.hsa4j.runtime.HsaStatus;
  *
  * <p>How a wait is carried out depends on how the kernel runs (see {@code TileCompiler}): in a
  * kernel compiled to work-item loops every wait was rewritten into a suspension point and this
- * object is never called; in a kernel run as continuations it yields to the runtime's
- * {@link org.hsa4j.kernel.WorkgroupBarrier}.
+ * object is never called; in any other kernel it waits at the runtime's
+ * {@link org.hsa4j.kernel.WorkgroupBarrier} (a virtual-thread hand-off by default, a continuation
+ * yield with {@code HSA4J_BARRIERS=continuations}).
  */
 public final class TileBarrier {
     private final WorkItem workItem;

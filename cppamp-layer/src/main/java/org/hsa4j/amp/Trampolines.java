@@ -21,8 +21,10 @@ import org.hsa4j.runtime.HsaStatus;
  * <li>{@code amp_tiled_loops}: grid = extent, workgroup = tile. The runtime calls it per
  *     work-item; the tile's first work-item runs the whole tile through the compiled work-item
  *     loops and the others return at once.</li>
- * <li>{@code amp_tiled_continuations}: the same packet shape with the barriers flag, so the
- *     runtime runs each work-item as a continuation and a tile barrier is its workgroup barrier.</li>
+ * <li>{@code amp_tiled_continuations}: the same packet shape with the barriers flag, for a kernel
+ *     the tile compiler leaves alone: the runtime runs each work-item on its barrier strategy (a
+ *     virtual thread by default, a JDK continuation with {@code HSA4J_BARRIERS=continuations}) and
+ *     a tile barrier is its workgroup barrier.</li>
  * </ul>
  */
 final class Trampolines implements AutoCloseable {

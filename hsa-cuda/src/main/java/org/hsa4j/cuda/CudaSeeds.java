@@ -469,8 +469,7 @@ public final class CudaSeeds {
     /** Runs {@link #FAULT_ROW} in a child JVM (bounded: 120 s); its exit status (null if none) and its last line. */
     private static String[] faultInChild() {
         String java = System.getProperty("java.home") + "/bin/java";
-        ProcessBuilder pb = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED",
-                "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED", "-cp", childClassPath(),
+        ProcessBuilder pb = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp", childClassPath(),
                 CudaSeeds.class.getName(), FAULT_ROW).redirectErrorStream(true);
         try {
             Process p = pb.start();

@@ -983,7 +983,8 @@ final class PacketProcessor {
             return; // after shutdown, work the units never finished was failed and given up there
         }
         abortWorks(queue, reason);
-        if (Thread.currentThread() instanceof ComputeUnitThread t && t.agentIndex() == agent.index()) {
+        ComputeUnitThread t = ComputeUnitThread.current();
+        if (t != null && t.agentIndex() == agent.index()) {
             return;
         }
         long deadline = System.nanoTime() + timeoutNanos;

@@ -6,10 +6,11 @@ import java.lang.invoke.MethodType;
 
 /**
  * Access to the JDK's one-shot delimited continuations ({@code jdk.internal.vm.Continuation}),
- * which run the work-items of a barrier kernel. The package must be exported to hsa4j with
- * {@code --add-exports java.base/jdk.internal.vm=ALL-UNNAMED}; the launcher, the build and the
- * tests pass it. Without it, barrier kernels with more than one work-item per group are refused
- * with a message that names the flag. Handles are static finals, so calls inline.
+ * which run the work-items of a barrier kernel under the opt-in {@link ContinuationBarriers}. The
+ * package must be exported to hsa4j with {@code --add-exports java.base/jdk.internal.vm=ALL-UNNAMED}
+ * (the launcher adds it with {@code HSA4J_BARRIERS=continuations}; the build's second test
+ * execution passes it). Without it, that strategy refuses barrier kernels with more than one
+ * work-item per group with a message that names the flag. Handles are static finals, so calls inline.
  */
 final class Continuations {
     /** The JVM flag that makes continuations available. */

@@ -5,15 +5,18 @@ import org.hsa4j.runtime.HsaStatus;
 
 /**
  * The workgroup barrier (HSAIL {@code barrier}): every work-item of the workgroup waits until all
- * have arrived; group-segment writes before it are visible to all after it. Work-items of a
- * barrier kernel are continuations run by one compute unit in turn, so a workgroup's progress
- * never depends on how many threads the agent has.
+ * have arrived; group-segment writes before it are visible to all after it. The work-items of a
+ * barrier kernel run one at a time for their compute unit ({@link BarrierStrategy}), so a
+ * workgroup's progress never depends on how many threads the agent has. Each work-item has its
+ * own barrier object, which knows the work-item's index in its group.
  */
 public final class WorkgroupBarrier {
     private final WorkgroupExecutor executor;
+    private final int lane;
 
-    WorkgroupBarrier(WorkgroupExecutor executor) {
+    WorkgroupBarrier(WorkgroupExecutor executor, int lane) {
         this.executor = executor;
+        this.lane = lane;
     }
 
     /**
@@ -23,7 +26,7 @@ public final class WorkgroupBarrier {
      *                      the workgroup has more than one work-item
      */
     public void await() {
-        executor.barrier();
+        executor.barrier(lane);
     }
 
     static HsaException undeclared(String kernel) {

@@ -95,7 +95,8 @@ public final class CoherenceModel {
 
     /** The calling thread's L1 while it runs kernel code, or null for a host thread or a unit without caches. */
     UnitCache current() {
-        if (Thread.currentThread() instanceof ComputeUnitThread t) {
+        ComputeUnitThread t = ComputeUnitThread.current();
+        if (t != null) {
             UnitCache c = t.cache;
             if (c != null && c.model == this && c.runner == t) {
                 return c;
@@ -380,7 +381,8 @@ public final class CoherenceModel {
 
     /** The calling compute unit starts a workgroup or an agent dispatch: it applies the launch acquires it has not seen. */
     public void beginWork() {
-        if (Thread.currentThread() instanceof ComputeUnitThread t && t.cache != null && t.cache.model == this) {
+        ComputeUnitThread t = ComputeUnitThread.current();
+        if (t != null && t.cache != null && t.cache.model == this) {
             UnitCache c = t.cache;
             long epoch = acquireEpochs.get(c.agent);
             if (c.acquiredEpoch != epoch) {

@@ -18,6 +18,12 @@ import org.hsa4j.runtime.HsaException;
  * being aborted anywhere. While some abort is pending, an abort point also looks at the work its
  * own unit runs ({@link #enterWork}, a plain field only this thread touches) and throws its cause,
  * which unwinds the kernel. A kernel that loops without reaching an abort point cannot be stopped.
+ *
+ * <h2>Work-item threads</h2>
+ * A barrier kernel's work-items may run on virtual threads that stand in for their unit one at a
+ * time ({@link #runAsWorkItemOf}); {@link #current()} answers the unit for them too (a scoped-value
+ * lookup, paid only on a virtual thread), so memory accesses, fences and abort points behave as
+ * they do on the unit's own thread.
  */
 public final class ComputeUnitThread extends Thread {
     private static final VarHandle ABORTS;
@@ -33,6 +39,9 @@ public final class ComputeUnitThread extends Thread {
     /** Works aborted and not yet finished, over all runtimes; read opaque by every abort point. */
     @SuppressWarnings("unused")
     private static volatile int abortsPending;
+
+    /** The unit a work-item's virtual thread stands in for. */
+    private static final ScopedValue<ComputeUnitThread> WORK_ITEM_OF = ScopedValue.newInstance();
 
     private final int agentIndex;
     private final int computeUnit;
@@ -59,9 +68,22 @@ public final class ComputeUnitThread extends Thread {
         setDaemon(true);
     }
 
-    /** The calling thread when it is a compute unit's, else null (a host thread). */
+    /** The calling thread when it is a compute unit's (or a work-item thread standing in for one), else null (a host thread). */
     public static ComputeUnitThread current() {
-        return Thread.currentThread() instanceof ComputeUnitThread t ? t : null;
+        Thread t = Thread.currentThread();
+        if (t instanceof ComputeUnitThread c) {
+            return c;
+        }
+        return t.isVirtual() && WORK_ITEM_OF.isBound() ? WORK_ITEM_OF.get() : null;
+    }
+
+    /**
+     * Runs {@code body} on the calling (virtual) thread as a work-item of {@code unit}: inside it
+     * {@link #current()} answers {@code unit}. The caller guarantees that {@code unit} and its
+     * work-item threads never run kernel code at the same time (they hand over through a volatile).
+     */
+    public static void runAsWorkItemOf(ComputeUnitThread unit, Runnable body) {
+        ScopedValue.where(WORK_ITEM_OF, unit).run(body);
     }
 
     /** Index of the agent this compute unit belongs to. */
@@ -125,7 +147,8 @@ public final class ComputeUnitThread extends Thread {
     }
 
     private static void checkAbortSlow() {
-        if (Thread.currentThread() instanceof ComputeUnitThread t && t.work != null) {
+        ComputeUnitThread t = current();
+        if (t != null && t.work != null) {
             HsaException cause = t.work.abortCause();
             if (cause != null) {
                 throw new HsaException(cause.status(), "aborted: " + cause.getMessage(), cause);

@@ -83,7 +83,7 @@ public final class SystemReport {
         if (c.fpAtomics() == FpAtomics.UNSAFE_DIAGNOSE) {
             system.add(Node.leaf("Unsafe FP atomics reported", Long.toString(rt.fpAtomicDiagnostics().count())));
         }
-        system.add(Node.leaf("Workgroup barriers", WorkgroupExecutor.barriersAvailable() ? "continuations"
+        system.add(Node.leaf("Workgroup barriers", WorkgroupExecutor.barriersAvailable() ? WorkgroupExecutor.barrierStrategy()
                 : "UNAVAILABLE: " + WorkgroupExecutor.barriersUnavailableReason()));
         system.add(Node.leaf("JVM", System.getProperty("java.vm.name") + " " + Runtime.version()));
 

@@ -6,14 +6,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 
+import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.queue.Await;
+import org.hsa4j.queue.Queue;
+import org.hsa4j.queue.QueueType;
+import org.hsa4j.queue.Submit;
 import org.hsa4j.runtime.HsaException;
+import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.runtime.RuntimeConfig;
+import org.hsa4j.signal.Signal;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -56,6 +65,55 @@ class WorkgroupBarrierTest {
                 long last = (long) (g + 1) * size;
                 assertEquals((first + last) * size / 2, sums.get(g), "sum of group " + g);
             }
+        }
+    }
+
+    @Test
+    void shouldRunABarrierKernelWithoutTheJdkInternalExport() {
+        boolean exported = Object.class.getModule().isExported("jdk.internal.vm", getClass().getModule());
+        assertTrue(exported || WorkgroupExecutor.barriersAvailable(),
+                "without the export barriers must still be available: " + WorkgroupExecutor.barriersUnavailableReason());
+        try (KernelFixture f = new KernelFixture(1)) {
+            AtomicLongArray sums = new AtomicLongArray(1);
+            long k = f.kernel("tile_sum", KernelDescriptor.EMPTY.group(8 * 64).withBarriers(), wi -> tileSum(wi, sums));
+            f.run(f.dispatch(k).grid(64).workgroup(64).groupSegment(8 * 64));
+            assertEquals(64L * 65 / 2, sums.get(0));
+        }
+    }
+
+    @Test
+    void shouldRunEveryWorkItemOfABarrierKernelAsItsComputeUnit() {
+        try (KernelFixture f = new KernelFixture(1)) {
+            int size = 32;
+            AtomicInteger asUnit = new AtomicInteger();
+            int gpu = f.rt.gpuAgent().index();
+            long k = f.kernel("who_runs", KernelDescriptor.EMPTY.withBarriers(), wi -> {
+                wi.barrier().await();
+                ComputeUnitThread unit = ComputeUnitThread.current();
+                if (unit != null && unit.agentIndex() == gpu && "who_runs".equals(unit.kernelName())) {
+                    asUnit.incrementAndGet();
+                }
+            });
+            f.run(f.dispatch(k).grid(size).workgroup(size));
+            assertEquals(size, asUnit.get(), "work-items that saw their compute unit as the current one");
+        }
+    }
+
+    @Test
+    void shouldAbortABarrierKernelThatNeverEndsAtTheKernelTimeLimit() {
+        try (HsaRuntime rt = HsaRuntime.init(RuntimeConfig.builder().computeUnits(1).kernelTimeLimitMillis(100).build())) {
+            long k = rt.createExecutable().define("spins_at_barriers", KernelDescriptor.EMPTY.withBarriers(), wi -> {
+                while (true) {
+                    wi.barrier().await();
+                }
+            }).freeze().symbol("spins_at_barriers").kernelObject();
+            List<HsaException> errors = new CopyOnWriteArrayList<>();
+            Queue queue = rt.gpuAgent().createQueue(64, QueueType.MULTI, (e, q) -> errors.add(e));
+            Signal done = rt.createSignal(1);
+            Submit.kernel(queue, k).grid(16).workgroup(16).completion(done).submit();
+            HsaException e = assertThrows(HsaException.class, () -> Await.completion(done));
+            assertEquals(HsaStatus.EXCEPTION, e.status());
+            assertTrue(errors.get(0).getMessage().contains("time limit"), errors.get(0).getMessage());
         }
     }
 

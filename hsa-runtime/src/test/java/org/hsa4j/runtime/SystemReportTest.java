@@ -53,6 +53,17 @@ class SystemReportTest {
     }
 
     @Test
+    void shouldReportWorkgroupBarriersAvailableWithoutAnyJvmExport() {
+        try (HsaRuntime rt = runtime()) {
+            JsonObject system = JsonParser.parseString(capture(out -> SystemReport.writeJson(rt, out))).getAsJsonObject()
+                    .getAsJsonObject("HSA System Attributes");
+            String barriers = system.get("Workgroup barriers").getAsString();
+            boolean continuations = "continuations".equals(System.getProperty("hsa4j.barriers"));
+            assertEquals(continuations ? "continuations" : "virtual threads", barriers);
+        }
+    }
+
+    @Test
     void shouldGiveEachAgentItsOwnUuid() {
         try (HsaRuntime rt = runtime()) {
             JsonObject agents = JsonParser.parseString(capture(out -> SystemReport.writeJson(rt, out)))

@@ -33,8 +33,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 10, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED",
-        "--enable-native-access=ALL-UNNAMED"})
+@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
 @State(Scope.Benchmark)
 public class DependencyChainBenchmark {
     static final int KERNELS = 1000;

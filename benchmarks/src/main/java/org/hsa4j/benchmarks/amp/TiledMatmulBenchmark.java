@@ -12,8 +12,10 @@ import org.hsa4j.amp.FloatArrayView;
 import org.hsa4j.amp.IndexKernel;
 import org.hsa4j.amp.TileStaticFloats;
 import org.hsa4j.amp.TiledExtent;
+import org.hsa4j.amp.TiledIndex;
 import org.hsa4j.amp.TiledKernel;
 import org.hsa4j.amp.codegen.TileCompiler;
+import org.hsa4j.kernel.WorkgroupExecutor;
 import org.hsa4j.runtime.HsaRuntime;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -40,13 +42,21 @@ import org.openjdk.jmh.annotations.Warmup;
  * costs 12 s per op at 256 on these machines, and its cost grows with work-items x steps = n^3/16,
  * so a 1024 op would take about 64 x 12 s = 13 minutes. Compare per multiply-add (scale its time by
  * (1024/aparapiSide)^3), or run it at 1024 with {@code -p aparapiSide=1024} when there is time.
+ *
+ * <p>{@code barriers} picks how {@code ampTiled} runs its barriers (issue 23 part 4): {@code compiled}
+ * (the default: the tile compiler's work-item loops, no runtime barrier), {@code threads} (the same
+ * multiply as a kernel class the tile compiler leaves alone, so every work-item runs on the
+ * runtime's default barrier strategy, virtual threads) and {@code continuations} (that kernel on
+ * the opt-in JDK continuations, {@code HSA4J_BARRIERS=continuations}; this benchmark's forks carry
+ * the jdk.internal.vm export for it). The runtime barriers switch 2 x n/16 times per work-item, so
+ * compare them at small {@code n} ({@code -p n=256}).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"-Xmx2g", "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED",
-        "--enable-native-access=ALL-UNNAMED"})
+@Fork(value = 1, jvmArgsAppend = {"-Xmx2g", "--enable-native-access=ALL-UNNAMED",
+        "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED"})
 @State(Scope.Benchmark)
 public class TiledMatmulBenchmark {
     static final int T = 16;
@@ -54,6 +64,10 @@ public class TiledMatmulBenchmark {
     /** Matrix side (the issue's figure is 1024; smaller values only for quick checks). */
     @Param("1024")
     int n;
+
+    /** How the tiled multiply's barriers run: compiled (work-item loops), threads or continuations (runtime barriers). */
+    @Param({"compiled", "threads", "continuations"})
+    String barriers;
 
     private HsaRuntime runtime;
     private Amp amp;
@@ -64,7 +78,16 @@ public class TiledMatmulBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         int side = n;
+        if (!barriers.equals("compiled")) {
+            // read once, when the runtime makes its first compute unit: this fork runs only this parameter
+            System.setProperty("hsa4j.barriers", barriers);
+        }
         runtime = HsaRuntime.init();
+        String strategy = WorkgroupExecutor.barrierStrategy();
+        if (barriers.equals("threads") && !strategy.equals("virtual threads")
+                || barriers.equals("continuations") && !strategy.equals("continuations")) {
+            throw new IllegalStateException("asked for " + barriers + " barriers, the runtime runs " + strategy);
+        }
         amp = Amp.on(runtime);
         Accelerator acc = amp.defaultAccelerator();
         FloatArrayView a = acc.floats(runtime.hostMalloc(4L * side * side), new Extent(side * side));
@@ -94,7 +117,12 @@ public class TiledMatmulBenchmark {
             }
             c.set(gi * side + gj, sum);
         };
-        if (!TileCompiler.compile(tiledKernel).workItemLoops()) {
+        if (!barriers.equals("compiled")) {
+            tiledKernel = new MatmulTile(a, b, c, as, bs, side);
+            if (TileCompiler.compile(tiledKernel).workItemLoops()) {
+                throw new IllegalStateException("the kernel class compiled to work-item loops; it must run on runtime barriers");
+            }
+        } else if (!TileCompiler.compile(tiledKernel).workItemLoops()) {
             throw new IllegalStateException("the tiled kernel did not compile: " + TileCompiler.compile(tiledKernel));
         }
         untiledKernel = idx -> {
@@ -124,6 +152,45 @@ public class TiledMatmulBenchmark {
     @Benchmark
     public void ampUntiled() {
         amp.parallelForEach(new Extent(n, n), untiledKernel).get();
+    }
+
+    /** The tiled multiply as a class, which the tile compiler does not rewrite: it runs on the runtime's barriers. */
+    static final class MatmulTile implements TiledKernel {
+        private final FloatArrayView a;
+        private final FloatArrayView b;
+        private final FloatArrayView c;
+        private final TileStaticFloats as;
+        private final TileStaticFloats bs;
+        private final int side;
+
+        MatmulTile(FloatArrayView a, FloatArrayView b, FloatArrayView c, TileStaticFloats as, TileStaticFloats bs,
+                   int side) {
+            this.a = a;
+            this.b = b;
+            this.c = c;
+            this.as = as;
+            this.bs = bs;
+            this.side = side;
+        }
+
+        @Override
+        public void run(TiledIndex t) {
+            int row = t.local(0);
+            int col = t.local(1);
+            int gi = t.global(0);
+            int gj = t.global(1);
+            float sum = 0;
+            for (int s = 0; s < side; s += T) {
+                as.set(t, row * T + col, a.get(gi * side + s + col));
+                bs.set(t, row * T + col, b.get((s + row) * side + gj));
+                t.barrier().await();
+                for (int k = 0; k < T; k++) {
+                    sum += as.get(t, row * T + k) * bs.get(t, k * T + col);
+                }
+                t.barrier().await();
+            }
+            c.set(gi * side + gj, sum);
+        }
     }
 
     /** Aparapi's state: heap matrices and the kernel. */

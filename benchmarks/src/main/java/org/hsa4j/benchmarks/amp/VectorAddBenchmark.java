@@ -39,8 +39,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 10, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"-Xmx4g", "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED",
-        "--enable-native-access=ALL-UNNAMED"})
+@Fork(value = 1, jvmArgsAppend = {"-Xmx4g", "--enable-native-access=ALL-UNNAMED"})
 @State(Scope.Benchmark)
 public class VectorAddBenchmark {
     /** Elements per vector: 64M for the figure; smaller only for smoke runs ({@code ./hsa4j bench --quick}). */
