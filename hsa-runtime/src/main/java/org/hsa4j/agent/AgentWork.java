@@ -24,8 +24,8 @@ final class AgentWork extends Work {
         this.request = request;
         this.releaseScope = releaseScope;
         this.processor = processor;
-        this.trace = processor.tracer.launched(processor.agentIndex(), processor.agentName(), slot.queue.id(),
-                request.packetId(), "agent dispatch type " + request.type(), 1, 1, 1, 1, 1, 1, processor.unitCount());
+        this.trace = processor.tracer.agentDispatchLaunched(processor.agentIndex(), processor.agentName(),
+                slot.queue.id(), request.packetId(), request.type(), processor.unitCount());
     }
 
     @Override

@@ -17,6 +17,11 @@ final class OffTracer extends Tracer {
     }
 
     @Override
+    boolean listening(Jfr.Kind kind) {
+        return Jfr.enabled(kind);
+    }
+
+    @Override
     public Optional<Path> file() {
         return Optional.empty();
     }
@@ -25,7 +30,7 @@ final class OffTracer extends Tracer {
     public DispatchTrace launched(int agent, String agentName, long queueId, long packetId, String kernel,
                                   long gridX, long gridY, long gridZ, int workgroupX, int workgroupY, int workgroupZ,
                                   int units) {
-        if (!Jfr.enabled(Jfr.Kind.DISPATCH)) {
+        if (!listening(Jfr.Kind.DISPATCH)) {
             return DispatchTrace.NONE;
         }
         return new LiveDispatch(this, agent, agentName, queueId, packetId, kernel, gridX, gridY, gridZ,
@@ -39,12 +44,12 @@ final class OffTracer extends Tracer {
 
     @Override
     public WaitTrace waitBegins(long signalHandle) {
-        return Jfr.enabled(Jfr.Kind.SIGNAL_WAIT) ? new LiveWait(this, signalHandle) : WaitTrace.NONE;
+        return listening(Jfr.Kind.SIGNAL_WAIT) ? new LiveWait(this, signalHandle) : WaitTrace.NONE;
     }
 
     @Override
     public CallTrace callBegins() {
-        return Jfr.enabled(Jfr.Kind.SERVICE_CALL) ? new LiveCall(this) : CallTrace.NONE;
+        return listening(Jfr.Kind.SERVICE_CALL) ? new LiveCall(this) : CallTrace.NONE;
     }
 
     @Override

@@ -66,6 +66,11 @@ final class RecordingTracer extends Tracer {
     }
 
     @Override
+    boolean listening(Jfr.Kind kind) {
+        return true;
+    }
+
+    @Override
     public Optional<Path> file() {
         return sink instanceof TraceFile f ? Optional.of(f.path()) : Optional.empty();
     }

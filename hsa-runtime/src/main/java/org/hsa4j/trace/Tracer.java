@@ -76,6 +76,19 @@ public abstract sealed class Tracer permits OffTracer, RecordingTracer {
                                            long gridX, long gridY, long gridZ, int workgroupX, int workgroupY,
                                            int workgroupZ, int units);
 
+    /**
+     * An agent dispatch packet of function {@code type} was launched; it is traced as a one-part
+     * dispatch named "agent dispatch type N" (the name is made only when somebody listens).
+     */
+    public final DispatchTrace agentDispatchLaunched(int agent, String agentName, long queueId, long packetId, int type,
+                                                     int units) {
+        return listening(Jfr.Kind.DISPATCH) ? launched(agent, agentName, queueId, packetId,
+                "agent dispatch type " + type, 1, 1, 1, 1, 1, 1, units) : DispatchTrace.NONE;
+    }
+
+    /** True when events of {@code kind} have a listener: always while recording, else while JFR enables them. */
+    abstract boolean listening(Jfr.Kind kind);
+
     /** A barrier packet completed: it was first looked at at {@code begin} and its dependencies were met at {@code end}. */
     public abstract void barrier(int agent, String agentName, long queueId, long packetId, boolean and, long begin, long end);
 

@@ -53,7 +53,10 @@ class TraceFileTest {
     static Path dir;
     private static JsonObject trace;
     private static List<JsonObject> events;
+    private static final int AGENT_DISPATCH_TYPE = 7;
     private static int gpuPid;
+    private static int cpuPid;
+    private static long agentPacket;
     private static long queueId;
     private static long barrierPacket;
     private static long waitedSignal;
@@ -76,6 +79,14 @@ class TraceFileTest {
                 q.dispatch(scale, GRID, WORKGROUP).join();
             }
             q.dispatch(other, 1, 1).join();
+
+            Agent cpu = rt.cpuAgent();
+            cpuPid = cpu.index() + 1;
+            cpu.registerAgentDispatchHandler(AGENT_DISPATCH_TYPE, request -> { });
+            Queue cpuQueue = cpu.createQueue(16, QueueType.MULTI, null);
+            Signal served = rt.createSignal(1);
+            agentPacket = Submit.agentDispatch(cpuQueue, AGENT_DISPATCH_TYPE, 0, served);
+            Await.completion(served);
 
             Signal dep = rt.createSignal(1);
             Signal done = rt.createSignal(1);
@@ -141,6 +152,19 @@ class TraceFileTest {
         }
         assertEquals(SCALE_DISPATCHES, packets.size(), "each dispatch is its own packet");
         assertEquals(1, events("b", "dispatch", "other").size());
+    }
+
+    @Test
+    void shouldRecordAnAgentDispatchAsAOnePartDispatchOfTheCpuAgent() {
+        String name = "agent dispatch type " + AGENT_DISPATCH_TYPE;
+        List<JsonObject> begins = events("b", "dispatch", name);
+        assertEquals(1, begins.size());
+        assertEquals(cpuPid, begins.getFirst().get("pid").getAsInt());
+        assertEquals(agentPacket, begins.getFirst().getAsJsonObject("args").get("packet").getAsLong());
+        List<JsonObject> runs = events("X", "compute-unit", name);
+        assertEquals(1, runs.size());
+        assertEquals(1, runs.getFirst().getAsJsonObject("args").get("workgroups").getAsLong());
+        assertEquals("cpu0", name("process_name", cpuPid, 0));
     }
 
     @Test
