@@ -629,7 +629,8 @@ public final class RpcServer implements AutoCloseable {
         try {
             entry.service().serve(call);
             if (!call.isDeferred()) {
-                trace.ended(entry.name(), call.opcode(), RpcStatus.OK.name());
+                // a call the watchdog (TIMEOUT) or its caller (cancel) ended while the service ran
+                trace.ended(entry.name(), call.opcode(), call.isFinished() ? "ENDED_BEFORE_RETURN" : RpcStatus.OK.name());
                 call.finish(RpcStatus.OK);
             } else {
                 trace.ended(entry.name(), call.opcode(), "DEFERRED");

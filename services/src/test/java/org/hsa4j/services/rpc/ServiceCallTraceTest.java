@@ -1,6 +1,7 @@
 package org.hsa4j.services.rpc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -8,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
@@ -70,5 +72,35 @@ class ServiceCallTraceTest {
             assertEquals(0, c.get("pid").getAsInt(), "served on a host thread");
             assertTrue(c.get("dur").getAsDouble() >= 0);
         }
+    }
+
+    @Test
+    void shouldNotCallOkAServiceWhoseCallTheWatchdogEndedWhileItRan() throws Exception {
+        Path file = dir.resolve("stuck.json");
+        int stuck = Opcodes.of(USER_NS, 1);
+        AtomicReference<Thread> server = new AtomicReference<>();
+        try (Fixture f = Fixture.start(RuntimeConfig.builder().computeUnits(1).trace(file).build(),
+                ServicesConfig.builder().serverThreads(1).serviceTimeoutNanos(TimeUnit.MILLISECONDS.toNanos(50)))) {
+            f.services.registerService("tracetest", stuck, ServiceMode.INLINE, call -> {
+                server.set(Thread.currentThread());
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (!call.isFinished() && System.nanoTime() < deadline) {
+                    Thread.onSpinWait(); // until the watchdog ends the call with TIMEOUT
+                }
+            });
+            assertEquals(RpcStatus.TIMEOUT, f.services.client().invoke(f.rt.svm(), 0, 0, stuck, new long[8]));
+            // the moved-aside server thread ends once its service returned, after it reported to the tracer
+            server.get().join(TimeUnit.SECONDS.toMillis(20));
+            assertFalse(server.get().isAlive());
+        }
+        JsonObject trace = JsonParser.parseString(Files.readString(file)).getAsJsonObject();
+        List<String> statuses = new ArrayList<>();
+        for (JsonElement e : trace.getAsJsonArray("traceEvents")) {
+            JsonObject o = e.getAsJsonObject();
+            if (o.get("ph").getAsString().equals("X") && o.get("cat").getAsString().equals("service")) {
+                statuses.add(o.getAsJsonObject("args").get("status").getAsString());
+            }
+        }
+        assertEquals(List.of("ENDED_BEFORE_RETURN"), statuses);
     }
 }
