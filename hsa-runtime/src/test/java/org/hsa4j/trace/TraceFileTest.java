@@ -211,6 +211,7 @@ class TraceFileTest {
     @Test
     void shouldNameTheAgentProcessTheQueueTrackAndTheComputeUnits() {
         assertEquals("gpu0", name("process_name", gpuPid, 0));
+        assertEquals("host", name("process_name", TraceEvent.HOST_PID, 0));
         assertEquals("queue " + queueId, name("thread_name", gpuPid, TraceEvent.QUEUE_TID + queueId));
         for (JsonObject run : events("X", "compute-unit", "scale")) {
             long tid = run.get("tid").getAsLong();
