@@ -32,8 +32,11 @@ final class Jfr {
      * of milliseconds of JFR set-up, are loaded only once JFR is up.
      */
     static boolean enabled(Kind kind) {
-        return FlightRecorder.isInitialized() && Types.TYPES[kind.ordinal()].isEnabled();
+        return PRESENT && FlightRecorder.isInitialized() && Types.TYPES[kind.ordinal()].isEnabled();
     }
+
+    /** False in a runtime image without the jdk.jfr module: then no JFR class is ever resolved. */
+    private static final boolean PRESENT = ModuleLayer.boot().findModule("jdk.jfr").isPresent();
 
     /** The event types, made on first use (after JFR is up). */
     private static final class Types {
