@@ -25,6 +25,7 @@ import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalDescriptor;
 import org.hsa4j.signal.SignalManager;
+import org.hsa4j.trace.Tracer;
 
 /**
  * An HSA agent ({@code hsa_agent_t}): its attributes, its memory pools, its view of SVM, its
@@ -51,6 +52,8 @@ public final class Agent {
     /** Serves this agent's queues: its compute units ({@link OwnQueues}) or a provider's backend. */
     private final QueueBackend queues;
     private final Map<Integer, AgentDispatchHandler> handlers = new ConcurrentHashMap<>();
+    /** What its packets report to (the runtime's tracer, chosen once). */
+    private final Tracer tracer;
     private volatile boolean closed;
     /** How long inactivating or destroying a queue waits for its aborted dispatches to unwind. */
     static final long ABORT_WAIT_NANOS = 5_000_000_000L;
@@ -69,19 +72,28 @@ public final class Agent {
                                  MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock,
                                  QueueBackend backend) {
         HsaException.requireNonNull(backend, "backend");
-        return new Agent(index, properties, memory, signals, queuePool, pools, clock, null, backend);
+        return new Agent(index, properties, memory, signals, queuePool, pools, clock, null, backend,
+                Tracer.off(clock));
     }
 
     /** Built by the runtime while it makes the topology; {@code coherence} is fidelity mode's model, or null. */
     public Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
                  MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, CoherenceModel coherence) {
-        this(index, properties, memory, signals, queuePool, pools, clock, coherence, null);
+        this(index, properties, memory, signals, queuePool, pools, clock, coherence, null, Tracer.off(clock));
+    }
+
+    /** Built by the runtime while it makes the topology: as above, reporting its packets to {@code tracer}. */
+    public Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
+                 MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, CoherenceModel coherence,
+                 Tracer tracer) {
+        this(index, properties, memory, signals, queuePool, pools, clock, coherence, null, tracer);
     }
 
     private Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
                   MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, CoherenceModel coherence,
-                  QueueBackend backend) {
+                  QueueBackend backend, Tracer tracer) {
         this.index = index;
+        this.tracer = tracer;
         this.properties = properties;
         this.memory = memory;
         this.signals = signals;
@@ -118,6 +130,11 @@ public final class Agent {
     /** The backend of a provided agent when it is a {@code type} (e.g. hsa-cuda's CudaAgent), else empty. */
     public <T> Optional<T> backend(Class<T> type) {
         return type.isInstance(queues) ? Optional.of(type.cast(queues)) : Optional.empty();
+    }
+
+    /** The tracer this agent's packets report to (the runtime's). */
+    public Tracer tracer() {
+        return tracer;
     }
 
     /** Starts the compute units; called once by the runtime. */

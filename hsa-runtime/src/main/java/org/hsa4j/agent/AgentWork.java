@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.signal.Signal;
+import org.hsa4j.trace.DispatchTrace;
 
 /** A launched agent dispatch: one compute unit runs its handler. */
 final class AgentWork extends Work {
@@ -13,6 +14,8 @@ final class AgentWork extends Work {
     private final int releaseScope;
     private final PacketProcessor processor;
     private final AtomicBoolean claimed = new AtomicBoolean();
+    /** What the tracer wants to hear of this dispatch ({@code DispatchTrace.NONE} when nothing listens). */
+    private final DispatchTrace trace;
 
     AgentWork(QueueSlot slot, AgentDispatchHandler handler, AgentDispatchRequest request, Signal completion,
               int releaseScope, PacketProcessor processor) {
@@ -21,6 +24,8 @@ final class AgentWork extends Work {
         this.request = request;
         this.releaseScope = releaseScope;
         this.processor = processor;
+        this.trace = processor.tracer.agentDispatchLaunched(processor.agentIndex(), processor.agentName(),
+                slot.queue.id(), request.packetId(), request.type(), processor.unitCount());
     }
 
     @Override
@@ -47,6 +52,7 @@ final class AgentWork extends Work {
     void run(long part, ComputeUnit unit) {
         HsaException failure = null;
         processor.beginPart();
+        trace.partBegin(unit.id, 0);
         unit.thread().enterWork(this);
         try {
             handler.handle(request);
@@ -59,6 +65,8 @@ final class AgentWork extends Work {
             unit.thread().exitWork();
         }
         processor.endPart(releaseScope);
+        trace.partEnd(unit.id);
+        trace.completed(failure != null);
         unit.complete(this, failure, releaseScope);
     }
 

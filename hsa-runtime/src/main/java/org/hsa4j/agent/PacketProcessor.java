@@ -44,6 +44,7 @@ import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalManager;
 import org.hsa4j.signal.SignalWaiter;
+import org.hsa4j.trace.Tracer;
 
 /**
  * The packet processor of one agent. It is not a thread: it is a role that one compute unit at a
@@ -140,6 +141,8 @@ final class PacketProcessor {
     /** Fidelity mode's caches, or null: packet fences and workgroup ends act on them. */
     private final CoherenceModel coherence;
     private final LongSupplier clock;
+    /** The runtime's tracer, chosen once: launched work reports to it, and so do barrier packets. */
+    final Tracer tracer;
     /** How the role holder idles between scans of idle queues: the runtime's strategy with a {@link #PROCESSOR_SPIN_NANOS} budget. */
     private final IdleStrategy roleWait;
     /** How an idle unit parks: at once, backing off from {@link ComputeUnit#MIN_IDLE_PARK_NANOS} to {@link ComputeUnit#MAX_IDLE_PARK_NANOS}. */
@@ -182,6 +185,7 @@ final class PacketProcessor {
         this.svm = svm;
         this.coherence = svm.coherence();
         this.clock = clock;
+        this.tracer = agent.tracer();
         IdleStrategy idle = agent.idleStrategy();
         this.roleWait = idle.background().withBusyNanos(PROCESSOR_SPIN_NANOS);
         this.unitIdle = idle.background().withBusyNanos(0)
@@ -208,6 +212,19 @@ final class PacketProcessor {
         watchdog = Thread.ofPlatform().daemon().name(threadPrefix + "-watchdog")
                 .unstarted(new Watchdog(kernelTimeLimitNanos));
         watchdog.start();
+    }
+
+    int agentIndex() {
+        return agent.index();
+    }
+
+    String agentName() {
+        return agent.name();
+    }
+
+    /** Number of compute units (0 before start). */
+    int unitCount() {
+        return units.length;
     }
 
     // ---- role and waking ------------------------------------------------------------------------
@@ -753,6 +770,7 @@ final class PacketProcessor {
         if (q.barrierIndex != index) {
             unwatch(q);
             q.barrierIndex = index;
+            q.barrierSince = clock.getAsLong();
             q.satisfied = 0;
         }
         int pending = 0;
@@ -807,6 +825,8 @@ final class PacketProcessor {
         }
         int word = AqlPacket.loadHeaderWordAcquire(ring, off);
         consume(q, index, off);
+        long now = clock.getAsLong();
+        tracer.barrier(agent.index(), agent.name(), q.queue.id(), index, and, q.barrierSince, now);
         if (PacketHeader.releaseScopeCode(word) != 0) {
             VarHandle.fullFence();
             if (coherence != null) {
@@ -814,7 +834,6 @@ final class PacketProcessor {
             }
         }
         if (completion != null) {
-            long now = clock.getAsLong();
             completion.recordStart(now);
             completion.recordEnd(now);
             completion.subtractScrelease(1);

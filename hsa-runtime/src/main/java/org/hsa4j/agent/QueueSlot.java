@@ -21,6 +21,8 @@ final class QueueSlot {
     long readIndex;
     /** Packet id of the barrier packet whose dependencies are being watched, or -1. */
     long barrierIndex = -1;
+    /** When the processor first looked at that barrier packet (the runtime's clock), for the tracer. */
+    long barrierSince;
     /** Dependencies of that barrier packet already observed at 0. */
     int satisfied;
     /** Dependency signals the agent's waiter is registered on. */

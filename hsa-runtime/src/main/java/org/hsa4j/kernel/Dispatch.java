@@ -93,6 +93,16 @@ public final class Dispatch {
         return packetId;
     }
 
+    /** Work-items of the grid along {@code axis} (0 x, 1 y, 2 z). */
+    public long gridSize(int axis) {
+        return axis == 0 ? gridX : axis == 1 ? gridY : gridZ;
+    }
+
+    /** Work-items per workgroup along {@code axis} (0 x, 1 y, 2 z). */
+    public int workgroupSize(int axis) {
+        return axis == 0 ? workgroupX : axis == 1 ? workgroupY : workgroupZ;
+    }
+
     /** Number of workgroups. */
     public long totalGroups() {
         return totalGroups;

@@ -22,6 +22,7 @@ import org.hsa4j.packet.PacketType;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.signal.Signal;
+import org.hsa4j.trace.QueueStatistics;
 
 /**
  * A user-mode AQL queue ({@code hsa_queue_t}): a power-of-two ring of 64-byte packets in SVM, a
@@ -131,6 +132,15 @@ public final class Queue {
         }
         INDEX.setVolatile(descriptor, QueueDescriptor.WRITE_INDEX, 0L);
         INDEX.setVolatile(descriptor, QueueDescriptor.READ_INDEX, 0L);
+    }
+
+    /**
+     * What this queue ran: dispatch and barrier packets, failures, launch-to-completion times. Counted
+     * only while the runtime records ({@code HSA4J_TRACE} or {@code HSA4J_STATS=1}); otherwise, and for a
+     * soft queue, all zero.
+     */
+    public QueueStatistics statistics() {
+        return agent == null ? QueueStatistics.none(id) : agent.tracer().queueStatistics(id);
     }
 
     /** The agent whose packet processor consumes this queue; null for a soft queue, which the application consumes. */

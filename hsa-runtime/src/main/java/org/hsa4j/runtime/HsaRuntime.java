@@ -1,5 +1,6 @@
 package org.hsa4j.runtime;
 
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -39,6 +40,9 @@ import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;
 import org.hsa4j.signal.SignalGroup;
 import org.hsa4j.signal.SignalManager;
+import org.hsa4j.trace.KernelStatistics;
+import org.hsa4j.trace.QueueStatistics;
+import org.hsa4j.trace.Tracer;
 
 /**
  * The runtime ({@code hsa_init} .. {@code hsa_shut_down}): the topology of agents, shared
@@ -80,10 +84,13 @@ public final class HsaRuntime implements AutoCloseable {
     private final List<MemoryPool> deviceCoarse = new ArrayList<>();
     /** Fidelity mode's caches, or null when the mode is off. */
     private final CoherenceModel coherence;
+    /** What dispatches, barriers, blocking waits and service calls report to: chosen once from the configuration. */
+    private final Tracer tracer;
     private volatile boolean closed;
 
     private HsaRuntime(RuntimeConfig config, List<AgentProvider> providers) {
         this.config = config;
+        this.tracer = tracer(config);
         this.memory = new MemoryManager(config.fpAtomics(), config.xnack());
         int gpus = config.gpuAgents();
         systemFine = memory.createPool("system fine-grained", SegmentKind.GLOBAL, EnumSet.of(GlobalFlag.FINE_GRAINED), 0,
@@ -94,14 +101,14 @@ public final class HsaRuntime implements AutoCloseable {
         MemoryPool systemCoarse = memory.createPool("system coarse-grained", SegmentKind.GLOBAL,
                 EnumSet.of(GlobalFlag.COARSE_GRAINED), 0, config.systemMemorySize(), config.systemMemorySize(), false, true);
         coherence = config.fidelity() ? new CoherenceModel(CacheGeometry.defaults(), cachedUnits(config)) : null;
-        signals = new SignalManager(memory, systemFine, Signal.RECHECK_NANOS, coherence, config.idleStrategy());
+        signals = new SignalManager(memory, systemFine, Signal.RECHECK_NANOS, coherence, config.idleStrategy(), tracer);
         List<Agent> made = new ArrayList<>();
         int cpuUnits = config.cpuComputeUnits();
         AgentProperties cpu = new AgentProperties("cpu0", DeviceType.CPU, EnumSet.of(AgentFeature.AGENT_DISPATCH),
                 cpuUnits, 1, new int[] {1, 1, 1}, 1, new long[] {1, 1, 1}, 1, config.queueMinSize(),
                 config.queueMaxSize(), config.queuesMax(), 0, 0);
         made.add(new Agent(0, cpu, memory, signals, systemFine, List.of(systemFine, kernargPool, systemCoarse),
-                this::timestamp, coherence));
+                this::timestamp, coherence, tracer));
         for (int g = 1; g <= gpus; g++) {
             String name = "gpu" + (g - 1);
             MemoryPool coarse = memory.createPool(name + " coarse-grained (device)", SegmentKind.GLOBAL,
@@ -122,13 +129,26 @@ public final class HsaRuntime implements AutoCloseable {
                     config.queueMinSize(), config.queueMaxSize(), config.queuesMax(), config.groupSegmentMax(),
                     config.privateSegmentMax());
             made.add(new Agent(g, props, memory, signals, systemFine, List.of(coarse, fine, group, priv),
-                    this::timestamp, coherence));
+                    this::timestamp, coherence, tracer));
         }
         agents = List.copyOf(made);
         for (Agent a : agents) {
             a.start(config.kernelTimeLimitMillis() * 1_000_000);
         }
         providerNotes = openProvided(providers, made);
+    }
+
+    /** The tracer {@code config} asks for: recording with a trace file or statistics, else off. */
+    private Tracer tracer(RuntimeConfig config) {
+        if (config.trace() == null && !config.statistics()) {
+            return Tracer.off(this::timestamp);
+        }
+        try {
+            return Tracer.recording(config.trace(), this::timestamp);
+        } catch (IOException | RuntimeException e) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "trace file " + config.trace() + " (HSA4J_TRACE) cannot be "
+                    + "written: " + e, e);
+        }
     }
 
     /** Adds the agents of {@code providers} after {@code made}; on a provider's error closes the runtime and rethrows. */
@@ -220,6 +240,25 @@ public final class HsaRuntime implements AutoCloseable {
     /** The system timestamp: nanoseconds since the runtime started. */
     public long timestamp() {
         return System.nanoTime() - origin;
+    }
+
+    /** The tracer this runtime's packets, waits and (services') calls report to; layers hook into it, applications need not. */
+    public Tracer tracer() {
+        return tracer;
+    }
+
+    /**
+     * Per-queue statistics (dispatch and barrier packets, failures, launch-to-completion times) of
+     * every queue that ran a packet, by queue id; empty unless the runtime records
+     * ({@link RuntimeConfig#statistics()} or a trace file).
+     */
+    public List<QueueStatistics> queueStatistics() {
+        return tracer.queueStatistics();
+    }
+
+    /** Per-kernel statistics (dispatches, failures, workgroups, times) by kernel name; empty unless the runtime records. */
+    public List<KernelStatistics> kernelStatistics() {
+        return tracer.kernelStatistics();
     }
 
     /** {@code hsa_iterate_agents}: every agent, CPU first, then the runtime's GPU agents, then provided ones. */
@@ -765,6 +804,7 @@ public final class HsaRuntime implements AutoCloseable {
         if (coherence != null) {
             coherence.drainHost();
         }
+        tracer.close();
         memory.close();
     }
 

@@ -1,6 +1,8 @@
 package org.hsa4j.runtime;
 
 import java.lang.management.ManagementFactory;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Locale;
@@ -31,6 +33,8 @@ import org.hsa4j.memory.FpAtomics;
  * <tr><td>HSA4J_FIDELITY</td><td>1 turns on the memory-model fidelity (checking) mode (default 0)</td></tr>
  * <tr><td>HSA_ENABLE_INTERRUPT</td><td>0 makes waits busy-wait (spin, then yield) instead of parking after a short spin (default 1)</td></tr>
  * <tr><td>HSA4J_KERNEL_TIME_LIMIT_MS</td><td>aborts a dispatch running longer, with EXCEPTION (default 0: no limit)</td></tr>
+ * <tr><td>HSA4J_TRACE</td><td>a file: writes a Chrome trace-event / Perfetto JSON timeline there (and keeps statistics)</td></tr>
+ * <tr><td>HSA4J_STATS</td><td>1 keeps per-queue and per-kernel statistics without a trace file (default 0)</td></tr>
  * </table>
  *
  * @param gpuAgents          number of GPU agents
@@ -55,13 +59,17 @@ import org.hsa4j.memory.FpAtomics;
  * @param interruptWaits     true (default): waits park after a short spin and yield, like ROCm's
  *                           interrupt-driven signal waits; false ({@code HSA_ENABLE_INTERRUPT=0}): waits
  *                           spin and yield until their condition or deadline (see {@code IdleStrategy})
+ * @param trace              the file the runtime writes its Chrome trace-event JSON timeline to on close, or null
+ *                           (see {@code org.hsa4j.trace.Tracer})
+ * @param statistics         true to keep per-queue and per-kernel statistics ({@code Queue.statistics()},
+ *                           {@code HsaRuntime.kernelStatistics()}); always on with a trace file
  */
 public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits, int wavefrontSize,
                             int queueMinSize, int queueMaxSize, int queuesMax, int workgroupMaxSize,
                             int groupSegmentMax, int privateSegmentMax, long systemMemorySize,
                             long deviceMemorySize, long kernargPoolSize, boolean xnack,
                             FpAtomics fpAtomics, boolean fidelity, long kernelTimeLimitMillis,
-                            boolean interruptWaits) {
+                            boolean interruptWaits, Path trace, boolean statistics) {
 
     /** Most GPU agents: agent indices (CPU agent 0 included) must fit in 64-bit access masks. */
     public static final int MAX_GPU_AGENTS = 62;
@@ -174,6 +182,19 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
         String timeLimit = env.get("HSA4J_KERNEL_TIME_LIMIT_MS");
         if (timeLimit != null) {
             b.kernelTimeLimitMillis(parse("HSA4J_KERNEL_TIME_LIMIT_MS", timeLimit, 0, MAX_KERNEL_TIME_LIMIT_MILLIS, false));
+        }
+        String trace = env.get("HSA4J_TRACE");
+        if (trace != null && !trace.isBlank()) {
+            try {
+                b.trace(Path.of(trace));
+            } catch (InvalidPathException e) {
+                throw new HsaException(HsaStatus.INVALID_ARGUMENT, "environment: HSA4J_TRACE is not a file name: '"
+                        + trace + "'");
+            }
+        }
+        String stats = env.get("HSA4J_STATS");
+        if (stats != null) {
+            b.statistics(parse("HSA4J_STATS", stats, 0, 1, false) == 1);
         }
         String interrupt = env.get(IdleStrategy.INTERRUPT_VARIABLE);
         if (interrupt != null) {
@@ -291,6 +312,8 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
         b.fidelity = fidelity;
         b.kernelTimeLimitMillis = kernelTimeLimitMillis;
         b.interruptWaits = interruptWaits;
+        b.trace = trace;
+        b.statistics = statistics;
         return b;
     }
 
@@ -314,6 +337,8 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
         private boolean fidelity;
         private long kernelTimeLimitMillis;
         private boolean interruptWaits = true;
+        private Path trace;
+        private boolean statistics;
 
         private Builder() {
         }
@@ -419,12 +444,24 @@ public record RuntimeConfig(int gpuAgents, int computeUnits, int cpuComputeUnits
             return this;
         }
 
+        /** Writes a Chrome trace-event JSON timeline to {@code file} (null: none, the default); statistics are kept too. */
+        public Builder trace(Path file) {
+            trace = file;
+            return this;
+        }
+
+        /** Keeps per-queue and per-kernel statistics (default off; always on with a trace file). */
+        public Builder statistics(boolean v) {
+            statistics = v;
+            return this;
+        }
+
         /** Validates and builds. */
         public RuntimeConfig build() {
             return new RuntimeConfig(gpuAgents, computeUnits, cpuComputeUnits, wavefrontSize, queueMinSize,
                     queueMaxSize, queuesMax, workgroupMaxSize, groupSegmentMax, privateSegmentMax,
                     systemMemorySize, deviceMemorySize, kernargPoolSize, xnack, fpAtomics, fidelity,
-                    kernelTimeLimitMillis, interruptWaits);
+                    kernelTimeLimitMillis, interruptWaits, trace, statistics);
         }
     }
 }

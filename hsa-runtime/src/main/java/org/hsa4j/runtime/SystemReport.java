@@ -1,6 +1,7 @@
 package org.hsa4j.runtime;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -14,6 +15,8 @@ import org.hsa4j.memory.FpAtomics;
 import org.hsa4j.memory.MemoryPool;
 import org.hsa4j.memory.MigrationStats;
 import org.hsa4j.memory.PageDescriptor;
+import org.hsa4j.trace.KernelStatistics;
+import org.hsa4j.trace.QueueStatistics;
 
 /**
  * Describes a runtime's system the way rocminfo does: system attributes, then each agent with its
@@ -105,8 +108,39 @@ public final class SystemReport {
                 Node.leaf("Live signals", Integer.toString(rt.signals().liveSignals())),
                 Node.leaf("Runtime threads", Long.toString(rt.agents().stream()
                         .mapToLong(a -> Arrays.stream(a.computeUnitThreads()).count()).sum())));
-        return List.of(Node.group("HSA System Attributes", system), Node.group("HSA Agents", agents),
-                Node.group("Page Migration", migration), Node.group("Footprint", footprint));
+        List<Node> sections = new ArrayList<>(List.of(Node.group("HSA System Attributes", system),
+                Node.group("HSA Agents", agents), Node.group("Page Migration", migration),
+                Node.group("Footprint", footprint)));
+        if (rt.tracer().recording()) {
+            sections.add(statistics(rt));
+        }
+        return sections;
+    }
+
+    /** The runtime's per-queue and per-kernel statistics (kept with HSA4J_STATS=1 or HSA4J_TRACE), as rocprof's --stats. */
+    private static Node statistics(HsaRuntime rt) {
+        List<Node> n = new ArrayList<>();
+        n.add(Node.leaf("Trace file", rt.tracer().file().map(Path::toString).orElse("none")));
+        for (QueueStatistics q : rt.queueStatistics()) {
+            n.add(Node.group("Queue " + q.queueId() + " (" + q.agent() + ")", List.of(
+                    Node.leaf("Dispatches", Long.toString(q.dispatches())),
+                    Node.leaf("Barrier packets", Long.toString(q.barriers())),
+                    Node.leaf("Failures", Long.toString(q.failures())),
+                    times(q.totalNanos(), q.minNanos(), q.meanNanos(), q.maxNanos()))));
+        }
+        for (KernelStatistics k : rt.kernelStatistics()) {
+            n.add(Node.group("Kernel " + k.kernel(), List.of(
+                    Node.leaf("Dispatches", Long.toString(k.dispatches())),
+                    Node.leaf("Workgroups", Long.toString(k.workgroups())),
+                    Node.leaf("Failures", Long.toString(k.failures())),
+                    times(k.totalNanos(), k.minNanos(), k.meanNanos(), k.maxNanos()))));
+        }
+        return Node.group("Statistics", n);
+    }
+
+    private static Node times(long total, long min, long mean, long max) {
+        return Node.leaf("Launch to completion (us) total/min/mean/max", String.format(Locale.ROOT,
+                "%.1f/%.1f/%.1f/%.1f", total / 1e3, min / 1e3, mean / 1e3, max / 1e3));
     }
 
     private static List<Node> agent(Agent a, RuntimeConfig c) {

@@ -16,6 +16,7 @@ import org.hsa4j.memory.MemoryOrder;
 import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.trace.WaitTrace;
 
 /**
  * An HSA signal: a 64-bit value in a 64-byte SVM slot, with the operations and wait of
@@ -408,6 +409,7 @@ public final class Signal {
             return value;
         }
         refuseWaitOnOwnCompletion();
+        WaitTrace trace = slots.manager.tracer.waitBegins(handle());
         long deadline = System.nanoTime() + Math.min(timeoutNanos, Long.MAX_VALUE / 4);
         Idler idler = (state == WaitState.ACTIVE ? slots.manager.activeWait : slots.manager.blockedWait).idler().blocker(this);
         Thread thread = Thread.currentThread();
@@ -441,6 +443,7 @@ public final class Signal {
             if (self != null) {
                 removeWaiter(self);
             }
+            trace.ended(self != null);
         }
     }
 

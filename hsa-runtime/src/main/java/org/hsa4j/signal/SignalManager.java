@@ -11,6 +11,7 @@ import org.hsa4j.memory.MemoryManager;
 import org.hsa4j.memory.MemoryPool;
 import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.trace.Tracer;
 
 /**
  * Creates and destroys signals. Slots are carved 64 at a time from 4 KiB fine-grained blocks that
@@ -40,6 +41,8 @@ public final class SignalManager {
     final IdleStrategy blockedWait;
     /** Fidelity mode's model (a kernel's screlease/scacquire signal operations release/acquire at system scope), or null. */
     final CoherenceModel coherence;
+    /** What a wait that blocks reports to (the runtime's tracer, chosen once). */
+    final Tracer tracer;
     private final List<Block> blocks = new ArrayList<>();
     private int fresh;
     private int[] recycled = new int[SIGNALS_PER_BLOCK];
@@ -84,6 +87,13 @@ public final class SignalManager {
     /** As {@link #SignalManager(MemoryManager, MemoryPool, long, CoherenceModel)}, waiting as {@code idle} says. */
     public SignalManager(MemoryManager memory, MemoryPool pool, long recheckNanos, CoherenceModel coherence,
                          IdleStrategy idle) {
+        this(memory, pool, recheckNanos, coherence, idle, Tracer.off(System::nanoTime));
+    }
+
+    /** As {@link #SignalManager(MemoryManager, MemoryPool, long, CoherenceModel, IdleStrategy)}, reporting blocking waits to {@code tracer}. */
+    public SignalManager(MemoryManager memory, MemoryPool pool, long recheckNanos, CoherenceModel coherence,
+                         IdleStrategy idle, Tracer tracer) {
+        this.tracer = tracer;
         if (recheckNanos <= 0) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "recheck interval must be positive, was " + recheckNanos);
         }

@@ -21,6 +21,8 @@ import org.hsa4j.memory.MemoryOrder;
 import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.signal.SignalWaiter;
+import org.hsa4j.trace.CallTrace;
+import org.hsa4j.trace.Tracer;
 
 /**
  * The host side of the RPC ports: server threads that find calls and run their services.
@@ -121,6 +123,8 @@ public final class RpcServer implements AutoCloseable {
     private int generations;
     private final AtomicIntegerArray states;
     private final HandlerPool handlers;
+    /** The runtime's tracer: each served call reports to it (chosen once by the runtime). */
+    private final Tracer tracer;
     /** Deferred replies' deadlines: one daemon thread, timers removed when their call ends first. */
     private final ScheduledThreadPoolExecutor timers;
     private final SignalWaiter doorbellWaiter = s -> wakeOne();
@@ -155,6 +159,7 @@ public final class RpcServer implements AutoCloseable {
         this.config = Objects.requireNonNull(config, "config");
         this.idle = ports.serverIdle.withParks(Math.min(MIN_REPOLL_NANOS, config.repollNanos()), config.repollNanos());
         this.views = agentViews(ports.runtime().agents());
+        this.tracer = ports.runtime().tracer();
         this.name = name;
         this.handlers = new HandlerPool(config.handlerThreads(), ports.ports(), this::run, name);
         this.timers = new ScheduledThreadPoolExecutor(1, r -> {
@@ -527,6 +532,7 @@ public final class RpcServer implements AutoCloseable {
         if (entry != null && CoreService.answersInPlace(entry) && laneMaskValid(ports.getLong(port + RpcLayout.LANE_MASK))
                 && !(abortedCount != 0 && isAborted(ports.getLong(port + RpcLayout.CALLER_DISPATCH),
                         ports.getLong(port + RpcLayout.CALLER_PACKET)))) {
+            tracer.callBegins().ended(entry.name(), entry.opcode(), RpcStatus.OK.name());
             return answerInPlace(p, serverFlag, mayWatch);
         }
         PortCall call = new PortCall(this, ports, p, serverFlag);
@@ -623,21 +629,28 @@ public final class RpcServer implements AutoCloseable {
         if (worker != null) {
             worker.enter(call);
         }
+        // the trace hears of the call before its caller is answered, so it is recorded before the caller goes on
+        CallTrace trace = tracer.callBegins();
         try {
             // the call is a system-scope acquire on the thread that serves it: in fidelity mode it
             // drops its stale copies of what the caller wrote before the call (the caller released)
             Svm.fence(MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
             entry.service().serve(call);
             if (!call.isDeferred()) {
+                // a call the watchdog (TIMEOUT) or its caller (cancel) ended while the service ran
+                trace.ended(entry.name(), call.opcode(), call.isFinished() ? "ENDED_BEFORE_RETURN" : RpcStatus.OK.name());
                 call.finish(RpcStatus.OK);
             } else {
+                trace.ended(entry.name(), call.opcode(), "DEFERRED");
                 armDeadline(call);
             }
         } catch (CallEndedException e) {
+            trace.ended(entry.name(), call.opcode(), e.status().name());
             call.finish(e.status());
         } catch (Throwable t) {
             LOG.log(System.Logger.Level.WARNING, "service " + entry.name() + " failed on opcode "
                     + Opcodes.toString(call.opcode()), t);
+            trace.ended(entry.name(), call.opcode(), RpcStatus.SERVICE_ERROR.name());
             call.finish(RpcStatus.SERVICE_ERROR);
         } finally {
             if (worker != null && worker.exit()) {
