@@ -53,6 +53,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * line of a freed allocation is dropped, never written back.
  */
 public final class CoherenceModel {
+    /** The writer index of a host thread or a CPU unit in {@link #beforeHomeWrite}. */
+    static final int HOST = -1;
     private final CacheGeometry geometry;
     private final AgentCache[] agentCaches;
     private final UnitCache[][] unitCaches;
@@ -70,7 +72,7 @@ public final class CoherenceModel {
         this.acquireEpochs = new AtomicLongArray(cachedUnits.length);
         for (int agent = 0; agent < cachedUnits.length; agent++) {
             if (cachedUnits[agent] > 0) {
-                agentCaches[agent] = new AgentCache(geometry.l2Sectors());
+                agentCaches[agent] = new AgentCache(this, agent, geometry.l2Sectors());
                 unitCaches[agent] = new UnitCache[cachedUnits[agent]];
                 for (int u = 0; u < cachedUnits[agent]; u++) {
                     unitCaches[agent][u] = new UnitCache(this, agentCaches[agent], agent, geometry.l1Sets());
@@ -119,6 +121,7 @@ public final class CoherenceModel {
     public void store(Allocation a, long address, int size, long bits) {
         UnitCache c;
         if (a.uncached || (c = current()) == null) {
+            beforeHomeWrite(a, address, size, HOST);
             CacheLines.put(a.segment(), address - a.base, size, bits);
             return;
         }
@@ -158,6 +161,24 @@ public final class CoherenceModel {
         }
     }
 
+    /**
+     * Before {@code length} bytes at {@code address} of {@code a} change at home, written by anyone
+     * but agent {@code writer}'s caches ({@link #HOST} for a host thread or a CPU unit): every other
+     * GPU agent's L2 saves the sectors it may still read as they were ({@link SavedHome}). Every
+     * path that writes cached memory at home calls this first; a path that does not (a raw segment)
+     * is seen fresh by every agent.
+     */
+    void beforeHomeWrite(Allocation a, long address, long length, int writer) {
+        if (a.uncached) {
+            return;
+        }
+        for (AgentCache l2 : agentCaches) {
+            if (l2 != null && l2.agent != writer) {
+                l2.saveHome(a, address, length);
+            }
+        }
+    }
+
     private static int lineRest(long address) {
         return CacheLines.LINE - (int) (address & (CacheLines.LINE - 1));
     }
@@ -173,6 +194,9 @@ public final class CoherenceModel {
                 MemoryScope scope) {
         UnitCache c;
         if (a.uncached || (c = current()) == null) {
+            if (op.writes()) {
+                beforeHomeWrite(a, address, size, HOST);
+            }
             return op.apply(a.segment(), address - a.base, size, x, y, order);
         }
         if (op.writes() && releases(order)) {
@@ -184,7 +208,11 @@ public final class CoherenceModel {
         long result;
         if (!a.coarseGrainedAt(address)) {
             c.l2.evictBytes(a, line, mask);
+            if (op.writes()) {
+                beforeHomeWrite(a, address, size, c.agent);
+            }
             result = op.apply(a.segment(), address - a.base, size, x, y, order);
+            c.l2.refreshHome(a, line, mask);
         } else {
             result = c.l2.atomic(a, address, size, op, x, y, order);
         }
