@@ -154,6 +154,8 @@ final class PacketProcessor {
     private final IdleStrategy roleTakeWait;
     private final AtomicLong epoch = new AtomicLong();
     private final LaunchRing launchRing = new LaunchRing(LaunchRing.CAPACITY);
+    /** How launched dispatches enter the ring: in order, or (fidelity mode) overlapping adversarially. */
+    private final LaunchOrder launchOrder;
     final SignalWaiter waiter = s -> notifyWork();
     private final SignalWaiter doorbellWaiter = s -> notifyDoorbell();
     private volatile QueueSlot[] queues = new QueueSlot[0];
@@ -181,6 +183,8 @@ final class PacketProcessor {
         this.signals = signals;
         this.svm = svm;
         this.coherence = svm.coherence();
+        this.launchOrder = coherence != null ? LaunchOrder.overlapping(launchRing, this::notifyWork)
+                : LaunchOrder.inOrder(launchRing);
         this.clock = clock;
         IdleStrategy idle = agent.idleStrategy();
         this.roleWait = idle.background().withBusyNanos(PROCESSOR_SPIN_NANOS);
@@ -467,7 +471,7 @@ final class PacketProcessor {
         if (n == 0) {
             return false;
         }
-        boolean progress = false;
+        boolean progress = launchOrder.poll();
         backlog = false;
         int start = nextQueue++ % n;
         for (int i = 0; i < n; i++) {
@@ -475,6 +479,7 @@ final class PacketProcessor {
             QueueState state = q.queue.state();
             if (state == QueueState.ACTIVE) {
                 progress |= launch(q);
+                launchOrder.endRun(q);
             } else if (state != QueueState.DESTROYED && published(q)) {
                 HsaException reason = q.queue.error();
                 progress |= drain(q, new HsaException(reason != null ? reason.status() : HsaStatus.INVALID_QUEUE,
@@ -706,7 +711,7 @@ final class PacketProcessor {
             completion.recordStart(clock.getAsLong());
         }
         q.inflight.incrementAndGet();
-        launchRing.append(new KernelWork(q, dispatch, completion, release, this));
+        launchOrder.launched(q, new KernelWork(q, dispatch, completion, release, this), PacketHeader.barrier(word));
         return true;
     }
 
@@ -740,7 +745,7 @@ final class PacketProcessor {
             completion.recordStart(clock.getAsLong());
         }
         q.inflight.incrementAndGet();
-        launchRing.append(new AgentWork(q, handler, request, completion, release, this));
+        launchOrder.launched(q, new AgentWork(q, handler, request, completion, release, this), PacketHeader.barrier(word));
         return true;
     }
 
@@ -749,6 +754,7 @@ final class PacketProcessor {
      * for dependencies, -1 when it was rejected.
      */
     private int barrier(QueueSlot q, long index, long off, boolean and) {
+        launchOrder.endRun(q);
         MemorySegment ring = q.ring;
         if (q.barrierIndex != index) {
             unwatch(q);
@@ -923,6 +929,7 @@ final class PacketProcessor {
             if (work.slot.blockedIndex != -1) {
                 epoch.incrementAndGet();
             }
+            launchOrder.completed(work);
         }
     }
 
@@ -955,6 +962,7 @@ final class PacketProcessor {
             }
         };
         launchRing.forEach(abort);
+        launchOrder.forEach(abort);
         for (ComputeUnit u : units) {
             Work w = u.current();
             if (w != null) {
@@ -1106,6 +1114,7 @@ final class PacketProcessor {
             unwatch(q);
         }
         launchRing.forEach(w -> failCompletion(w, reason));
+        launchOrder.forEach(w -> failCompletion(w, reason));
         for (ComputeUnit u : units) {
             failCompletion(u.current(), reason);
         }
