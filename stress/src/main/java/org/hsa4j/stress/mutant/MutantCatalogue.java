@@ -28,7 +28,9 @@ public final class MutantCatalogue {
                 new HandoffTwins.Ticket(),
                 new LitmusTwins.StoreBuffering(),
                 new LitmusTwins.Isa2(),
-                new LitmusTwins.Wrc());
+                new LitmusTwins.Wrc(),
+                new AdversarialTwins.NeverCachedLine(),
+                new AdversarialTwins.MissingBarrierBit());
     }
 
     /** The stress tests without a twin. */
