@@ -1,12 +1,16 @@
 package org.hsa4j.agent;
 
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
+
+import org.hsa4j.packet.AqlPacket;
+import org.hsa4j.packet.PacketHeader;
+import org.hsa4j.packet.PacketType;
+import org.hsa4j.queue.QueueState;
 
 /**
  * How launched dispatches enter the agent's {@link LaunchRing}: chosen once per agent, from the
@@ -23,8 +27,14 @@ interface LaunchOrder {
     /** A dispatch of queue {@code q} was launched (its in-flight count raised); {@code barrier} is its header's barrier bit. */
     void launched(QueueSlot q, Work work, boolean barrier);
 
-    /** No later packet of {@code q} joins the dispatches launched so far in this scan (end of its batch, a barrier packet). */
+    /** No later packet of {@code q} joins the dispatches launched so far (a barrier packet). */
     void endRun(QueueSlot q);
+
+    /** The scan of {@code q} ended: its dispatches so far go to the ring unless the next slot is empty and they may still wait for a successor. */
+    void endScan(QueueSlot q);
+
+    /** True while launched dispatches wait a bounded time for a successor: the role holder keeps scanning. */
+    boolean holding();
 
     /** Moves released works into the ring while it has space; true when it moved some. */
     boolean poll();
@@ -48,6 +58,15 @@ interface LaunchOrder {
             }
 
             @Override
+            public void endScan(QueueSlot q) {
+            }
+
+            @Override
+            public boolean holding() {
+                return false;
+            }
+
+            @Override
             public boolean poll() {
                 return false;
             }
@@ -63,8 +82,8 @@ interface LaunchOrder {
     }
 
     /** Fidelity mode: later dispatches without the barrier bit run first ({@link Overlapping}). */
-    static LaunchOrder overlapping(LaunchRing ring, Runnable notifyWork) {
-        return new Overlapping(ring, notifyWork);
+    static LaunchOrder overlapping(LaunchRing ring, Runnable notifyWork, long windowNanos) {
+        return new Overlapping(ring, notifyWork, windowNanos);
     }
 
     /**
@@ -79,8 +98,10 @@ interface LaunchOrder {
      * there and the two run in order.
      *
      * <p>A run ends at a dispatch with the barrier bit, a barrier packet, a packet that must wait,
-     * and the end of what the scan found published; so a dispatch whose successor is published
-     * only after the processor launched it runs in order (a producer that publishes both packets,
+     * or, when the queue's next slot is still empty, once it has waited {@code windowNanos} since
+     * its first dispatch launched: the role holder keeps scanning meanwhile, so a producer that
+     * publishes its next dispatch within the window (the usual two launch calls in a row) is
+     * caught; one that publishes it later runs in order (a producer that publishes both packets,
      * or the second header first, is always caught). Held works count as in flight, so a
      * barrier-bit packet behind them waits for all of them. A held work is aborted and failed with
      * the rest of its queue; it still runs (and fails at its first abort point) when released, so
@@ -89,16 +110,22 @@ interface LaunchOrder {
     final class Overlapping implements LaunchOrder {
         private final LaunchRing ring;
         private final Runnable notifyWork;
-        /** Per queue, the run launched in this scan, oldest first (role holder only). */
-        private final Map<QueueSlot, List<Work>> runs = new IdentityHashMap<>();
+        private final long windowNanos;
+        /** Per queue, the run launched so far, oldest first (changed by the role holder only). */
+        private final Map<QueueSlot, Run> runs = new ConcurrentHashMap<>();
         /** Running or ringed work, and the work ahead of it in its queue that enters the ring once it completes. */
         private final Map<Work, Work> heldBehind = new ConcurrentHashMap<>();
         /** Works whose successor completed, to enter the ring at the role holder's next scan. */
         private final ConcurrentLinkedQueue<Work> released = new ConcurrentLinkedQueue<>();
 
-        Overlapping(LaunchRing ring, Runnable notifyWork) {
+        /** Dispatches of one queue launched together, and when the first launched. */
+        private record Run(List<Work> works, long since) {
+        }
+
+        Overlapping(LaunchRing ring, Runnable notifyWork, long windowNanos) {
             this.ring = ring;
             this.notifyWork = notifyWork;
+            this.windowNanos = windowNanos;
         }
 
         @Override
@@ -106,15 +133,36 @@ interface LaunchOrder {
             if (barrier) {
                 endRun(q);
             }
-            runs.computeIfAbsent(q, k -> new ArrayList<>()).add(work);
+            runs.computeIfAbsent(q, k -> new Run(new ArrayList<>(), System.nanoTime())).works.add(work);
+        }
+
+        @Override
+        public void endScan(QueueSlot q) {
+            Run run = runs.get(q);
+            if (run != null && (System.nanoTime() - run.since >= windowNanos || !nextSlotEmpty(q)
+                    || q.queue.state() != QueueState.ACTIVE)) {
+                endRun(q);
+            }
+        }
+
+        /** True when the packet at {@code q}'s read index is not published yet. */
+        private static boolean nextSlotEmpty(QueueSlot q) {
+            int word = AqlPacket.loadHeaderWordAcquire(q.ring, (q.readIndex & q.mask) * AqlPacket.SIZE);
+            return PacketHeader.typeCode(word) == PacketType.INVALID.code();
+        }
+
+        @Override
+        public boolean holding() {
+            return !runs.isEmpty();
         }
 
         @Override
         public void endRun(QueueSlot q) {
-            List<Work> run = runs.remove(q);
-            if (run == null) {
+            Run held = runs.remove(q);
+            if (held == null) {
                 return;
             }
+            List<Work> run = held.works;
             for (int i = run.size() - 1; i > 0; i--) {
                 heldBehind.put(run.get(i), run.get(i - 1));
             }
@@ -123,6 +171,9 @@ interface LaunchOrder {
 
         @Override
         public boolean poll() {
+            for (QueueSlot q : runs.keySet()) {
+                endScan(q);
+            }
             boolean moved = false;
             while (!released.isEmpty() && ring.hasSpace()) {
                 ring.append(released.poll());
@@ -142,6 +193,7 @@ interface LaunchOrder {
 
         @Override
         public void forEach(Consumer<Work> action) {
+            runs.values().forEach(r -> r.works.forEach(action));
             heldBehind.values().forEach(action);
             released.forEach(action);
         }

@@ -117,6 +117,8 @@ final class PacketProcessor {
      * unpark, scheduling and a third runnable thread, with a margin.
      */
     static final long HELPER_WAKE_NANOS = 50_000;
+    /** Fidelity mode: how long a launched dispatch with an empty slot behind it waits for a successor to overlap with. */
+    static final long OVERLAP_WINDOW_NANOS = 200_000;
     /** How long a unit must stay blocked on an unowned monitor in a barrier round before the watchdog rescues it. */
     static final long MONITOR_DEADLOCK_NANOS = 200_000_000;
 
@@ -183,7 +185,7 @@ final class PacketProcessor {
         this.signals = signals;
         this.svm = svm;
         this.coherence = svm.coherence();
-        this.launchOrder = coherence != null ? LaunchOrder.overlapping(launchRing, this::notifyWork)
+        this.launchOrder = coherence != null ? LaunchOrder.overlapping(launchRing, this::notifyWork, OVERLAP_WINDOW_NANOS)
                 : LaunchOrder.inOrder(launchRing);
         this.clock = clock;
         IdleStrategy idle = agent.idleStrategy();
@@ -378,6 +380,10 @@ final class PacketProcessor {
                     idler = null;
                     continue;
                 }
+                if (launchOrder.holding()) {
+                    Thread.onSpinWait(); // dispatches wait (bounded) for a successor to overlap with
+                    continue;
+                }
                 if (spinNanos <= 0) {
                     return false;
                 }
@@ -479,7 +485,7 @@ final class PacketProcessor {
             QueueState state = q.queue.state();
             if (state == QueueState.ACTIVE) {
                 progress |= launch(q);
-                launchOrder.endRun(q);
+                launchOrder.endScan(q);
             } else if (state != QueueState.DESTROYED && published(q)) {
                 HsaException reason = q.queue.error();
                 progress |= drain(q, new HsaException(reason != null ? reason.status() : HsaStatus.INVALID_QUEUE,
