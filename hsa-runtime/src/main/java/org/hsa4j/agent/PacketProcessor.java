@@ -59,7 +59,9 @@ import org.hsa4j.signal.SignalWaiter;
  * Launching copies what the packet says into a {@link Dispatch}, sets the slot back to INVALID and
  * advances the read index with a screlease store, so the slot is free for the producer at once and
  * packets may complete out of order. The launched work goes into the agent's {@link LaunchRing},
- * where any compute unit claims its workgroups; a full ring leaves packets in their queue.
+ * where any compute unit claims its workgroups; a full ring leaves packets in their queue. How it
+ * goes there is a {@link LaunchOrder} chosen once: at once in packet order, or in fidelity mode
+ * later dispatches without the barrier bit first.
  *
  * <h2>Completion</h2>
  * The unit that finishes the last workgroup applies the release fence of the packet's scope,

@@ -36,6 +36,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * nothing leaves the L1, so another unit cannot see the data. Acquire at scope S: S at least AGENT
  * drops the unit's clean L1 bytes; S = SYSTEM also drops the L2's clean fine-grained bytes. Dirty
  * bytes are never dropped: an invalidate keeps the unit's own writes.</li>
+ * <li>L2 misses are adversarial: a sector the L2 does not hold reads home as it stood at the
+ * agent's last system-scope invalidation (its snapshot), as if the line had been resident since,
+ * so a line a kernel never read is as stale after a too-narrow acquire as one it did. Every write
+ * to home by anyone but the agent first saves the sector for it ({@link #beforeHomeWrite},
+ * {@link SavedHome}); the agent's own write-backs update what it saved.</li>
  * <li>Packet fences: a launch with an AGENT acquire fence invalidates the agent's L1s (each unit
  * drops its clean bytes when it starts its next workgroup, so no thread touches another's L1);
  * SYSTEM also invalidates the whole L2 at launch. When a unit finishes a workgroup of a packet
