@@ -1,6 +1,8 @@
 package org.hsa4j.memory;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * Fidelity mode: the bytes of one allocation as one GPU agent's L2 may still see them, home as it
@@ -21,13 +23,15 @@ import java.lang.foreign.MemorySegment;
  * writes a sector at home, {@link #save} copies the sector's home bytes here, once per snapshot
  * (the sector's stamp records the snapshot id it was saved for; 0 means never). The agent's own
  * write-backs and home atomics {@link #refresh} the saved bytes they change, so the agent always
- * reads its own writes. Saved bytes live in 4 KiB pages made on first use. Every method runs under
- * this object's lock: the saving writer and a filling L2 never see half a sector.
+ * reads its own writes. Saved bytes live in 4 KiB pages made on first use. Saving, refreshing and
+ * reading saved bytes run under this object's lock, so the saving writer and a filling L2 never
+ * see half a sector; only the check that a sector is saved already runs without it.
  */
 final class SavedHome {
     private static final int SECTOR = CacheGeometry.SECTOR_SIZE;
     private static final int PAGE_SHIFT = 12;
     private static final int PAGE = 1 << PAGE_SHIFT;
+    private static final VarHandle STAMP = MethodHandles.arrayElementVarHandle(long[].class);
 
     /** Per sector: the snapshot id its saved bytes belong to, 0 when none. */
     private final long[] stamps;
@@ -39,16 +43,27 @@ final class SavedHome {
         this.pages = new MemorySegment[(int) ((size + PAGE - 1) >>> PAGE_SHIFT)];
     }
 
-    /** Before a foreign write to the sector at {@code offset} of {@code a}: saves its home bytes unless saved for snapshot {@code id}. */
-    synchronized void save(Allocation a, long offset, long id) {
+    /**
+     * Before a foreign write to the sector at {@code offset} of {@code a}: saves its home bytes
+     * unless saved for snapshot {@code id}. The common case, saved already, is one acquire load:
+     * the stamp is stored with release after the copy, so a writer that sees it writes home after
+     * the copy read it.
+     */
+    void save(Allocation a, long offset, long id) {
         int s = (int) (offset / SECTOR);
+        if ((long) STAMP.getAcquire(stamps, s) != id) {
+            saveLocked(a, s, id);
+        }
+    }
+
+    private synchronized void saveLocked(Allocation a, int s, long id) {
         if (stamps[s] == id || a.freed) {
             return;
         }
         long start = (long) s * SECTOR;
         long length = Math.min(SECTOR, a.size - start);
         MemorySegment.copy(a.segment(), start, page(start), start & (PAGE - 1), length);
-        stamps[s] = id;
+        STAMP.setRelease(stamps, s, id);
     }
 
     /**
