@@ -62,7 +62,11 @@ final class SavedHome {
         }
         long start = (long) s * SECTOR;
         long length = Math.min(SECTOR, a.size - start);
-        MemorySegment.copy(a.segment(), start, page(start), start & (PAGE - 1), length);
+        try {
+            MemorySegment.copy(a.segment(), start, page(start), start & (PAGE - 1), length);
+        } catch (IllegalStateException freedMeanwhile) {
+            return; // the allocation's arena closed after the check: nothing left to save or to read
+        }
         STAMP.setRelease(stamps, s, id);
     }
 
@@ -77,7 +81,11 @@ final class SavedHome {
     /** After the agent itself wrote the bytes {@code mask} of the line at {@code offset} of {@code a} at home: a sector saved for snapshot {@code id} takes them. */
     synchronized void refresh(Allocation a, long offset, long mask, long id) {
         if (stamps[(int) (offset / SECTOR)] == id && !a.freed) {
-            CacheLines.copyRuns(mask, a.segment(), offset, pages[(int) (offset >>> PAGE_SHIFT)], offset & (PAGE - 1));
+            try {
+                CacheLines.copyRuns(mask, a.segment(), offset, pages[(int) (offset >>> PAGE_SHIFT)], offset & (PAGE - 1));
+            } catch (IllegalStateException freedMeanwhile) {
+                // the allocation's arena closed after the check: nobody reads these bytes again
+            }
         }
     }
 
