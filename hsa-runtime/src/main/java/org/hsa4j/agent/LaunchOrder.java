@@ -1,10 +1,10 @@
 package org.hsa4j.agent;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 import org.hsa4j.packet.AqlPacket;
@@ -118,7 +118,7 @@ interface LaunchOrder {
         /** Works whose successor completed, to enter the ring at the role holder's next scan. */
         private final ConcurrentLinkedQueue<Work> released = new ConcurrentLinkedQueue<>();
 
-        /** Dispatches of one queue launched together, and when the first launched. */
+        /** Dispatches of one queue launched together (copy-on-write: aborts and shutdown read them from other threads), and when the first launched. */
         private record Run(List<Work> works, long since) {
         }
 
@@ -133,7 +133,7 @@ interface LaunchOrder {
             if (barrier) {
                 endRun(q);
             }
-            runs.computeIfAbsent(q, k -> new Run(new ArrayList<>(), System.nanoTime())).works.add(work);
+            runs.computeIfAbsent(q, k -> new Run(new CopyOnWriteArrayList<>(), System.nanoTime())).works.add(work);
         }
 
         @Override

@@ -476,10 +476,10 @@ final class PacketProcessor {
     private boolean processQueues() {
         QueueSlot[] qs = queues;
         int n = qs.length;
-        if (n == 0) {
-            return false;
-        }
         boolean progress = launchOrder.poll();
+        if (n == 0) {
+            return progress;
+        }
         backlog = false;
         int start = nextQueue++ % n;
         for (int i = 0; i < n; i++) {

@@ -192,4 +192,43 @@ class OverlappingLaunchTest {
         awaitZero(done[0]);
         assertEquals(1, svm.getInt(log + 4));
     }
+
+    /** Waits (bounded) until {@code s} fails: true when it did. */
+    private static boolean failsWithin(Signal s) {
+        long deadline = System.nanoTime() + Await.DEFAULT.toNanos();
+        while (System.nanoTime() - deadline < 0) {
+            try {
+                s.waitScacquire(SignalCondition.EQ, 0, 1_000_000L, WaitState.BLOCKED);
+            } catch (HsaException expected) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Test
+    void shouldFailHeldDispatchesOfADestroyedQueueAndKeepTheAgentWorking() {
+        start(true);
+        long flags = rt.hostMalloc(64);
+        long blocker = kernel("blocker", wi -> {
+            Svm s = wi.svm();
+            s.atomicStoreInt(flags, 1, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
+            long deadline = System.nanoTime() + Await.DEFAULT.toNanos();
+            while (s.atomicLoadInt(flags + 4, MemoryOrder.RELAXED, MemoryScope.SYSTEM) == 0
+                    && System.nanoTime() - deadline < 0) {
+                Thread.onSpinWait();
+            }
+        });
+        Signal[] done = publishTogether(new long[] {logging(1), blocker}, new boolean[] {false, false});
+        long deadline = System.nanoTime() + Await.DEFAULT.toNanos();
+        while (svm.atomicLoadInt(flags, MemoryOrder.ACQUIRE, MemoryScope.SYSTEM) == 0) {
+            assertTrue(System.nanoTime() - deadline < 0, "the blocker never started");
+            Thread.onSpinWait();
+        }
+        queue.destroy();
+        assertTrue(failsWithin(done[1]), "the running dispatch was not failed");
+        assertTrue(failsWithin(done[0]), "the held dispatch was not failed");
+        queue = rt.gpuAgent().createQueue(64, QueueType.MULTI, null);
+        assertTrue(runOrder(false, false).endsWith("21"), "a later pair did not overlap");
+    }
 }
