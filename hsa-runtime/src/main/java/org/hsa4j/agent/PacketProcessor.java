@@ -60,7 +60,9 @@ import org.hsa4j.trace.Tracer;
  * Launching copies what the packet says into a {@link Dispatch}, sets the slot back to INVALID and
  * advances the read index with a screlease store, so the slot is free for the producer at once and
  * packets may complete out of order. The launched work goes into the agent's {@link LaunchRing},
- * where any compute unit claims its workgroups; a full ring leaves packets in their queue.
+ * where any compute unit claims its workgroups; a full ring leaves packets in their queue. How it
+ * goes there is a {@link LaunchOrder} chosen once: at once in packet order, or in fidelity mode
+ * later dispatches without the barrier bit first.
  *
  * <h2>Completion</h2>
  * The unit that finishes the last workgroup applies the release fence of the packet's scope,
@@ -118,6 +120,8 @@ final class PacketProcessor {
      * unpark, scheduling and a third runnable thread, with a margin.
      */
     static final long HELPER_WAKE_NANOS = 50_000;
+    /** Fidelity mode: how long a launched dispatch with an empty slot behind it waits for a successor to overlap with. */
+    static final long OVERLAP_WINDOW_NANOS = 200_000;
     /** How long a unit must stay blocked on an unowned monitor in a barrier round before the watchdog rescues it. */
     static final long MONITOR_DEADLOCK_NANOS = 200_000_000;
 
@@ -157,6 +161,8 @@ final class PacketProcessor {
     private final IdleStrategy roleTakeWait;
     private final AtomicLong epoch = new AtomicLong();
     private final LaunchRing launchRing = new LaunchRing(LaunchRing.CAPACITY);
+    /** How launched dispatches enter the ring: in order, or (fidelity mode) overlapping adversarially. */
+    private final LaunchOrder launchOrder;
     final SignalWaiter waiter = s -> notifyWork();
     private final SignalWaiter doorbellWaiter = s -> notifyDoorbell();
     private volatile QueueSlot[] queues = new QueueSlot[0];
@@ -184,6 +190,8 @@ final class PacketProcessor {
         this.signals = signals;
         this.svm = svm;
         this.coherence = svm.coherence();
+        this.launchOrder = coherence != null ? LaunchOrder.overlapping(launchRing, this::notifyWork, OVERLAP_WINDOW_NANOS)
+                : LaunchOrder.inOrder(launchRing);
         this.clock = clock;
         this.tracer = agent.tracer();
         IdleStrategy idle = agent.idleStrategy();
@@ -391,6 +399,10 @@ final class PacketProcessor {
                     idler = null;
                     continue;
                 }
+                if (launchOrder.holding()) {
+                    Thread.onSpinWait(); // dispatches wait (bounded) for a successor to overlap with
+                    continue;
+                }
                 if (spinNanos <= 0) {
                     return false;
                 }
@@ -481,10 +493,10 @@ final class PacketProcessor {
     private boolean processQueues() {
         QueueSlot[] qs = queues;
         int n = qs.length;
+        boolean progress = launchOrder.poll();
         if (n == 0) {
-            return false;
+            return progress;
         }
-        boolean progress = false;
         backlog = false;
         int start = nextQueue++ % n;
         for (int i = 0; i < n; i++) {
@@ -492,6 +504,7 @@ final class PacketProcessor {
             QueueState state = q.queue.state();
             if (state == QueueState.ACTIVE) {
                 progress |= launch(q);
+                launchOrder.endScan(q);
             } else if (state != QueueState.DESTROYED && published(q)) {
                 HsaException reason = q.queue.error();
                 progress |= drain(q, new HsaException(reason != null ? reason.status() : HsaStatus.INVALID_QUEUE,
@@ -723,7 +736,7 @@ final class PacketProcessor {
             completion.recordStart(clock.getAsLong());
         }
         q.inflight.incrementAndGet();
-        launchRing.append(new KernelWork(q, dispatch, completion, release, this));
+        launchOrder.launched(q, new KernelWork(q, dispatch, completion, release, this), PacketHeader.barrier(word));
         return true;
     }
 
@@ -757,7 +770,7 @@ final class PacketProcessor {
             completion.recordStart(clock.getAsLong());
         }
         q.inflight.incrementAndGet();
-        launchRing.append(new AgentWork(q, handler, request, completion, release, this));
+        launchOrder.launched(q, new AgentWork(q, handler, request, completion, release, this), PacketHeader.barrier(word));
         return true;
     }
 
@@ -766,6 +779,7 @@ final class PacketProcessor {
      * for dependencies, -1 when it was rejected.
      */
     private int barrier(QueueSlot q, long index, long off, boolean and) {
+        launchOrder.endRun(q);
         MemorySegment ring = q.ring;
         if (q.barrierIndex != index) {
             unwatch(q);
@@ -942,6 +956,7 @@ final class PacketProcessor {
             if (work.slot.blockedIndex != -1) {
                 epoch.incrementAndGet();
             }
+            launchOrder.completed(work);
         }
     }
 
@@ -974,6 +989,7 @@ final class PacketProcessor {
             }
         };
         launchRing.forEach(abort);
+        launchOrder.forEach(abort);
         for (ComputeUnit u : units) {
             Work w = u.current();
             if (w != null) {
@@ -1126,6 +1142,7 @@ final class PacketProcessor {
             unwatch(q);
         }
         launchRing.forEach(w -> failCompletion(w, reason));
+        launchOrder.forEach(w -> failCompletion(w, reason));
         for (ComputeUnit u : units) {
             failCompletion(u.current(), reason);
         }

@@ -36,6 +36,15 @@ import java.lang.invoke.VarHandle;
  * invalidation costs one atomic add instead of a pass over every set. Dirty bytes are never
  * dropped, so the write-back passes need no catching up. The sets holding dirty bytes are marked in
  * {@link #dirtySets}, so a write-back pass visits only those.
+ *
+ * <h2>Misses are adversarial</h2>
+ * A sector this L2 does not hold is not fetched fresh from home: it is read as home stood at the
+ * agent's last snapshot (its last invalidation that dropped the sector's clean bytes), as if the
+ * line had been resident since then, which a GPU's L2 may well do. The bytes written at home since
+ * then by anyone but this agent were saved before they changed ({@link SavedHome}, through
+ * {@link CoherenceModel#beforeHomeWrite}); this L2's own write-backs refresh what it saved, so it
+ * reads its own writes. So a kernel that reads a line it never cached after an agent-scope acquire
+ * sees the old value, every time; a system-scope acquire takes a new snapshot and reads home.
  */
 final class AgentCache {
     private static final int STRIPES = CacheGeometry.L2_STRIPES;
@@ -77,9 +86,20 @@ final class AgentCache {
     private final int wordsPerStripe;
     /** The invalidation counts at {@link #FULL_EPOCH} and {@link #FINE_EPOCH}, each on a cache line of its own. */
     private final long[] epochs = new long[FINE_EPOCH + 16];
+    /** The model, which saves home bytes for the other agents' L2s; null for a cache driven alone (tests). */
+    private final CoherenceModel model;
+    /** The index of this L2's agent. */
+    final int agent;
 
-    /** An L2 of {@code setCount} sectors (a power of two, at least {@link CacheGeometry#L2_STRIPES}). */
+    /** An L2 of {@code setCount} sectors driven alone: nothing is saved before its write-backs. */
     AgentCache(int setCount) {
+        this(null, 0, setCount);
+    }
+
+    /** The L2 of agent {@code agent} of {@code model}, of {@code setCount} sectors (a power of two, at least {@link CacheGeometry#L2_STRIPES}). */
+    AgentCache(CoherenceModel model, int agent, int setCount) {
+        this.model = model;
+        this.agent = agent;
         this.setCount = setCount;
         this.sets = new long[setCount * SET];
         this.data = MemorySegment.ofArray(sets);
@@ -161,10 +181,66 @@ final class AgentCache {
         return (masks[0] & masks[1] & masks[2] & masks[3]) == -1L;
     }
 
+    /**
+     * The id of this agent's current snapshot of a sector of the given grain: it changes at every
+     * invalidation that drops such a sector's clean bytes (a coarse-grained one: whole-L2 only). Never 0.
+     */
+    long snapshotId(boolean coarse) {
+        long full = (long) EPOCH.getAcquire(epochs, FULL_EPOCH);
+        return coarse ? full + 1 : full + (long) EPOCH.getAcquire(epochs, FINE_EPOCH) + 1;
+    }
+
+    /** Before someone else writes {@code length} bytes at {@code address} of {@code a} at home: saves the sectors this L2 may still read as they were. */
+    void saveHome(Allocation a, long address, long length) {
+        SavedHome h = a.savedHomeFor(agent);
+        long end = address + length;
+        for (long block = address & -CacheGeometry.SECTOR_SIZE; block < end; block += CacheGeometry.SECTOR_SIZE) {
+            h.save(a, block - a.base, snapshotId(a.coarseGrainedAt(block)));
+        }
+    }
+
+    /** After this agent wrote the bytes {@code mask} of {@code line} of {@code a} at home: what it saved takes them, so it reads its own writes. */
+    void refreshHome(Allocation a, long line, long mask) {
+        SavedHome h = a.savedHome(agent);
+        if (h != null) {
+            h.refresh(a, line - a.base, mask, snapshotId(a.coarseGrainedAt(line)));
+        }
+    }
+
+    /** Before this L2 writes {@code length} bytes at {@code address} of {@code a} home: the other agents save them. */
+    private void beforeHome(Allocation a, long address, long length) {
+        if (model != null) {
+            model.beforeHomeWrite(a, address, length, agent);
+        }
+    }
+
     /** Under the set's lock: writes the dirty bytes of set {@code s} (at index {@code i}) home; they stay, clean. */
     private void writeHome(int s, int i) {
         Allocation owner = owners[s];
         long block = sets[i + TAG];
+        long length = Math.min(CacheGeometry.SECTOR_SIZE, owner.base + owner.size - block);
+        if (owner.freed) {
+            writeHomeBytes(s, i, owner, block);
+            return;
+        }
+        beforeHome(owner, block, length);
+        if (owner.savedHome(agent) == null) {
+            writeHomeBytes(s, i, owner, block);
+            return;
+        }
+        long[] written = new long[LINES];
+        for (int k = 0; k < LINES; k++) {
+            written[k] = sets[i + DIRTY + k];
+        }
+        writeHomeBytes(s, i, owner, block);
+        for (int k = 0; k < LINES; k++) {
+            if (written[k] != 0) {
+                refreshHome(owner, block + (long) k * LINE, written[k]);
+            }
+        }
+    }
+
+    private void writeHomeBytes(int s, int i, Allocation owner, long block) {
         if (all(i, DIRTY)) {
             copyHome(owner, block, i);
             for (int k = 0; k < LINES; k++) {
@@ -222,6 +298,31 @@ final class AgentCache {
      * one pass over home.
      */
     private void readHomeTwice(int i, Allocation a, long block, CacheSector dst) {
+        SavedHome h = a.savedHome(agent);
+        if (h != null) {
+            synchronized (h) {
+                MemorySegment page = h.savedPage(block - a.base, snapshotId(a.coarseGrainedAt(block)));
+                if (page != null) {
+                    long at = SavedHome.inPage(block - a.base);
+                    int j = i + DATA;
+                    for (int w = 0; w < SECTOR_WORDS; w++) {
+                        long v = page.get(CacheLines.LONG_U, at + (long) w * Long.BYTES);
+                        sets[j + w] = v;
+                        dst.setWord(w, v);
+                    }
+                    for (int k = 0; k < LINES; k++) {
+                        sets[i + VALID + k] = -1L;
+                    }
+                } else {
+                    readHomeTwiceFresh(i, a, block, dst);
+                }
+            }
+            return;
+        }
+        readHomeTwiceFresh(i, a, block, dst);
+    }
+
+    private void readHomeTwiceFresh(int i, Allocation a, long block, CacheSector dst) {
         long home = block - a.base;
         int j = i + DATA;
         for (int w = 0; w < SECTOR_WORDS; w++) {
@@ -247,7 +348,20 @@ final class AgentCache {
     private void fill(int i, Allocation a, long block, int k, long need) {
         long missing = need & ~sets[i + VALID + k];
         if (missing != 0) {
-            CacheLines.readHome(missing, a, block + (long) k * LINE, sets, data, i + DATA + k * WORDS);
+            long line = block + (long) k * LINE;
+            SavedHome h = a.savedHome(agent);
+            if (h == null) {
+                CacheLines.readHome(missing, a, line, sets, data, i + DATA + k * WORDS);
+            } else {
+                synchronized (h) {
+                    MemorySegment page = h.savedPage(line - a.base, snapshotId(a.coarseGrainedAt(line)));
+                    if (page != null) {
+                        CacheLines.copyMasked(missing, page, SavedHome.inPage(line - a.base), sets, i + DATA + k * WORDS);
+                    } else {
+                        CacheLines.readHome(missing, a, line, sets, data, i + DATA + k * WORDS);
+                    }
+                }
+            }
             sets[i + VALID + k] |= missing;
         }
     }
@@ -372,8 +486,10 @@ final class AgentCache {
             catchUp(s, i);
             if (holds(s, i, a, block)) {
                 long d = sets[i + DIRTY + k] & mask;
-                if (d != 0) {
+                if (d != 0 && !a.freed) {
+                    beforeHome(a, line, Math.min(LINE, a.base + a.size - line));
                     CacheLines.writeHome(d, a, line, sets, data, i + DATA + k * WORDS);
+                    refreshHome(a, line, d);
                 }
                 sets[i + DIRTY + k] &= ~mask;
                 sets[i + VALID + k] &= ~mask;

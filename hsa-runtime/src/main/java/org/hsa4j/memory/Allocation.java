@@ -42,6 +42,8 @@ public final class Allocation {
     volatile long accessMask;
     volatile int ownerAgent;
     volatile boolean freed;
+    /** Fidelity mode: per GPU agent index, the home bytes its L2 may still serve ({@link SavedHome}); null until one is saved. */
+    private volatile SavedHome[] savedHomes;
 
     Allocation(long base, long size, MemorySegment segment, MemoryPool pool, MemoryKind kind, int slot,
                Object attachment, int sizeClass, MemorySegment block, Arena dedicatedArena, long reservedBytes,
@@ -153,6 +155,33 @@ public final class Allocation {
     /** Index of the agent that owns this allocation (coarse-grained memory is owned by one agent). */
     public int ownerAgent() {
         return ownerAgent;
+    }
+
+    /** Fidelity mode: the bytes of this allocation agent {@code agent}'s L2 may still serve, or null when none were saved. */
+    SavedHome savedHome(int agent) {
+        SavedHome[] s = savedHomes;
+        return s != null && agent < s.length ? s[agent] : null;
+    }
+
+    /** Fidelity mode: {@link #savedHome}, made on first use. */
+    SavedHome savedHomeFor(int agent) {
+        SavedHome h = savedHome(agent);
+        return h != null ? h : makeSavedHome(agent);
+    }
+
+    private synchronized SavedHome makeSavedHome(int agent) {
+        SavedHome[] s = savedHomes;
+        if (s == null || agent >= s.length) {
+            s = s == null ? new SavedHome[agent + 1] : java.util.Arrays.copyOf(s, agent + 1);
+        } else if (s[agent] != null) {
+            return s[agent];
+        } else {
+            s = s.clone();
+        }
+        SavedHome h = new SavedHome(size);
+        s[agent] = h;
+        savedHomes = s;
+        return h;
     }
 
     /** True when {@code address .. address+bytes} lies inside this allocation. */

@@ -38,6 +38,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * nothing leaves the L1, so another unit cannot see the data. Acquire at scope S: S at least AGENT
  * drops the unit's clean L1 bytes; S = SYSTEM also drops the L2's clean fine-grained bytes. Dirty
  * bytes are never dropped: an invalidate keeps the unit's own writes.</li>
+ * <li>L2 misses are adversarial: a sector the L2 does not hold reads home as it stood at the
+ * agent's last system-scope invalidation (its snapshot), as if the line had been resident since,
+ * so a line a kernel never read is as stale after a too-narrow acquire as one it did. Every write
+ * to home by anyone but the agent first saves the sector for it ({@link #beforeHomeWrite},
+ * {@link SavedHome}); the agent's own write-backs update what it saved.</li>
  * <li>Packet fences: a launch with an AGENT acquire fence invalidates the agent's L1s (each unit
  * drops its clean bytes when it starts its next workgroup, so no thread touches another's L1);
  * SYSTEM also invalidates the whole L2 at launch. When a unit finishes a workgroup of a packet
@@ -55,6 +60,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * line of a freed allocation is dropped, never written back.
  */
 public final class CoherenceModel {
+    /** The writer index of a host thread or a CPU unit in {@link #beforeHomeWrite}. */
+    static final int HOST = -1;
     private final CacheGeometry geometry;
     private final AgentCache[] agentCaches;
     private final UnitCache[][] unitCaches;
@@ -73,7 +80,7 @@ public final class CoherenceModel {
         HostStoreBuffer.enable();
         for (int agent = 0; agent < cachedUnits.length; agent++) {
             if (cachedUnits[agent] > 0) {
-                agentCaches[agent] = new AgentCache(geometry.l2Sectors());
+                agentCaches[agent] = new AgentCache(this, agent, geometry.l2Sectors());
                 unitCaches[agent] = new UnitCache[cachedUnits[agent]];
                 for (int u = 0; u < cachedUnits[agent]; u++) {
                     unitCaches[agent][u] = new UnitCache(this, agentCaches[agent], agent, geometry.l1Sets());
@@ -127,9 +134,10 @@ public final class CoherenceModel {
         UnitCache c;
         if (a.uncached || (c = current()) == null) {
             if (!a.uncached && host()) {
-                HostStoreBuffer.current().store(a, address, size, bits);
+                HostStoreBuffer.current().store(this, a, address, size, bits);
                 return;
             }
+            beforeHomeWrite(a, address, size, HOST);
             CacheLines.put(a.segment(), address - a.base, size, bits);
             return;
         }
@@ -169,6 +177,24 @@ public final class CoherenceModel {
         }
     }
 
+    /**
+     * Before {@code length} bytes at {@code address} of {@code a} change at home, written by anyone
+     * but agent {@code writer}'s caches ({@link #HOST} for a host thread or a CPU unit): every other
+     * GPU agent's L2 saves the sectors it may still read as they were ({@link SavedHome}). Every
+     * path that writes cached memory at home calls this first; a path that does not (a raw segment)
+     * is seen fresh by every agent.
+     */
+    void beforeHomeWrite(Allocation a, long address, long length, int writer) {
+        if (a.uncached) {
+            return;
+        }
+        for (AgentCache l2 : agentCaches) {
+            if (l2 != null && l2.agent != writer) {
+                l2.saveHome(a, address, length);
+            }
+        }
+    }
+
     private static int lineRest(long address) {
         return CacheLines.LINE - (int) (address & (CacheLines.LINE - 1));
     }
@@ -184,6 +210,9 @@ public final class CoherenceModel {
                 MemoryScope scope) {
         UnitCache c;
         if ((c = current()) == null) {
+            if (op.writes()) {
+                beforeHomeWrite(a, address, size, HOST);
+            }
             return host() ? hostAtomic(a, address, size, op, x, y, order, scope)
                     : op.apply(a.segment(), address - a.base, size, x, y, order);
         }
@@ -199,7 +228,11 @@ public final class CoherenceModel {
         long result;
         if (!a.coarseGrainedAt(address)) {
             c.l2.evictBytes(a, line, mask);
+            if (op.writes()) {
+                beforeHomeWrite(a, address, size, c.agent);
+            }
             result = op.apply(a.segment(), address - a.base, size, x, y, order);
+            c.l2.refreshHome(a, line, mask);
         } else {
             result = c.l2.atomic(a, address, size, op, x, y, order);
         }

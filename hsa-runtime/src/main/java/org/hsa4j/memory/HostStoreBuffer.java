@@ -90,6 +90,8 @@ final class HostStoreBuffer {
     /** Claimed by the one thread that sweeps this buffer after its owner ended. */
     private final AtomicBoolean swept = new AtomicBoolean();
     private final Allocation[] allocations = new Allocation[LINES];
+    /** The model of each entry's runtime, told before the entry's bytes go home (its agents' L2s save what they may still serve). */
+    private final CoherenceModel[] models = new CoherenceModel[LINES];
     private final long[] lines = new long[LINES];
     private final long[] valid = new long[LINES];
     private final long[] dirty = new long[LINES];
@@ -146,12 +148,12 @@ final class HostStoreBuffer {
     }
 
     /** A plain store of the low {@code size} (1, 2, 4 or 8) bytes of {@code bits} at {@code address} inside {@code a}. */
-    void store(Allocation a, long address, int size, long bits) {
+    void store(CoherenceModel model, Allocation a, long address, int size, long bits) {
         int offset = (int) (address & (LINE - 1));
         if (offset + size > LINE) {
             for (int k = 0; k < size; k++) {
                 int shift = 8 * (LITTLE ? k : size - 1 - k);
-                store(a, address + k, 1, bits >>> shift);
+                store(model, a, address + k, 1, bits >>> shift);
             }
             return;
         }
@@ -160,6 +162,7 @@ final class HostStoreBuffer {
         if (e < 0) {
             e = allocate(a, line);
         }
+        models[e] = model;
         put(e, offset, size, bits);
         long mask = CacheLines.bytes(offset, size);
         valid[e] |= mask;
@@ -216,6 +219,7 @@ final class HostStoreBuffer {
         for (int n = 0, e = head; n < taken; n++, e = (e + 1) % LINES) {
             writeHome(e, dirty[e]);
             allocations[e] = null;
+            models[e] = null;
             valid[e] = 0;
             dirty[e] = 0;
         }
@@ -271,6 +275,7 @@ final class HostStoreBuffer {
         int e = (head + taken) % LINES;
         taken++;
         allocations[e] = a;
+        models[e] = null;
         lines[e] = line;
         valid[e] = 0;
         dirty[e] = 0;
@@ -296,6 +301,10 @@ final class HostStoreBuffer {
             return;
         }
         try {
+            CoherenceModel model = models[e];
+            if (model != null) {
+                model.beforeHomeWrite(a, lines[e], LINE, CoherenceModel.HOST);
+            }
             long at = lines[e] - a.base;
             for (int k = 0; k < LINE; k++) {
                 if ((mask & (1L << k)) != 0) {

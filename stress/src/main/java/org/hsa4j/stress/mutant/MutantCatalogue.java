@@ -30,7 +30,9 @@ public final class MutantCatalogue {
                 new LitmusTwins.Isa2(),
                 new LitmusTwins.Wrc(),
                 new HostSideTwins.HostRingsRelaxed(),
-                new HostSideTwins.HostReadsFlagRelaxed());
+                new HostSideTwins.HostReadsFlagRelaxed(),
+                new AdversarialTwins.NeverCachedLine(),
+                new AdversarialTwins.MissingBarrierBit());
     }
 
     /** The stress tests without a twin. */

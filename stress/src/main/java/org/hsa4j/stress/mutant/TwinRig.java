@@ -9,12 +9,17 @@ import org.hsa4j.kernel.Kernel;
 import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.packet.FenceScope;
+import org.hsa4j.packet.KernelDispatchPacket;
+import org.hsa4j.packet.PacketHeader;
+import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.DispatchCompletion;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.RuntimeConfig;
 import org.hsa4j.signal.Signal;
+import org.hsa4j.signal.SignalCondition;
+import org.hsa4j.signal.WaitState;
 
 /**
  * What a twin run needs: a runtime (fidelity mode on or off) with one GPU agent of two compute
@@ -98,6 +103,35 @@ public final class TwinRig implements AutoCloseable {
     /** Dispatches with system-scope fences on both ends, as a correct program does. */
     DispatchCompletion dispatch(long kernelObject, int workgroups) {
         return dispatch(kernelObject, workgroups, FenceScope.SYSTEM, FenceScope.SYSTEM);
+    }
+
+    /**
+     * Publishes two one-work-item dispatches with system-scope fences into consecutive slots,
+     * {@code first} then {@code second}, the second's header before the first's, so the packet
+     * processor finds both published at once; the second has the barrier bit when {@code barrier}.
+     */
+    void dispatchPair(long first, Signal firstDone, long second, Signal secondDone, boolean barrier) {
+        long id = queue.reserveSlots(2);
+        publish(id + 1, second, secondDone, barrier);
+        publish(id, first, firstDone, false);
+        queue.ringDoorbell(id + 1);
+    }
+
+    private void publish(long id, long kernelObject, Signal done, boolean barrier) {
+        KernelDispatchPacket p = queue.kernelDispatchPacket(id);
+        p.clearBody();
+        p.workgroupSize(1, 1, 1).gridSize(1, 1, 1).kernelObject(kernelObject).completionSignal(done.handle());
+        p.publish(PacketHeader.of(PacketType.KERNEL_DISPATCH, barrier, FenceScope.SYSTEM, FenceScope.SYSTEM), 1);
+    }
+
+    /** Waits (bounded, with scacquire) until {@code signal} is 0; a failed packet's signal throws. */
+    void awaitZero(Signal signal) {
+        long deadline = System.nanoTime() + Steps.PATIENCE_NANOS;
+        while (signal.waitScacquire(SignalCondition.EQ, 0, 1_000_000L, WaitState.BLOCKED) != 0) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new TwinTimeoutException("a twin's dispatch did not complete in time");
+            }
+        }
     }
 
     /** Waits (bounded) for the dispatch to end; a failed kernel throws. */
