@@ -400,7 +400,11 @@ final class PacketProcessor {
                     continue;
                 }
                 if (launchOrder.holding()) {
-                    Thread.onSpinWait(); // dispatches wait (bounded) for a successor to overlap with
+                    // dispatches wait (bounded by the window) for a successor to overlap with
+                    if (idler == null) {
+                        idler = roleWait.idler().blocker(this);
+                    }
+                    idler.idle(OVERLAP_WINDOW_NANOS / 8);
                     continue;
                 }
                 if (spinNanos <= 0) {
