@@ -95,6 +95,8 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
     private volatile HsaException lost;
     /** True while a launched grid may still run: its memory must stay. */
     private volatile boolean gridLive;
+    /** The grid's last state, kept by {@link #finish} before the control block is freed. */
+    private volatile int finalState = ResidentLayout.STATE_LAUNCHED;
     private MemorySegment stream = MemorySegment.NULL;
     private int streamGeneration = -1;
 
@@ -174,9 +176,13 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
         return parks.get();
     }
 
-    /** The state the grid last stored (a {@code ResidentLayout.STATE_*}). */
+    /** The state the grid last stored (a {@code ResidentLayout.STATE_*}); after the control block was freed, its last value. */
     int state() {
-        return (int) INT.getVolatile(ctl, ResidentLayout.CTL_STATE);
+        try {
+            return (int) INT.getVolatile(ctl, ResidentLayout.CTL_STATE);
+        } catch (IllegalStateException closed) {
+            return finalState;   // stored by finish() before it freed the control block
+        }
     }
 
     /** True while a grid is launched and has not been seen to end. */
@@ -375,6 +381,7 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
     private boolean ended() {
         VarHandle.fullFence();
         int state = state();
+        finalState = state;
         switch (state) {
             case ResidentLayout.STATE_PARKED -> {
                 parks.incrementAndGet();
@@ -523,6 +530,7 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
         if (gridLive) {
             return;   // reported by watch(): freeing under a running grid would fault it
         }
+        finalState = state();
         CudaContext ctx = agent.context();
         try {
             ctx.enter();
