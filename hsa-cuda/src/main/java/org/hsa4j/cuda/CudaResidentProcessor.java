@@ -75,6 +75,8 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
     private static final VarHandle INT = JAVA_INT.varHandle();
     private static final VarHandle LONG = JAVA_LONG.varHandle();
     private static final int PARAMS = 9;
+    /** Debug option: the phase timer printed to stderr when the processor ends ({@code -Dhsa4j.cuda.resident.phases=true}). */
+    private static final boolean PRINT_PHASES = Boolean.getBoolean("hsa4j.cuda.resident.phases");
 
     private final CudaAgent agent;
     private final Queue queue;
@@ -91,6 +93,8 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
     private final Thread thread;
     private final AtomicLong launches = new AtomicLong();
     private final AtomicLong parks = new AtomicLong();
+    /** The grid's phase timer (ResidentLayout.PH_*), summed over the grids that ended; guarded by itself. */
+    private final long[] phases = new long[ResidentLayout.PHASE_COUNT];
     private volatile boolean stopping;
     private volatile HsaException lost;
     /** True while a launched grid may still run: its memory must stay. */
@@ -182,6 +186,13 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
             return (int) INT.getVolatile(ctl, ResidentLayout.CTL_STATE);
         } catch (IllegalStateException closed) {
             return finalState;   // stored by finish() before it freed the control block
+        }
+    }
+
+    /** The phase timer of the grids that ended so far (a copy; {@code ResidentLayout.PH_*}, {@link ResidentLayout#phaseReport}). */
+    long[] phases() {
+        synchronized (phases) {
+            return phases.clone();
         }
     }
 
@@ -382,6 +393,11 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
         VarHandle.fullFence();
         int state = state();
         finalState = state;
+        synchronized (phases) {
+            for (int i = 0; i < ResidentLayout.PHASE_COUNT; i++) {
+                phases[i] += ctl.get(JAVA_LONG, ResidentLayout.CTL_PHASES + 8L * i);
+            }
+        }
         switch (state) {
             case ResidentLayout.STATE_PARKED -> {
                 parks.incrementAndGet();
@@ -531,6 +547,10 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
             return;   // reported by watch(): freeing under a running grid would fault it
         }
         finalState = state();
+        if (PRINT_PHASES) {
+            System.err.println("hsa4j resident processor, queue " + queue.id() + ", " + launches.get() + " launches: "
+                    + ResidentLayout.phaseReport(phases()));
+        }
         CudaContext ctx = agent.context();
         try {
             ctx.enter();
