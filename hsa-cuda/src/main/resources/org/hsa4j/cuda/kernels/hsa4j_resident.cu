@@ -7,9 +7,10 @@
 // Roles. One cooperative launch of `blocks` blocks of HSA4J_R_BLOCK threads, all co-resident.
 // Thread 0 of block 0 is the command processor (CP): it polls the AQL ring in registered host memory
 // (the headers of a window of 8 slots, system-scope relaxed loads, then fence.acq_rel.sys: the
-// acquire pattern, one PCIe round trip for up to 8 published packets, and one more for their bodies;
-// every load of a round issues before any is used, since the CP's thread waits for a load's value
-// only where it uses it and each host-memory load is a ~1 us PCIe round trip), validates and decodes
+// acquire pattern, one PCIe round trip for up to 8 published packets, and one more for their bodies,
+// which block 0's first 4 threads a packet load together, 16 bytes each, into shared memory; every
+// load of a round issues before any is used: each host-memory load is a ~1 us PCIe round trip, and
+// a thread that uses a value before its next load issues pays one per load), validates and decodes
 // each packet, and completes it. A phase timer (clock64 deltas per phase, HSA4J_R_PH_*) goes to the
 // control block when the grid ends: where the CP's time went, per packet, without a profiler. The other
 // blocks are workers: they wait on a mailbox in device memory for a dispatch, run their share of its
@@ -105,6 +106,7 @@
 
 #define HSA4J_R_RUN 1
 #define HSA4J_R_EXIT 2
+#define HSA4J_R_FETCH 3
 
 // one dispatch as every thread of a block reads it (shared memory), and as the mailbox carries it
 struct hsa4j_r_work {
@@ -243,8 +245,8 @@ static __device__ void hsa4j_r_worker(hsa4j_r_mailbox* mb, hsa4j_u32 seen, hsa4j
 }
 
 // what the CP (thread 0 of block 0) keeps between packets: its read index and a window of packets
-// read ahead. Packets [base, base + cached) are copies of ring slots; none of them is consumed yet,
-// so no producer may overwrite them while they are cached.
+// read ahead. Packets [base, base + cached) are copies of ring slots (headers here, bodies in
+// hsa4j_r_win); none of them is consumed yet, so no producer may overwrite them while they are cached.
 struct hsa4j_r_cp {
     hsa4j_u64 read;        // next packet id to run
     hsa4j_u64 base;        // packet id of pkt[0]
@@ -252,8 +254,8 @@ struct hsa4j_r_cp {
     hsa4j_u32 dirty;       // INVALID stores since the read index was last stored
     hsa4j_u64 served;      // packets served by this grid (stop checks)
     hsa4j_u32 hdr[HSA4J_R_WINDOW];
-    hsa4j_u64 pkt[HSA4J_R_WINDOW][8];
     hsa4j_u64 ph[HSA4J_R_PHASE_COUNT];   // the phase timer (HSA4J_R_PH_*)
+    hsa4j_u64 ran;         // clock when the last dispatch or window load began
 };
 
 // the stores of a flush, after its fence: the read index, a signal's decrement, the progress word
@@ -268,6 +270,10 @@ static __device__ __forceinline__ void hsa4j_r_publish(unsigned char* queue, uns
     cp.ph[HSA4J_R_PH_FLUSHES]++;
 }
 
+// block 0's copy of the window's packets: the first 4 * k threads of block 0 load them together (one
+// 16-byte load each, one PCIe round trip for the window), the CP reads them
+__shared__ hsa4j_u64 hsa4j_r_win[HSA4J_R_WINDOW][8];
+
 // publishes the consumed slots: one system-scope fence, then the read index (and a signal's
 // decrement) as relaxed stores after it (the release pattern: a fence then strong writes)
 static __device__ void hsa4j_r_flush(unsigned char* queue, unsigned char* ctl, hsa4j_r_cp& cp, hsa4j_u64 completion) {
@@ -277,7 +283,7 @@ static __device__ void hsa4j_r_flush(unsigned char* queue, unsigned char* ctl, h
     cp.ph[HSA4J_R_PH_FLUSH_CYCLES] += hsa4j_r_clock() - t0;
 }
 
-// the CP takes the packet at cp.read (its copy is cached): the slot's header goes INVALID now, so
+// the CP takes the packet at cp.read (its copy is in the window): the slot's header goes INVALID now, so
 // the store is on its way while the packet runs; the read index moves only at completion
 static __device__ void hsa4j_r_take(unsigned char* ring, hsa4j_u64 size, unsigned char* ctl, hsa4j_r_cp& cp) {
     hsa4j_r_st_relaxed_sys_u32(ring + (cp.read & (size - 1)) * HSA4J_P_SIZE, HSA4J_T_INVALID);
@@ -301,28 +307,20 @@ static __device__ void hsa4j_r_fail(unsigned char* ctl, hsa4j_u32 error, hsa4j_u
     hsa4j_st_release_sys_u32(ctl + HSA4J_R_CTL_STATE, HSA4J_R_STATE_FAILED);
 }
 
-// reads ahead from cp.read: the headers of a window of slots (relaxed), then, when the first is
-// published, a fence (acquire for what the headers showed) and the bodies of the window; returns how
-// many consecutive published packets are cached (0: nothing published at cp.read). Slots consumed
+// reads ahead from cp.read: the headers of a window of slots (relaxed loads, all issued before any
+// is used: one PCIe round trip), then, when the first is published, a fence (acquire for what the
+// headers showed); returns how many consecutive published packets there are (0: nothing published
+// at cp.read), whose bodies block 0 then loads into hsa4j_r_win (HSA4J_R_FETCH). Slots consumed
 // since the last flush (cp.dirty) go back here: when a packet was found, the window's fence is also
 // their release (one system-scope fence per window, not two); when none was, a flush of their own.
-// Each round is
-// independent loads into registers (unrolled, constant indices), used only after the last one
-// issued: two PCIe round trips per window, where a load stored to local memory before the next load
-// issued would wait one round trip per word.
 static __device__ hsa4j_u32 hsa4j_r_fetch(unsigned char* ring, hsa4j_u64 size, unsigned char* queue, unsigned char* ctl,
                                           hsa4j_r_cp& cp) {
     hsa4j_u64 t0 = hsa4j_r_clock();
     hsa4j_u32 w = size < HSA4J_R_WINDOW ? (hsa4j_u32) size : HSA4J_R_WINDOW;
-    const unsigned char* slot[HSA4J_R_WINDOW];
     hsa4j_u32 h[HSA4J_R_WINDOW];
 #pragma unroll
     for (int j = 0; j < HSA4J_R_WINDOW; j++) {
-        slot[j] = ring + ((cp.read + j) & (size - 1)) * HSA4J_P_SIZE;   // a ring under 8 slots repeats
-    }
-#pragma unroll
-    for (int j = 0; j < HSA4J_R_WINDOW; j++) {
-        h[j] = hsa4j_r_ld_relaxed_sys_u32(slot[j]);
+        h[j] = hsa4j_r_ld_relaxed_sys_u32(ring + ((cp.read + j) & (size - 1)) * HSA4J_P_SIZE);   // a ring under 8 slots repeats
     }
     hsa4j_u32 k = 0;
 #pragma unroll
@@ -345,27 +343,13 @@ static __device__ hsa4j_u32 hsa4j_r_fetch(unsigned char* ring, hsa4j_u64 size, u
     if (cp.dirty) {
         hsa4j_r_publish(queue, ctl, cp, 0);
     }
-    hsa4j_u64 v[HSA4J_R_WINDOW][8];
-#pragma unroll
-    for (int j = 0; j < HSA4J_R_WINDOW; j++) {
-#pragma unroll
-        for (int q = 0; q < 4; q++) {
-            hsa4j_r_ld_relaxed_sys_v2_u64(slot[j] + 16 * q, v[j][2 * q], v[j][2 * q + 1]);   // word 0: header, setup, wg x, wg y
-        }
-    }
 #pragma unroll
     for (int j = 0; j < HSA4J_R_WINDOW; j++) {
         cp.hdr[j] = h[j];
-#pragma unroll
-        for (int q = 0; q < 8; q++) {
-            cp.pkt[j][q] = v[j][q];
-        }
     }
-    hsa4j_u64 t3 = hsa4j_r_clock();
     cp.ph[HSA4J_R_PH_WINDOWS]++;
     cp.ph[HSA4J_R_PH_HEADER_CYCLES] += t1 - t0;
     cp.ph[HSA4J_R_PH_ACQUIRE_CYCLES] += t2 - t1;
-    cp.ph[HSA4J_R_PH_BODY_CYCLES] += t3 - t2;
     cp.base = cp.read;
     cp.cached = k;
     return k;
@@ -486,11 +470,16 @@ static __device__ void hsa4j_r_next(unsigned char* ctl, unsigned char* queue, un
         }
         if (cp.read - cp.base >= cp.cached) {
             cp.cached = 0;
-            hsa4j_r_fetch(ring, size, queue, ctl, cp);   // also gives the consumed slots back
+            if (hsa4j_r_fetch(ring, size, queue, ctl, cp) != 0) {   // also gives the consumed slots back
+                w.command = HSA4J_R_FETCH;   // block 0 loads the bodies, then calls again
+                w.total = cp.cached;
+                w.kernarg = cp.base;
+                return;
+            }
         }
         if (cp.read - cp.base < cp.cached) {
             hsa4j_u32 j = (hsa4j_u32) (cp.read - cp.base);
-            const hsa4j_u64* p = cp.pkt[j];
+            const hsa4j_u64* p = hsa4j_r_win[j];
             hsa4j_u32 word = cp.hdr[j];
             hsa4j_u32 type = word & 0xFF;
             if (((word >> 9) & 3) == 3 || ((word >> 11) & 3) == 3) {
@@ -563,13 +552,12 @@ extern "C" __global__ void __launch_bounds__(HSA4J_R_BLOCK) hsa4j_resident_proce
     }
     hsa4j_u32 generation = (hsa4j_u32) base_generation;
     hsa4j_r_cp cp;
-    hsa4j_u64 born = hsa4j_r_clock();
-    hsa4j_u64 born_ns = hsa4j_now_ns();
-    hsa4j_u64 ran = 0;
     if (threadIdx.x == 0) {
         for (int i = 0; i < HSA4J_R_PHASE_COUNT; i++) {
             cp.ph[i] = 0;
         }
+        cp.ph[HSA4J_R_PH_CYCLES] = hsa4j_r_clock();   // the start, until the grid ends (in memory: no register held)
+        cp.ph[HSA4J_R_PH_NANOS] = hsa4j_now_ns();
         cp.read = hsa4j_ld_acquire_sys_u64(queue + HSA4J_Q_READ_INDEX);
         cp.base = cp.read;
         cp.cached = 0;
@@ -580,7 +568,7 @@ extern "C" __global__ void __launch_bounds__(HSA4J_R_BLOCK) hsa4j_resident_proce
     for (;;) {
         if (threadIdx.x == 0) {
             hsa4j_r_next(ctl, queue, ring, size, idle_ns, sleep_max_ns, program_key, cp, w);
-            ran = hsa4j_r_clock();
+            cp.ran = hsa4j_r_clock();
             if (w.command == HSA4J_R_RUN && w.total > 1 && gridDim.x > 1) {
                 mb->work = w;
                 mb->done = 0;
@@ -588,6 +576,20 @@ extern "C" __global__ void __launch_bounds__(HSA4J_R_BLOCK) hsa4j_resident_proce
             }
         }
         __syncthreads();
+        if (w.command == HSA4J_R_FETCH) {
+            // after the CP's acquire fence and this barrier: 4 threads a packet, 16 bytes each
+            if (threadIdx.x < 4 * w.total) {
+                hsa4j_u32 j = threadIdx.x >> 2;
+                hsa4j_u32 q = threadIdx.x & 3;
+                const unsigned char* at = ring + ((w.kernarg + j) & (size - 1)) * HSA4J_P_SIZE + 16 * q;
+                hsa4j_r_ld_relaxed_sys_v2_u64(at, hsa4j_r_win[j][2 * q], hsa4j_r_win[j][2 * q + 1]);
+            }
+            __syncthreads();   // the loads landed (stored to shared memory) before the CP reads them
+            if (threadIdx.x == 0) {
+                cp.ph[HSA4J_R_PH_BODY_CYCLES] += hsa4j_r_clock() - cp.ran;
+            }
+            continue;
+        }
         if (w.command != HSA4J_R_RUN) {
             break;
         }
@@ -603,7 +605,7 @@ extern "C" __global__ void __launch_bounds__(HSA4J_R_BLOCK) hsa4j_resident_proce
                     }
                 }
             }
-            cp.ph[HSA4J_R_PH_RUN_CYCLES] += hsa4j_r_clock() - ran;
+            cp.ph[HSA4J_R_PH_RUN_CYCLES] += hsa4j_r_clock() - cp.ran;
             cp.ph[HSA4J_R_PH_PACKETS]++;
             hsa4j_r_complete(queue, ctl, cp, w.completion);
         }
@@ -618,8 +620,8 @@ extern "C" __global__ void __launch_bounds__(HSA4J_R_BLOCK) hsa4j_resident_proce
             hsa4j_r_flush(queue, ctl, cp, 0);   // the host reads the read index once the grid ended
         }
         hsa4j_st_relaxed_sys_u64(ctl + HSA4J_R_CTL_GENERATION, generation);
-        cp.ph[HSA4J_R_PH_CYCLES] = hsa4j_r_clock() - born;
-        cp.ph[HSA4J_R_PH_NANOS] = hsa4j_now_ns() - born_ns;
+        cp.ph[HSA4J_R_PH_CYCLES] = hsa4j_r_clock() - cp.ph[HSA4J_R_PH_CYCLES];
+        cp.ph[HSA4J_R_PH_NANOS] = hsa4j_now_ns() - cp.ph[HSA4J_R_PH_NANOS];
         for (int i = 0; i < HSA4J_R_PHASE_COUNT; i++) {
             hsa4j_st_relaxed_sys_u64(ctl + HSA4J_R_CTL_PHASES + 8 * i, cp.ph[i]);
         }
