@@ -75,6 +75,8 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
     private static final VarHandle INT = JAVA_INT.varHandle();
     private static final VarHandle LONG = JAVA_LONG.varHandle();
     private static final int PARAMS = 9;
+    /** Debug option: the phase timer printed to stderr when the processor ends ({@code -Dhsa4j.cuda.resident.phases=true}). */
+    private static final boolean PRINT_PHASES = Boolean.getBoolean("hsa4j.cuda.resident.phases");
 
     private final CudaAgent agent;
     private final Queue queue;
@@ -91,10 +93,14 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
     private final Thread thread;
     private final AtomicLong launches = new AtomicLong();
     private final AtomicLong parks = new AtomicLong();
+    /** The grid's phase timer (ResidentLayout.PH_*), summed over the grids that ended; guarded by itself. */
+    private final long[] phases = new long[ResidentLayout.PHASE_COUNT];
     private volatile boolean stopping;
     private volatile HsaException lost;
     /** True while a launched grid may still run: its memory must stay. */
     private volatile boolean gridLive;
+    /** The grid's last state, kept by {@link #finish} before the control block is freed. */
+    private volatile int finalState = ResidentLayout.STATE_LAUNCHED;
     private MemorySegment stream = MemorySegment.NULL;
     private int streamGeneration = -1;
 
@@ -174,9 +180,20 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
         return parks.get();
     }
 
-    /** The state the grid last stored (a {@code ResidentLayout.STATE_*}). */
+    /** The state the grid last stored (a {@code ResidentLayout.STATE_*}); after the control block was freed, its last value. */
     int state() {
-        return (int) INT.getVolatile(ctl, ResidentLayout.CTL_STATE);
+        try {
+            return (int) INT.getVolatile(ctl, ResidentLayout.CTL_STATE);
+        } catch (IllegalStateException closed) {
+            return finalState;   // stored by finish() before it freed the control block
+        }
+    }
+
+    /** The phase timer of the grids that ended so far (a copy; {@code ResidentLayout.PH_*}, {@link ResidentLayout#phaseReport}). */
+    long[] phases() {
+        synchronized (phases) {
+            return phases.clone();
+        }
     }
 
     /** True while a grid is launched and has not been seen to end. */
@@ -375,6 +392,12 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
     private boolean ended() {
         VarHandle.fullFence();
         int state = state();
+        finalState = state;
+        synchronized (phases) {
+            for (int i = 0; i < ResidentLayout.PHASE_COUNT; i++) {
+                phases[i] += ctl.get(JAVA_LONG, ResidentLayout.CTL_PHASES + 8L * i);
+            }
+        }
         switch (state) {
             case ResidentLayout.STATE_PARKED -> {
                 parks.incrementAndGet();
@@ -522,6 +545,11 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
     private void finish() {
         if (gridLive) {
             return;   // reported by watch(): freeing under a running grid would fault it
+        }
+        finalState = state();
+        if (PRINT_PHASES) {
+            System.err.println("hsa4j resident processor, queue " + queue.id() + ", " + launches.get() + " launches: "
+                    + ResidentLayout.phaseReport(phases()));
         }
         CudaContext ctx = agent.context();
         try {

@@ -1,5 +1,7 @@
 package org.hsa4j.cuda;
 
+import java.util.Locale;
+
 import org.hsa4j.runtime.HsaStatus;
 
 /**
@@ -35,8 +37,47 @@ final class ResidentLayout {
     static final long CTL_GENERATION = 96;
     /** u64, processor stores 1 + the id of the packet it took (header INVALID, not completed yet): which one a fault hit. */
     static final long CTL_TAKEN = 104;
+    /** u64[PHASE_COUNT], processor stores its phase timer (PH_*) when the grid ends (relaxed, before its last fence). */
+    static final long CTL_PHASES = 128;
     /** Bytes of the control block. */
-    static final long CTL_BYTES = 128;
+    static final long CTL_BYTES = 256;
+
+    // ---- the phase timer (u64 words at CTL_PHASES; *_CYCLES are clock64 deltas of the CP's thread) ----
+
+    /** Words of the phase timer. */
+    static final int PHASE_COUNT = 16;
+    /** clock64 cycles of the grid's life (with PH_NANOS: cycles per ns). */
+    static final int PH_CYCLES = 0;
+    /** globaltimer ns of the grid's life. */
+    static final int PH_NANOS = 1;
+    /** Packets completed. */
+    static final int PH_PACKETS = 2;
+    /** Header rounds that found nothing published (count). */
+    static final int PH_POLLS = 3;
+    /** Cycles of those empty header rounds. */
+    static final int PH_POLL_CYCLES = 4;
+    /** Windows read (header rounds that found a packet). */
+    static final int PH_WINDOWS = 5;
+    /** Cycles of the header rounds of those windows. */
+    static final int PH_HEADER_CYCLES = 6;
+    /** Cycles of the windows' acquire fences (fence.acq_rel.sys). */
+    static final int PH_ACQUIRE_CYCLES = 7;
+    /** Cycles of the windows' body rounds. */
+    static final int PH_BODY_CYCLES = 8;
+    /** Cycles of decoding and taking dispatches (slot INVALID, TAKEN: posted stores). */
+    static final int PH_TAKE_CYCLES = 9;
+    /** Cycles from a dispatch taken to its completion starting (the kernel, the mailbox hand-off and wait). */
+    static final int PH_RUN_CYCLES = 10;
+    /** Flushes (fence, read index, signal): per signalled packet and per window. */
+    static final int PH_FLUSHES = 11;
+    /** Cycles of the flushes. */
+    static final int PH_FLUSH_CYCLES = 12;
+    /** Naps of the idle poll (count). */
+    static final int PH_NAPS = 13;
+    /** Cycles of the naps. */
+    static final int PH_NAP_CYCLES = 14;
+    /** Cycles of the stop checks (ld.acquire.sys of CTL_STOP). */
+    static final int PH_STOP_CYCLES = 15;
 
     // ---- states (CTL_STATE) ---------------------------------------------------------------------
 
@@ -91,6 +132,33 @@ final class ResidentLayout {
     /** What the processor compares a kernel object's bits 32..63 with: the program's key. */
     static long programKey(int program) {
         return KERNEL_OBJECT_TAG << 16 | (program & 0xFFFF);
+    }
+
+    /**
+     * The phase timer {@code ph} (summed over launches) as one line: per packet, in ns, where the
+     * command processor's time went (cycles converted with the grid's own cycles per ns).
+     */
+    static String phaseReport(long[] ph) {
+        double nsPerCycle = ph[PH_CYCLES] == 0 ? 0 : (double) ph[PH_NANOS] / ph[PH_CYCLES];
+        long packets = Math.max(1, ph[PH_PACKETS]);
+        StringBuilder s = new StringBuilder();
+        s.append(String.format(Locale.ROOT, "%d packets in %d windows, %.3f ns/cycle, grid alive %.1f us/packet;", ph[PH_PACKETS],
+                ph[PH_WINDOWS], nsPerCycle, ph[PH_NANOS] / 1e3 / packets));
+        s.append(perPacket(" empty polls", ph[PH_POLLS], ph[PH_POLL_CYCLES], nsPerCycle, packets));
+        s.append(perPacket(" header rounds", ph[PH_WINDOWS], ph[PH_HEADER_CYCLES], nsPerCycle, packets));
+        s.append(perPacket(" acquire fences", ph[PH_WINDOWS], ph[PH_ACQUIRE_CYCLES], nsPerCycle, packets));
+        s.append(perPacket(" body rounds", ph[PH_WINDOWS], ph[PH_BODY_CYCLES], nsPerCycle, packets));
+        s.append(perPacket(" take", ph[PH_PACKETS], ph[PH_TAKE_CYCLES], nsPerCycle, packets));
+        s.append(perPacket(" run", ph[PH_PACKETS], ph[PH_RUN_CYCLES], nsPerCycle, packets));
+        s.append(perPacket(" flushes", ph[PH_FLUSHES], ph[PH_FLUSH_CYCLES], nsPerCycle, packets));
+        s.append(perPacket(" naps", ph[PH_NAPS], ph[PH_NAP_CYCLES], nsPerCycle, packets));
+        s.append(perPacket(" stop checks", -1, ph[PH_STOP_CYCLES], nsPerCycle, packets));
+        return s.toString();
+    }
+
+    private static String perPacket(String what, long count, long cycles, double nsPerCycle, long packets) {
+        String n = count < 0 ? "" : " " + count + " x " + (count == 0 ? 0 : Math.round(cycles * nsPerCycle / count)) + " ns";
+        return String.format(Locale.ROOT, "%s%s = %.0f ns/packet;", what, n, cycles * nsPerCycle / packets);
     }
 
     /** A state's name, for messages. */

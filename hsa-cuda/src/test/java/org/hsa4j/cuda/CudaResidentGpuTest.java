@@ -18,6 +18,7 @@ import java.util.function.BooleanSupplier;
 import org.hsa4j.memory.MemoryPool;
 import org.hsa4j.packet.BarrierPacket;
 import org.hsa4j.packet.FenceScope;
+import org.hsa4j.packet.KernelDispatchPacket;
 import org.hsa4j.packet.PacketHeader;
 import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
@@ -317,6 +318,52 @@ class CudaResidentGpuTest {
         assertEquals(ResidentLayout.STATE_STOPPED, p.state());
         assertTrue(took < CudaResidentProcessor.STOP_NANOS, "destroy took " + took / 1_000_000 + " ms");
         assertFalse(error.isDone(), () -> "no error from a clean stop: " + error.join().getMessage());
+    }
+
+    @Test
+    void phaseTimerCountsEveryPacketAndSaysWhereTheTimeWent() {
+        resident(CudaResidentOptions.DEFAULTS.withIdleNanos(TimeUnit.SECONDS.toNanos(60)));   // one grid, no park
+        int trips = 2000;
+        Signal s = gpu.agent.createSignal(1);
+        long t0 = System.nanoTime();
+        for (int i = 0; i < trips; i++) {
+            s.storeRelaxed(1);
+            dispatch("hsa4j_r_empty", 1, 1, 0, s, false);
+            awaitZero(s, "round trip " + i);
+        }
+        long tripNanos = System.nanoTime() - t0;
+        int batches = 20;
+        int batch = 200;
+        long t1 = System.nanoTime();
+        short plain = PacketHeader.of(PacketType.KERNEL_DISPATCH, false, FenceScope.SYSTEM, FenceScope.NONE);
+        short last = PacketHeader.of(PacketType.KERNEL_DISPATCH, true, FenceScope.SYSTEM, FenceScope.SYSTEM);
+        KernelDispatchPacket k = new KernelDispatchPacket();
+        for (int b = 0; b < batches; b++) {
+            s.storeRelaxed(1);
+            long first = queue.addWriteIndexScacqScrel(batch);
+            queue.waitForSpace(first + batch - 1);
+            for (int i = 0; i < batch; i++) {   // as CudaBatchedDispatchBenchmark: one signal, on the last
+                k.wrap(queue.ring(), queue.slotOffset(first + i)).workgroupSize(1, 1, 1).gridSize(1, 1, 1)
+                        .privateSegmentSize(0).groupSegmentSize(0).kernelObject(program.kernelObject("hsa4j_r_empty"))
+                        .kernargAddress(0).completionSignal(i == batch - 1 ? s.handle() : 0)
+                        .publish(i == batch - 1 ? last : plain, 1);
+            }
+            queue.ringDoorbell(first + batch - 1);
+            awaitZero(s, "batch " + b);
+        }
+        long batchNanos = System.nanoTime() - t1;
+        CudaResidentProcessor p = processor();
+        queue.destroy();
+        queue = null;
+        long[] ph = p.phases();
+        System.out.printf("resident phase timer: %d round trips %.2f us each (host), %d x %d batched %.2f us/packet (host)%n  %s%n",
+                trips, tripNanos / 1e3 / trips, batches, batch, batchNanos / 1e3 / (batches * batch),
+                ResidentLayout.phaseReport(ph));
+        assertEquals(trips + (long) batches * batch, ph[ResidentLayout.PH_PACKETS], "packets the grid counted");
+        assertTrue(ph[ResidentLayout.PH_WINDOWS] >= 1 && ph[ResidentLayout.PH_WINDOWS] <= ph[ResidentLayout.PH_PACKETS],
+                "windows " + ph[ResidentLayout.PH_WINDOWS]);
+        assertTrue(ph[ResidentLayout.PH_CYCLES] > 0 && ph[ResidentLayout.PH_NANOS] > 0, "the grid's life was timed");
+        assertFalse(error.isDone(), () -> "queue error: " + error.join().getMessage());
     }
 
     @Test

@@ -134,6 +134,19 @@ class CudaResidentProgramTest {
     }
 
     @Test
+    void phaseReportGivesEachPhaseInNanosPerPacket() {
+        long[] ph = new long[ResidentLayout.PHASE_COUNT];
+        ph[ResidentLayout.PH_CYCLES] = 2_000_000;   // 2 cycles per ns
+        ph[ResidentLayout.PH_NANOS] = 1_000_000;
+        ph[ResidentLayout.PH_PACKETS] = 100;
+        ph[ResidentLayout.PH_WINDOWS] = 10;
+        ph[ResidentLayout.PH_BODY_CYCLES] = 20_000;   // 10 rounds of 1000 ns: 100 ns a packet
+        String r = ResidentLayout.phaseReport(ph);
+        assertTrue(r.startsWith("100 packets in 10 windows, 0.500 ns/cycle, grid alive 10.0 us/packet;"), r);
+        assertTrue(r.contains(" body rounds 10 x 1000 ns = 100 ns/packet;"), r);
+    }
+
+    @Test
     void everyErrorCodeHasAMessageNamingItsField() {
         assertTrue(ResidentLayout.errorMessage(ResidentLayout.ERR_PACKET_TYPE, 4).contains("type 4"));
         assertTrue(ResidentLayout.errorMessage(ResidentLayout.ERR_KERNEL_OBJECT, 9).contains("kernel object"));

@@ -7,8 +7,12 @@
 // Roles. One cooperative launch of `blocks` blocks of HSA4J_R_BLOCK threads, all co-resident.
 // Thread 0 of block 0 is the command processor (CP): it polls the AQL ring in registered host memory
 // (the headers of a window of 8 slots, system-scope relaxed loads, then fence.acq_rel.sys: the
-// acquire pattern, one PCIe round trip for up to 8 published packets, and one more for their bodies),
-// validates and decodes each packet, and completes it. The other
+// acquire pattern, one PCIe round trip for up to 8 published packets, and one more for their bodies,
+// which block 0's first 4 threads a packet load together, 16 bytes each, into shared memory; every
+// load of a round issues before any is used: each host-memory load is a ~1 us PCIe round trip, and
+// a thread that uses a value before its next load issues pays one per load), validates and decodes
+// each packet, and completes it. A phase timer (clock64 deltas per phase, HSA4J_R_PH_*) goes to the
+// control block when the grid ends: where the CP's time went, per packet, without a profiler. The other
 // blocks are workers: they wait on a mailbox in device memory for a dispatch, run their share of its
 // workgroups (grid-stride over the workgroups, one workgroup per block at a time) and acknowledge.
 //
@@ -22,7 +26,8 @@
 //                       read index, which frees the slot, moves only after the packet completed)
 //   write index         host (producers' CAS, host-only RMW); CP only loads it (park handshake)
 //   read index          CP stores (fence.acq_rel.sys, then a relaxed store: the release pattern;
-//                       after a packet with a signal, else once per window); host loads
+//                       after a packet with a signal, else once per window, where the window's
+//                       acquire fence is also this release); host loads
 //   completion signals  CP's red.add.sys after the same fence is the only RMW; the host only loads
 //                       (waits) and, before reusing a signal, stores
 //   dependency signals  loaded by the CP (relaxed loads, then fence.acq_rel.sys)
@@ -49,6 +54,27 @@
 #define HSA4J_R_CTL_PROCESSED 88
 #define HSA4J_R_CTL_GENERATION 96
 #define HSA4J_R_CTL_TAKEN 104
+#define HSA4J_R_CTL_PHASES 128
+
+// the phase timer: u64 words at CTL_PHASES the CP stores when the grid ends (ResidentLayout.PH_*);
+// *_CYCLES are clock64 deltas of the CP's thread, CYCLES and NANOS the grid's whole life (the ratio)
+#define HSA4J_R_PHASE_COUNT 16
+#define HSA4J_R_PH_CYCLES 0
+#define HSA4J_R_PH_NANOS 1
+#define HSA4J_R_PH_PACKETS 2
+#define HSA4J_R_PH_POLLS 3
+#define HSA4J_R_PH_POLL_CYCLES 4
+#define HSA4J_R_PH_WINDOWS 5
+#define HSA4J_R_PH_HEADER_CYCLES 6
+#define HSA4J_R_PH_ACQUIRE_CYCLES 7
+#define HSA4J_R_PH_BODY_CYCLES 8
+#define HSA4J_R_PH_TAKE_CYCLES 9
+#define HSA4J_R_PH_RUN_CYCLES 10
+#define HSA4J_R_PH_FLUSHES 11
+#define HSA4J_R_PH_FLUSH_CYCLES 12
+#define HSA4J_R_PH_NAPS 13
+#define HSA4J_R_PH_NAP_CYCLES 14
+#define HSA4J_R_PH_STOP_CYCLES 15
 
 // states (ResidentLayout.STATE_*)
 #define HSA4J_R_STATE_RUNNING 1
@@ -80,6 +106,7 @@
 
 #define HSA4J_R_RUN 1
 #define HSA4J_R_EXIT 2
+#define HSA4J_R_FETCH 3
 
 // one dispatch as every thread of a block reads it (shared memory), and as the mailbox carries it
 struct hsa4j_r_work {
@@ -109,6 +136,18 @@ static __device__ __forceinline__ hsa4j_u64 hsa4j_r_ld_relaxed_sys_u64(const voi
     hsa4j_u64 v;
     asm volatile("ld.relaxed.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
     return v;
+}
+
+// 16 bytes of a ring slot in one load (a packet is four of them): no dependency between them, so a
+// run of these issues back to back and costs one PCIe round trip, not one each
+static __device__ __forceinline__ void hsa4j_r_ld_relaxed_sys_v2_u64(const void* p, hsa4j_u64& a, hsa4j_u64& b) {
+    asm volatile("ld.relaxed.sys.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
+}
+
+static __device__ __forceinline__ hsa4j_u64 hsa4j_r_clock() {
+    hsa4j_u64 c;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(c));
+    return c;
 }
 
 static __device__ __forceinline__ void hsa4j_r_st_relaxed_sys_u32(void* p, hsa4j_u32 v) {
@@ -206,8 +245,8 @@ static __device__ void hsa4j_r_worker(hsa4j_r_mailbox* mb, hsa4j_u32 seen, hsa4j
 }
 
 // what the CP (thread 0 of block 0) keeps between packets: its read index and a window of packets
-// read ahead. Packets [base, base + cached) are copies of ring slots; none of them is consumed yet,
-// so no producer may overwrite them while they are cached.
+// read ahead. Packets [base, base + cached) are copies of ring slots (headers here, bodies in
+// hsa4j_r_win); none of them is consumed yet, so no producer may overwrite them while they are cached.
 struct hsa4j_r_cp {
     hsa4j_u64 read;        // next packet id to run
     hsa4j_u64 base;        // packet id of pkt[0]
@@ -215,22 +254,36 @@ struct hsa4j_r_cp {
     hsa4j_u32 dirty;       // INVALID stores since the read index was last stored
     hsa4j_u64 served;      // packets served by this grid (stop checks)
     hsa4j_u32 hdr[HSA4J_R_WINDOW];
-    hsa4j_u64 pkt[HSA4J_R_WINDOW][8];
+    hsa4j_u64 ph[HSA4J_R_PHASE_COUNT];   // the phase timer (HSA4J_R_PH_*)
+    hsa4j_u64 ran;         // clock when the last dispatch or window load began
 };
 
-// publishes the consumed slots: one system-scope fence, then the read index (and a signal's
-// decrement) as relaxed stores after it (the release pattern: a fence then strong writes)
-static __device__ void hsa4j_r_flush(unsigned char* queue, unsigned char* ctl, hsa4j_r_cp& cp, hsa4j_u64 completion) {
-    hsa4j_fence_acq_rel_sys();
+// the stores of a flush, after its fence: the read index, a signal's decrement, the progress word
+static __device__ __forceinline__ void hsa4j_r_publish(unsigned char* queue, unsigned char* ctl, hsa4j_r_cp& cp,
+                                                       hsa4j_u64 completion) {
     hsa4j_st_relaxed_sys_u64(queue + HSA4J_Q_READ_INDEX, cp.read);
     if (completion != 0) {
         hsa4j_r_red_relaxed_sys_add_u64((void*) completion, (hsa4j_u64) -1LL);
     }
     hsa4j_st_relaxed_sys_u64(ctl + HSA4J_R_CTL_PROCESSED, cp.read);
     cp.dirty = 0;
+    cp.ph[HSA4J_R_PH_FLUSHES]++;
 }
 
-// the CP takes the packet at cp.read (its copy is cached): the slot's header goes INVALID now, so
+// block 0's copy of the window's packets: the first 4 * k threads of block 0 load them together (one
+// 16-byte load each, one PCIe round trip for the window), the CP reads them
+__shared__ hsa4j_u64 hsa4j_r_win[HSA4J_R_WINDOW][8];
+
+// publishes the consumed slots: one system-scope fence, then the read index (and a signal's
+// decrement) as relaxed stores after it (the release pattern: a fence then strong writes)
+static __device__ void hsa4j_r_flush(unsigned char* queue, unsigned char* ctl, hsa4j_r_cp& cp, hsa4j_u64 completion) {
+    hsa4j_u64 t0 = hsa4j_r_clock();
+    hsa4j_fence_acq_rel_sys();
+    hsa4j_r_publish(queue, ctl, cp, completion);
+    cp.ph[HSA4J_R_PH_FLUSH_CYCLES] += hsa4j_r_clock() - t0;
+}
+
+// the CP takes the packet at cp.read (its copy is in the window): the slot's header goes INVALID now, so
 // the store is on its way while the packet runs; the read index moves only at completion
 static __device__ void hsa4j_r_take(unsigned char* ring, hsa4j_u64 size, unsigned char* ctl, hsa4j_r_cp& cp) {
     hsa4j_r_st_relaxed_sys_u32(ring + (cp.read & (size - 1)) * HSA4J_P_SIZE, HSA4J_T_INVALID);
@@ -254,28 +307,49 @@ static __device__ void hsa4j_r_fail(unsigned char* ctl, hsa4j_u32 error, hsa4j_u
     hsa4j_st_release_sys_u32(ctl + HSA4J_R_CTL_STATE, HSA4J_R_STATE_FAILED);
 }
 
-// reads ahead from cp.read: the headers of up to a window of slots (relaxed), then, when the first
-// is published, a fence (acquire for what the headers showed) and the bodies of the consecutive
-// published ones; returns how many are cached (0: nothing published at cp.read)
-static __device__ hsa4j_u32 hsa4j_r_fetch(unsigned char* ring, hsa4j_u64 size, hsa4j_r_cp& cp) {
+// reads ahead from cp.read: the headers of a window of slots (relaxed loads, all issued before any
+// is used: one PCIe round trip), then, when the first is published, a fence (acquire for what the
+// headers showed); returns how many consecutive published packets there are (0: nothing published
+// at cp.read), whose bodies block 0 then loads into hsa4j_r_win (HSA4J_R_FETCH). Slots consumed
+// since the last flush (cp.dirty) go back here: when a packet was found, the window's fence is also
+// their release (one system-scope fence per window, not two); when none was, a flush of their own.
+static __device__ hsa4j_u32 hsa4j_r_fetch(unsigned char* ring, hsa4j_u64 size, unsigned char* queue, unsigned char* ctl,
+                                          hsa4j_r_cp& cp) {
+    hsa4j_u64 t0 = hsa4j_r_clock();
     hsa4j_u32 w = size < HSA4J_R_WINDOW ? (hsa4j_u32) size : HSA4J_R_WINDOW;
-    for (hsa4j_u32 j = 0; j < w; j++) {
-        cp.hdr[j] = hsa4j_r_ld_relaxed_sys_u32(ring + ((cp.read + j) & (size - 1)) * HSA4J_P_SIZE);
+    hsa4j_u32 h[HSA4J_R_WINDOW];
+#pragma unroll
+    for (int j = 0; j < HSA4J_R_WINDOW; j++) {
+        h[j] = hsa4j_r_ld_relaxed_sys_u32(ring + ((cp.read + j) & (size - 1)) * HSA4J_P_SIZE);   // a ring under 8 slots repeats
     }
     hsa4j_u32 k = 0;
-    while (k < w && (cp.hdr[k] & 0xFF) != HSA4J_T_INVALID) {
-        k++;
-    }
-    if (k == 0) {
-        return 0;
-    }
-    hsa4j_fence_acq_rel_sys();
-    for (hsa4j_u32 j = 0; j < k; j++) {
-        unsigned char* slot = ring + ((cp.read + j) & (size - 1)) * HSA4J_P_SIZE;
-        for (int q = 0; q < 8; q++) {
-            cp.pkt[j][q] = hsa4j_r_ld_relaxed_sys_u64(slot + 8 * q);   // word 0: header, setup, wg x, wg y
+#pragma unroll
+    for (int j = 0; j < HSA4J_R_WINDOW; j++) {
+        if (k == (hsa4j_u32) j && (hsa4j_u32) j < w && (h[j] & 0xFF) != HSA4J_T_INVALID) {
+            k++;
         }
     }
+    if (k == 0) {   // the clock is read after the branch on the loaded headers: their round trip counts
+        cp.ph[HSA4J_R_PH_POLLS]++;
+        cp.ph[HSA4J_R_PH_POLL_CYCLES] += hsa4j_r_clock() - t0;
+        if (cp.dirty) {
+            hsa4j_r_flush(queue, ctl, cp, 0);   // the consumed slots go back while the queue is empty
+        }
+        return 0;
+    }
+    hsa4j_u64 t1 = hsa4j_r_clock();
+    hsa4j_fence_acq_rel_sys();   // acquire for the headers loaded; release for the slots consumed
+    hsa4j_u64 t2 = hsa4j_r_clock();
+    if (cp.dirty) {
+        hsa4j_r_publish(queue, ctl, cp, 0);
+    }
+#pragma unroll
+    for (int j = 0; j < HSA4J_R_WINDOW; j++) {
+        cp.hdr[j] = h[j];
+    }
+    cp.ph[HSA4J_R_PH_WINDOWS]++;
+    cp.ph[HSA4J_R_PH_HEADER_CYCLES] += t1 - t0;
+    cp.ph[HSA4J_R_PH_ACQUIRE_CYCLES] += t2 - t1;
     cp.base = cp.read;
     cp.cached = k;
     return k;
@@ -385,21 +459,27 @@ static __device__ void hsa4j_r_next(unsigned char* ctl, unsigned char* queue, un
     hsa4j_u32 nap = 0;
     for (hsa4j_u32 n = 0;; n++) {
         bool stop_check = (n & 15) == 15 || (++cp.served & 63) == 0;
-        if (stop_check && hsa4j_ld_acquire_sys_u32(ctl + HSA4J_R_CTL_STOP) != 0) {
-            hsa4j_st_release_sys_u32(ctl + HSA4J_R_CTL_STATE, HSA4J_R_STATE_STOPPED);
-            w.command = HSA4J_R_EXIT;
-            return;
+        if (stop_check) {
+            hsa4j_u64 t0 = hsa4j_r_clock();
+            if (hsa4j_ld_acquire_sys_u32(ctl + HSA4J_R_CTL_STOP) != 0) {
+                hsa4j_st_release_sys_u32(ctl + HSA4J_R_CTL_STATE, HSA4J_R_STATE_STOPPED);
+                w.command = HSA4J_R_EXIT;
+                return;
+            }
+            cp.ph[HSA4J_R_PH_STOP_CYCLES] += hsa4j_r_clock() - t0;   // after the branch: the load's round trip counts
         }
         if (cp.read - cp.base >= cp.cached) {
-            if (cp.dirty) {
-                hsa4j_r_flush(queue, ctl, cp, 0);   // the consumed slots go back before looking ahead
-            }
             cp.cached = 0;
-            hsa4j_r_fetch(ring, size, cp);
+            if (hsa4j_r_fetch(ring, size, queue, ctl, cp) != 0) {   // also gives the consumed slots back
+                w.command = HSA4J_R_FETCH;   // block 0 loads the bodies, then calls again
+                w.total = cp.cached;
+                w.kernarg = cp.base;
+                return;
+            }
         }
         if (cp.read - cp.base < cp.cached) {
             hsa4j_u32 j = (hsa4j_u32) (cp.read - cp.base);
-            const hsa4j_u64* p = cp.pkt[j];
+            const hsa4j_u64* p = hsa4j_r_win[j];
             hsa4j_u32 word = cp.hdr[j];
             hsa4j_u32 type = word & 0xFF;
             if (((word >> 9) & 3) == 3 || ((word >> 11) & 3) == 3) {
@@ -408,8 +488,10 @@ static __device__ void hsa4j_r_next(unsigned char* ctl, unsigned char* queue, un
                 return;
             }
             if (type == HSA4J_T_KERNEL_DISPATCH) {
+                hsa4j_u64 t0 = hsa4j_r_clock();
                 if (hsa4j_r_decode(p, word, cp.read, program_key, w, ctl)) {
                     hsa4j_r_take(ring, size, ctl, cp);
+                    cp.ph[HSA4J_R_PH_TAKE_CYCLES] += hsa4j_r_clock() - t0;
                 } else {
                     w.command = HSA4J_R_EXIT;   // refused: left in the ring for the host
                 }
@@ -419,6 +501,7 @@ static __device__ void hsa4j_r_next(unsigned char* ctl, unsigned char* queue, un
                 if (hsa4j_r_barrier_ready(p, type == HSA4J_T_BARRIER_AND)) {
                     hsa4j_r_take(ring, size, ctl, cp);
                     hsa4j_r_complete(queue, ctl, cp, p[HSA4J_P_COMPLETION / 8]);
+                    cp.ph[HSA4J_R_PH_PACKETS]++;
                     idle_since = hsa4j_now_ns();
                     nap = 0;
                     continue;
@@ -450,7 +533,10 @@ static __device__ void hsa4j_r_next(unsigned char* ctl, unsigned char* queue, un
         }
         if (hsa4j_now_ns() - idle_since > HSA4J_R_SPIN_NS) {
             nap = nap == 0 ? 256 : (nap * 2 > sleep_max_ns ? (hsa4j_u32) sleep_max_ns : nap * 2);
+            hsa4j_u64 t0 = hsa4j_r_clock();
             hsa4j_sleep_ns(nap);
+            cp.ph[HSA4J_R_PH_NAPS]++;
+            cp.ph[HSA4J_R_PH_NAP_CYCLES] += hsa4j_r_clock() - t0;
         }
     }
 }
@@ -467,6 +553,11 @@ extern "C" __global__ void __launch_bounds__(HSA4J_R_BLOCK) hsa4j_resident_proce
     hsa4j_u32 generation = (hsa4j_u32) base_generation;
     hsa4j_r_cp cp;
     if (threadIdx.x == 0) {
+        for (int i = 0; i < HSA4J_R_PHASE_COUNT; i++) {
+            cp.ph[i] = 0;
+        }
+        cp.ph[HSA4J_R_PH_CYCLES] = hsa4j_r_clock();   // the start, until the grid ends (in memory: no register held)
+        cp.ph[HSA4J_R_PH_NANOS] = hsa4j_now_ns();
         cp.read = hsa4j_ld_acquire_sys_u64(queue + HSA4J_Q_READ_INDEX);
         cp.base = cp.read;
         cp.cached = 0;
@@ -477,6 +568,7 @@ extern "C" __global__ void __launch_bounds__(HSA4J_R_BLOCK) hsa4j_resident_proce
     for (;;) {
         if (threadIdx.x == 0) {
             hsa4j_r_next(ctl, queue, ring, size, idle_ns, sleep_max_ns, program_key, cp, w);
+            cp.ran = hsa4j_r_clock();
             if (w.command == HSA4J_R_RUN && w.total > 1 && gridDim.x > 1) {
                 mb->work = w;
                 mb->done = 0;
@@ -484,6 +576,20 @@ extern "C" __global__ void __launch_bounds__(HSA4J_R_BLOCK) hsa4j_resident_proce
             }
         }
         __syncthreads();
+        if (w.command == HSA4J_R_FETCH) {
+            // after the CP's acquire fence and this barrier: 4 threads a packet, 16 bytes each
+            if (threadIdx.x < 4 * w.total) {
+                hsa4j_u32 j = threadIdx.x >> 2;
+                hsa4j_u32 q = threadIdx.x & 3;
+                const unsigned char* at = ring + ((w.kernarg + j) & (size - 1)) * HSA4J_P_SIZE + 16 * q;
+                hsa4j_r_ld_relaxed_sys_v2_u64(at, hsa4j_r_win[j][2 * q], hsa4j_r_win[j][2 * q + 1]);
+            }
+            __syncthreads();   // the loads landed (stored to shared memory) before the CP reads them
+            if (threadIdx.x == 0) {
+                cp.ph[HSA4J_R_PH_BODY_CYCLES] += hsa4j_r_clock() - cp.ran;
+            }
+            continue;
+        }
         if (w.command != HSA4J_R_RUN) {
             break;
         }
@@ -499,6 +605,8 @@ extern "C" __global__ void __launch_bounds__(HSA4J_R_BLOCK) hsa4j_resident_proce
                     }
                 }
             }
+            cp.ph[HSA4J_R_PH_RUN_CYCLES] += hsa4j_r_clock() - cp.ran;
+            cp.ph[HSA4J_R_PH_PACKETS]++;
             hsa4j_r_complete(queue, ctl, cp, w.completion);
         }
         __syncthreads();
@@ -512,6 +620,11 @@ extern "C" __global__ void __launch_bounds__(HSA4J_R_BLOCK) hsa4j_resident_proce
             hsa4j_r_flush(queue, ctl, cp, 0);   // the host reads the read index once the grid ended
         }
         hsa4j_st_relaxed_sys_u64(ctl + HSA4J_R_CTL_GENERATION, generation);
+        cp.ph[HSA4J_R_PH_CYCLES] = hsa4j_r_clock() - cp.ph[HSA4J_R_PH_CYCLES];
+        cp.ph[HSA4J_R_PH_NANOS] = hsa4j_now_ns() - cp.ph[HSA4J_R_PH_NANOS];
+        for (int i = 0; i < HSA4J_R_PHASE_COUNT; i++) {
+            hsa4j_st_relaxed_sys_u64(ctl + HSA4J_R_CTL_PHASES + 8 * i, cp.ph[i]);
+        }
         hsa4j_fence_sc_sys();
     }
 }
