@@ -226,6 +226,15 @@ class CudaRpcGpuTest {
     }
 
     @Test
+    void contextsForOneSetShareOneTableOfPortLocksInDeviceMemory() {
+        long other = svm(CudaRpc.CTX_BYTES);
+        CudaRpc.writeContext(gpu.runtime.svm(), other, services.ports().address(), gpu.agent, 5);
+        long locks = gpu.runtime.svm().getLong(ctx + CudaRpc.CTX_LOCKS);
+        assertTrue(locks != 0, "a shadow table");
+        assertEquals(locks, gpu.runtime.svm().getLong(other + CudaRpc.CTX_LOCKS), "the same table for every context of the set");
+    }
+
+    @Test
     void callsThatGiveUpWaitingLeaveTheirPortsToTheNextCallers() {
         long impatient = svm(CudaRpc.CTX_BYTES);
         CudaRpc.writeContext(gpu.runtime.svm(), impatient, services.ports().address(), gpu.agent, 1);

@@ -194,7 +194,7 @@ class CudaRpcHeaderTest {
             at += size;
         }
         assertEquals(List.of("set", "dispatch", "packet", "agent", "version", "spin_limit", "ports", "stride", "device_first",
-                "device_ports", "lanes", "reserved"), fields);
+                "device_ports", "lanes", "reserved", "locks"), fields);
         assertEquals(CudaRpc.CTX_SET, offsets.get("set"));
         assertEquals(CudaRpc.CTX_DISPATCH, offsets.get("dispatch"));
         assertEquals(CudaRpc.CTX_PACKET, offsets.get("packet"));
@@ -206,7 +206,39 @@ class CudaRpcHeaderTest {
         assertEquals(CudaRpc.CTX_DEVICE_FIRST, offsets.get("device_first"));
         assertEquals(CudaRpc.CTX_DEVICE_PORTS, offsets.get("device_ports"));
         assertEquals(CudaRpc.CTX_LANES, offsets.get("lanes"));
+        assertEquals(CudaRpc.CTX_LOCKS, offsets.get("locks"));
         assertEquals(CudaRpc.CTX_BYTES, (at + 7) / 8 * 8);
+    }
+
+    @Test
+    void theShadowOffsetsAreCudaRpcs() {
+        Map<String, Long> d = defines();
+        assertEquals(CudaRpc.SHADOW_LOCK, d.get("HSA4J_RPC_SHADOW_LOCK"));
+        assertEquals(CudaRpc.SHADOW_VALID, d.get("HSA4J_RPC_SHADOW_VALID"));
+        assertEquals(CudaRpc.SHADOW_OPCODE, d.get("HSA4J_RPC_SHADOW_OPCODE"));
+        assertEquals(CudaRpc.SHADOW_KIND, d.get("HSA4J_RPC_SHADOW_KIND"));
+        assertEquals(CudaRpc.SHADOW_LANE_MASK, d.get("HSA4J_RPC_SHADOW_LANE_MASK"));
+        assertEquals(CudaRpc.SHADOW_DISPATCH, d.get("HSA4J_RPC_SHADOW_DISPATCH"));
+        assertEquals(CudaRpc.SHADOW_PACKET, d.get("HSA4J_RPC_SHADOW_PACKET"));
+        assertEquals(CudaRpc.SHADOW_AGENT, d.get("HSA4J_RPC_SHADOW_AGENT"));
+        assertEquals(CudaRpc.SHADOW_BYTES, d.get("HSA4J_RPC_SHADOW_BYTES"));
+        assertEquals(RpcLayout.LOCK + 8, CudaRpc.TABLE_TOKEN);
+    }
+
+    /**
+     * A call's port lock is an L2 atomic on the shadow in device memory, never a system-scope atomic
+     * on host memory (a non-posted PCIe round trip per call): no {@code atom} in the kernels has sys scope.
+     */
+    @Test
+    void theKernelsLockPortsWithoutASystemScopeAtomic() {
+        String ptx = CudaRpc.resourceText(CudaRpc.KERNELS_PTX);
+        Matcher atom = Pattern.compile("\\batom\\.[\\w.]+").matcher(ptx);
+        List<String> atoms = new ArrayList<>();
+        while (atom.find()) {
+            atoms.add(atom.group());
+        }
+        assertFalse(atoms.isEmpty(), "the kernels lock ports with an atomic");
+        assertTrue(atoms.stream().noneMatch(a -> a.contains(".sys")), "system-scope atomics in the kernels: " + atoms);
     }
 
     private static List<String> kernelsInSource() {
