@@ -31,6 +31,12 @@ public final class CudaRpc {
     public static final String HEADER = "org/hsa4j/cuda/kernels/hsa4j_rpc.cuh";
     /** File name kernels include: {@code #include "hsa4j_rpc.cuh"}. */
     public static final String HEADER_NAME = "hsa4j_rpc.cuh";
+    /** The GPU heap for CUDA kernels (its metadata in device memory, refilled over RPC), beside the client header. */
+    public static final String HEAP_HEADER = "org/hsa4j/cuda/kernels/hsa4j_gheap.cuh";
+    /** File name kernels include: {@code #include "hsa4j_gheap.cuh"}. */
+    public static final String HEAP_HEADER_NAME = "hsa4j_gheap.cuh";
+    /** Bytes of a GPU heap's metadata ({@code HSA4J_GHEAP_BYTES}: 192-byte header, 1024 chunk descriptors of 576 bytes). */
+    public static final long HEAP_BYTES = 192 + 1024 * 576;
     /** The kernels that call host services, built to PTX with nvcc from {@code hsa4j_rpc_kernels.cu}. */
     public static final String KERNELS_PTX = "org/hsa4j/cuda/kernels/hsa4j_rpc_kernels.ptx";
     /** Their CUDA C source. */
@@ -228,6 +234,25 @@ public final class CudaRpc {
         return resourceText(HEADER);
     }
 
+    /** The GPU heap header's text. */
+    public static String heapHeader() {
+        return resourceText(HEAP_HEADER);
+    }
+
+    /**
+     * A GPU heap for {@code agent}'s kernels ({@code hsa4j_gheap.cuh}): {@link #HEAP_BYTES} of zeroed
+     * device memory holding its metadata, passed to {@code hsa4j_gheap_malloc/free} as {@code heap}.
+     * Its chunks come from the host's malloc over RPC and go back when the services close; close the
+     * buffer (or the agent) after the kernels using it ended.
+     */
+    public static CudaBuffer createHeap(CudaAgent agent) {
+        CudaBuffer heap = agent.allocateDevice(HEAP_BYTES);
+        try (Arena arena = Arena.ofConfined()) {
+            heap.copyFromHost(arena.allocate(HEAP_BYTES), 0);
+        }
+        return heap;
+    }
+
     /** The text of the class-path resource {@code name}. */
     static String resourceText(String name) {
         try (InputStream in = CudaRpc.class.getClassLoader().getResourceAsStream(name)) {
@@ -264,8 +289,10 @@ public final class CudaRpc {
             try {
                 Path dir = Files.createTempDirectory("hsa4j-rpc-include");
                 Files.writeString(dir.resolve(HEADER_NAME), header());
+                Files.writeString(dir.resolve(HEAP_HEADER_NAME), heapHeader());
                 dir.toFile().deleteOnExit();
                 dir.resolve(HEADER_NAME).toFile().deleteOnExit();
+                dir.resolve(HEAP_HEADER_NAME).toFile().deleteOnExit();
                 includeDir = dir;
             } catch (IOException e) {
                 throw new HsaException(HsaStatus.INVALID_CODE_OBJECT, "cannot write " + HEADER_NAME

@@ -241,6 +241,23 @@ class CudaRpcHeaderTest {
         assertTrue(atoms.stream().noneMatch(a -> a.contains(".sys")), "system-scope atomics in the kernels: " + atoms);
     }
 
+    @Test
+    void theGpuHeapsSizeAndStatusesAreCudaRpcsAndHeapStatus() {
+        Map<String, Long> d = new HashMap<>();
+        Matcher m = DEFINE.matcher(CudaRpc.heapHeader());
+        while (m.find()) {
+            d.put(m.group(1), parse(m.group(2)));
+        }
+        assertEquals(CudaRpc.HEAP_BYTES, d.get("HSA4J_GHEAP_DESCRIPTORS") + d.get("HSA4J_GHEAP_MAX_CHUNKS") * d.get("HSA4J_GHEAP_DESC_BYTES"));
+        // a descriptor's bitmap holds one bit per block of the smallest class
+        assertEquals(d.get("HSA4J_GHEAP_DESC_BYTES") - d.get("HSA4J_GHEAP_DESC_BITMAP"),
+                d.get("HSA4J_GHEAP_CHUNK_BYTES") >> d.get("HSA4J_GHEAP_MIN_SHIFT") >> 3);
+        assertEquals(HeapStatus.OK, d.get("HSA4J_HEAP_OK"));
+        assertEquals(HeapStatus.DOUBLE_FREE, d.get("HSA4J_HEAP_DOUBLE_FREE"));
+        assertEquals(HeapStatus.FOREIGN_POINTER, d.get("HSA4J_HEAP_FOREIGN_POINTER"));
+        assertEquals(HeapStatus.INTERIOR_POINTER, d.get("HSA4J_HEAP_INTERIOR_POINTER"));
+    }
+
     private static List<String> kernelsInSource() {
         List<String> names = new ArrayList<>();
         Matcher m = Pattern.compile("extern \"C\" __global__ void (\\w+)\\(").matcher(CudaRpc.resourceText(CudaRpc.KERNELS_CU));
@@ -254,7 +271,7 @@ class CudaRpcHeaderTest {
     void theCheckedInPtxHasEveryKernelOfTheSource() {
         List<String> names = kernelsInSource();
         assertEquals(List.of("hsa4j_rpc_nop", "hsa4j_rpc_echo", "hsa4j_rpc_syscalls", "hsa4j_rpc_malloc_free",
-                "hsa4j_rpc_fibonacci", "hsa4j_rpc_printf"), names);
+                "hsa4j_rpc_fibonacci", "hsa4j_rpc_printf", "hsa4j_rpc_milthread", "hsa4j_gheap_check"), names);
         assertEquals(names, CudaCodeObject.fromResource(CudaRpc.KERNELS_PTX).ptxEntryNames());
     }
 
@@ -263,6 +280,7 @@ class CudaRpcHeaderTest {
         Path nvcc = nvcc();
         Assumptions.assumeTrue(nvcc != null, "no nvcc on PATH or in /usr/local/cuda/bin");
         Files.writeString(dir.resolve(CudaRpc.HEADER_NAME), CudaRpc.header());
+        Files.writeString(dir.resolve(CudaRpc.HEAP_HEADER_NAME), CudaRpc.heapHeader());
         Files.writeString(dir.resolve("k.cu"), CudaRpc.resourceText(CudaRpc.KERNELS_CU));
         Process p = new ProcessBuilder(nvcc.toString(), "-arch=sm_90", "-ptx", "-I" + dir, "-o", dir.resolve("k.ptx").toString(),
                 dir.resolve("k.cu").toString()).redirectErrorStream(true).start();
