@@ -1,12 +1,18 @@
 package org.hsa4j.cuda;
 
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 
 import org.hsa4j.memory.Svm;
 import org.hsa4j.runtime.HsaException;
@@ -25,6 +31,12 @@ public final class CudaRpc {
     public static final String HEADER = "org/hsa4j/cuda/kernels/hsa4j_rpc.cuh";
     /** File name kernels include: {@code #include "hsa4j_rpc.cuh"}. */
     public static final String HEADER_NAME = "hsa4j_rpc.cuh";
+    /** The GPU heap for CUDA kernels (its metadata in device memory, refilled over RPC), beside the client header. */
+    public static final String HEAP_HEADER = "org/hsa4j/cuda/kernels/hsa4j_gheap.cuh";
+    /** File name kernels include: {@code #include "hsa4j_gheap.cuh"}. */
+    public static final String HEAP_HEADER_NAME = "hsa4j_gheap.cuh";
+    /** Bytes of a GPU heap's metadata ({@code HSA4J_GHEAP_BYTES}: 192-byte header, 1024 chunk descriptors of 576 bytes). */
+    public static final long HEAP_BYTES = 192 + 1024 * 576;
     /** The kernels that call host services, built to PTX with nvcc from {@code hsa4j_rpc_kernels.cu}. */
     public static final String KERNELS_PTX = "org/hsa4j/cuda/kernels/hsa4j_rpc_kernels.ptx";
     /** Their CUDA C source. */
@@ -52,8 +64,36 @@ public final class CudaRpc {
     public static final long CTX_DEVICE_PORTS = 60;
     /** u32 lane buffers of a port. */
     public static final long CTX_LANES = 64;
+    /** u64 device address of the device ports' shadows ({@link #SHADOW_BYTES} each, see the header's "device shadow"). */
+    public static final long CTX_LOCKS = 72;
     /** Bytes of a context. */
-    public static final long CTX_BYTES = 72;
+    public static final long CTX_BYTES = 80;
+
+    /** A device port's shadow in device memory: u32 lock word (held, client flag, ended clean). */
+    public static final long SHADOW_LOCK = 0;
+    /** u32 1 once the shadow's packet words equal the port's. */
+    public static final long SHADOW_VALID = 4;
+    /** u32 the port's OPCODE as last written. */
+    public static final long SHADOW_OPCODE = 8;
+    /** u32 the port's KIND as last written. */
+    public static final long SHADOW_KIND = 12;
+    /** u64 the port's LANE_MASK as last written. */
+    public static final long SHADOW_LANE_MASK = 16;
+    /** u64 the port's CALLER_DISPATCH as last written. */
+    public static final long SHADOW_DISPATCH = 24;
+    /** u64 the port's CALLER_PACKET as last written. */
+    public static final long SHADOW_PACKET = 32;
+    /** u32 the port's CALLER_AGENT as last written. */
+    public static final long SHADOW_AGENT = 40;
+    /** Bytes of one shadow: a line of its own, so warps locking neighbouring ports do not share one. */
+    public static final long SHADOW_BYTES = 64;
+    /**
+     * Where the host marks the set its shadow table belongs to: a random word at this offset of the
+     * first device port's LOCK line, host memory no client touches (GPU clients lock the shadow, host
+     * clients lock only host ports). A new set at a freed set's address is zeroed, so it gets a table
+     * of its own instead of the old one's stale lock words.
+     */
+    static final long TABLE_TOKEN = 128 + 8; // RpcLayout.LOCK + 8
     /** Default spin limit: polls back off to 1 us, so a host that never answers ends a wait within tens of seconds. */
     public static final long DEFAULT_SPIN_LIMIT = 20_000_000L;
 
@@ -79,6 +119,12 @@ public final class CudaRpc {
     public static final int E_PAYLOAD = -1004;
 
     private static Path includeDir;
+    /** The shadow table of each port set (by SVM address) that a context was written for. */
+    private static final Map<Long, ShadowTable> TABLES = new HashMap<>();
+
+    /** One port set's device-port shadows on one CUDA agent, and the token marking that set. */
+    private record ShadowTable(CudaAgent agent, CudaBuffer buffer, long token) {
+    }
 
     private CudaRpc() {
     }
@@ -89,8 +135,14 @@ public final class CudaRpc {
      * header), the calling agent {@code agent}'s index, no dispatch identity, and {@code spinLimit}
      * polls per wait.
      *
+     * The first context for a set allocates its device ports' shadows in {@code agent}'s device
+     * memory (zeroed; freed with the agent or when a new set takes the address); later contexts for
+     * the set share them, so every kernel calling through the set locks the same words.
+     *
      * @throws HsaException INVALID_ARGUMENT when {@code set} is not a port set of this layout version,
-     *                      has no device ports or fewer than 32 lanes, or the spin limit is below 1
+     *                      has no device ports or fewer than 32 lanes, the spin limit is below 1, or
+     *                      another CUDA agent's kernels call through the set (the shadow locks are
+     *                      one GPU's device memory)
      */
     public static void writeContext(Svm svm, long address, long set, CudaAgent agent, long spinLimit) {
         if (spinLimit < 1) {
@@ -120,6 +172,49 @@ public final class CudaRpc {
         svm.setInt(address + CTX_DEVICE_PORTS, devicePorts);
         svm.setInt(address + CTX_LANES, lanes);
         svm.setInt(address + CTX_LANES + 4, 0);
+        long firstPort = set + svm.getLong(set + SET_PORTS_OFFSET) + svm.getInt(set + SET_DEVICE_FIRST) * svm.getLong(set + SET_PORT_STRIDE);
+        svm.setLong(address + CTX_LOCKS, shadowTable(svm, set, firstPort, svm.getLong(set + SET_PORT_STRIDE), devicePorts, agent).address());
+    }
+
+    /**
+     * The shadow table of the set at {@code set}: the one made for it, or a fresh one marked by a new
+     * token, each port's lock word unlocked with the port's client flag as it stands (the packet
+     * words not valid), so a fresh table (a new set, or one whose table a context reset lost) goes on
+     * from the port's state.
+     */
+    private static CudaBuffer shadowTable(Svm svm, long set, long firstPort, long stride, int devicePorts, CudaAgent agent) {
+        long tokenAt = firstPort + TABLE_TOKEN;
+        synchronized (TABLES) {
+            TABLES.values().removeIf(old -> !old.buffer().isValid()); // tables of closed agents
+            ShadowTable t = TABLES.get(set);
+            if (t != null && t.buffer().isValid() && svm.getLong(tokenAt) == t.token()) {
+                if (t.agent() != agent) {
+                    throw new HsaException(HsaStatus.INVALID_ARGUMENT, String.format("the device ports of the set at 0x%x serve "
+                            + "%s already: one CUDA agent per port set (its port locks are in that GPU's memory)", set, t.agent().name()));
+                }
+                return t.buffer();
+            }
+            if (t != null) {
+                t.buffer().close(); // a set freed before: its kernels ended (the header's rules)
+            }
+            long bytes = devicePorts * SHADOW_BYTES;
+            CudaBuffer buffer = agent.allocateDevice(bytes);
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment init = arena.allocate(bytes);
+                for (int p = 0; p < devicePorts; p++) {
+                    int clientFlag = svm.getInt(firstPort + p * stride) & 1; // CLIENT_FLAG at offset 0
+                    init.set(ValueLayout.JAVA_INT, p * SHADOW_BYTES + SHADOW_LOCK, clientFlag << 1);
+                }
+                buffer.copyFromHost(init, 0);
+            }
+            long token;
+            do {
+                token = ThreadLocalRandom.current().nextLong();
+            } while (token == 0);
+            svm.setLong(tokenAt, token);
+            TABLES.put(set, new ShadowTable(agent, buffer, token));
+            return buffer;
+        }
     }
 
     /** What a kernel's call ended with, for messages: the RpcStatus code's name or this client's error. */
@@ -137,6 +232,25 @@ public final class CudaRpc {
     /** The header's text. */
     public static String header() {
         return resourceText(HEADER);
+    }
+
+    /** The GPU heap header's text. */
+    public static String heapHeader() {
+        return resourceText(HEAP_HEADER);
+    }
+
+    /**
+     * A GPU heap for {@code agent}'s kernels ({@code hsa4j_gheap.cuh}): {@link #HEAP_BYTES} of zeroed
+     * device memory holding its metadata, passed to {@code hsa4j_gheap_malloc/free} as {@code heap}.
+     * Its chunks come from the host's malloc over RPC and go back when the services close; close the
+     * buffer (or the agent) after the kernels using it ended.
+     */
+    public static CudaBuffer createHeap(CudaAgent agent) {
+        CudaBuffer heap = agent.allocateDevice(HEAP_BYTES);
+        try (Arena arena = Arena.ofConfined()) {
+            heap.copyFromHost(arena.allocate(HEAP_BYTES), 0);
+        }
+        return heap;
     }
 
     /** The text of the class-path resource {@code name}. */
@@ -175,8 +289,10 @@ public final class CudaRpc {
             try {
                 Path dir = Files.createTempDirectory("hsa4j-rpc-include");
                 Files.writeString(dir.resolve(HEADER_NAME), header());
+                Files.writeString(dir.resolve(HEAP_HEADER_NAME), heapHeader());
                 dir.toFile().deleteOnExit();
                 dir.resolve(HEADER_NAME).toFile().deleteOnExit();
+                dir.resolve(HEAP_HEADER_NAME).toFile().deleteOnExit();
                 includeDir = dir;
             } catch (IOException e) {
                 throw new HsaException(HsaStatus.INVALID_CODE_OBJECT, "cannot write " + HEADER_NAME

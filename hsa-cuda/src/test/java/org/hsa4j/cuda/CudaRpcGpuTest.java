@@ -226,6 +226,40 @@ class CudaRpcGpuTest {
     }
 
     @Test
+    void theGpuHeapHandsOutSeparateBlocksAndRefusesDoubleAndInteriorFrees() {
+        int n = 4096;
+        try (CudaBuffer heap = CudaRpc.createHeap(gpu.agent)) {
+            long results = svm(8L * n);
+            run(kernels, "hsa4j_gheap_check", n, new long[] {ctx, heap.address(), results}, n);
+            assertAllOk(results, n, 8, "GPU heap (-1 null, -2 block overwritten, -3 free, -4 no DOUBLE_FREE, "
+                    + "-5 no INTERIOR_POINTER, -6 second free, -7 blocks overlap)");
+        }
+    }
+
+    @Test
+    void theMilThreadShapeRunsWithTheGpuHeapAndWithHostMalloc() {
+        int n = 65536;
+        long results = svm(8L * n);
+        try (CudaBuffer heap = CudaRpc.createHeap(gpu.agent)) {
+            run(kernels, "hsa4j_rpc_milthread", n, new long[] {ctx, heap.address(), results}, n);
+            assertAllOk(results, n, 8, "GPU heap rows (-1 null, -2 - w word w wrong, -100 + HeapStatus free failed)");
+        }
+        int live = services.mallocService().liveBlocks();
+        run(kernels, "hsa4j_rpc_milthread", n, new long[] {ctx, 0, results}, n);
+        assertAllOk(results, n, 8, "host malloc rows (-1 null, -2 - w word w wrong, -100 + HeapStatus free failed)");
+        assertEquals(live, services.mallocService().liveBlocks(), "every host block came back");
+    }
+
+    @Test
+    void contextsForOneSetShareOneTableOfPortLocksInDeviceMemory() {
+        long other = svm(CudaRpc.CTX_BYTES);
+        CudaRpc.writeContext(gpu.runtime.svm(), other, services.ports().address(), gpu.agent, 5);
+        long locks = gpu.runtime.svm().getLong(ctx + CudaRpc.CTX_LOCKS);
+        assertTrue(locks != 0, "a shadow table");
+        assertEquals(locks, gpu.runtime.svm().getLong(other + CudaRpc.CTX_LOCKS), "the same table for every context of the set");
+    }
+
+    @Test
     void callsThatGiveUpWaitingLeaveTheirPortsToTheNextCallers() {
         long impatient = svm(CudaRpc.CTX_BYTES);
         CudaRpc.writeContext(gpu.runtime.svm(), impatient, services.ports().address(), gpu.agent, 1);

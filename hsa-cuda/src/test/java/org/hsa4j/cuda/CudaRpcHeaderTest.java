@@ -194,7 +194,7 @@ class CudaRpcHeaderTest {
             at += size;
         }
         assertEquals(List.of("set", "dispatch", "packet", "agent", "version", "spin_limit", "ports", "stride", "device_first",
-                "device_ports", "lanes", "reserved"), fields);
+                "device_ports", "lanes", "reserved", "locks"), fields);
         assertEquals(CudaRpc.CTX_SET, offsets.get("set"));
         assertEquals(CudaRpc.CTX_DISPATCH, offsets.get("dispatch"));
         assertEquals(CudaRpc.CTX_PACKET, offsets.get("packet"));
@@ -206,7 +206,56 @@ class CudaRpcHeaderTest {
         assertEquals(CudaRpc.CTX_DEVICE_FIRST, offsets.get("device_first"));
         assertEquals(CudaRpc.CTX_DEVICE_PORTS, offsets.get("device_ports"));
         assertEquals(CudaRpc.CTX_LANES, offsets.get("lanes"));
+        assertEquals(CudaRpc.CTX_LOCKS, offsets.get("locks"));
         assertEquals(CudaRpc.CTX_BYTES, (at + 7) / 8 * 8);
+    }
+
+    @Test
+    void theShadowOffsetsAreCudaRpcs() {
+        Map<String, Long> d = defines();
+        assertEquals(CudaRpc.SHADOW_LOCK, d.get("HSA4J_RPC_SHADOW_LOCK"));
+        assertEquals(CudaRpc.SHADOW_VALID, d.get("HSA4J_RPC_SHADOW_VALID"));
+        assertEquals(CudaRpc.SHADOW_OPCODE, d.get("HSA4J_RPC_SHADOW_OPCODE"));
+        assertEquals(CudaRpc.SHADOW_KIND, d.get("HSA4J_RPC_SHADOW_KIND"));
+        assertEquals(CudaRpc.SHADOW_LANE_MASK, d.get("HSA4J_RPC_SHADOW_LANE_MASK"));
+        assertEquals(CudaRpc.SHADOW_DISPATCH, d.get("HSA4J_RPC_SHADOW_DISPATCH"));
+        assertEquals(CudaRpc.SHADOW_PACKET, d.get("HSA4J_RPC_SHADOW_PACKET"));
+        assertEquals(CudaRpc.SHADOW_AGENT, d.get("HSA4J_RPC_SHADOW_AGENT"));
+        assertEquals(CudaRpc.SHADOW_BYTES, d.get("HSA4J_RPC_SHADOW_BYTES"));
+        assertEquals(RpcLayout.LOCK + 8, CudaRpc.TABLE_TOKEN);
+    }
+
+    /**
+     * A call's port lock is an L2 atomic on the shadow in device memory, never a system-scope atomic
+     * on host memory (a non-posted PCIe round trip per call): no {@code atom} in the kernels has sys scope.
+     */
+    @Test
+    void theKernelsLockPortsWithoutASystemScopeAtomic() {
+        String ptx = CudaRpc.resourceText(CudaRpc.KERNELS_PTX);
+        Matcher atom = Pattern.compile("\\batom\\.[\\w.]+").matcher(ptx);
+        List<String> atoms = new ArrayList<>();
+        while (atom.find()) {
+            atoms.add(atom.group());
+        }
+        assertFalse(atoms.isEmpty(), "the kernels lock ports with an atomic");
+        assertTrue(atoms.stream().noneMatch(a -> a.contains(".sys")), "system-scope atomics in the kernels: " + atoms);
+    }
+
+    @Test
+    void theGpuHeapsSizeAndStatusesAreCudaRpcsAndHeapStatus() {
+        Map<String, Long> d = new HashMap<>();
+        Matcher m = DEFINE.matcher(CudaRpc.heapHeader());
+        while (m.find()) {
+            d.put(m.group(1), parse(m.group(2)));
+        }
+        assertEquals(CudaRpc.HEAP_BYTES, d.get("HSA4J_GHEAP_DESCRIPTORS") + d.get("HSA4J_GHEAP_MAX_CHUNKS") * d.get("HSA4J_GHEAP_DESC_BYTES"));
+        // a descriptor's bitmap holds one bit per block of the smallest class
+        assertEquals(d.get("HSA4J_GHEAP_DESC_BYTES") - d.get("HSA4J_GHEAP_DESC_BITMAP"),
+                d.get("HSA4J_GHEAP_CHUNK_BYTES") >> d.get("HSA4J_GHEAP_MIN_SHIFT") >> 3);
+        assertEquals(HeapStatus.OK, d.get("HSA4J_HEAP_OK"));
+        assertEquals(HeapStatus.DOUBLE_FREE, d.get("HSA4J_HEAP_DOUBLE_FREE"));
+        assertEquals(HeapStatus.FOREIGN_POINTER, d.get("HSA4J_HEAP_FOREIGN_POINTER"));
+        assertEquals(HeapStatus.INTERIOR_POINTER, d.get("HSA4J_HEAP_INTERIOR_POINTER"));
     }
 
     private static List<String> kernelsInSource() {
@@ -222,7 +271,7 @@ class CudaRpcHeaderTest {
     void theCheckedInPtxHasEveryKernelOfTheSource() {
         List<String> names = kernelsInSource();
         assertEquals(List.of("hsa4j_rpc_nop", "hsa4j_rpc_echo", "hsa4j_rpc_syscalls", "hsa4j_rpc_malloc_free",
-                "hsa4j_rpc_fibonacci", "hsa4j_rpc_printf"), names);
+                "hsa4j_rpc_fibonacci", "hsa4j_rpc_printf", "hsa4j_rpc_milthread", "hsa4j_gheap_check"), names);
         assertEquals(names, CudaCodeObject.fromResource(CudaRpc.KERNELS_PTX).ptxEntryNames());
     }
 
@@ -231,6 +280,7 @@ class CudaRpcHeaderTest {
         Path nvcc = nvcc();
         Assumptions.assumeTrue(nvcc != null, "no nvcc on PATH or in /usr/local/cuda/bin");
         Files.writeString(dir.resolve(CudaRpc.HEADER_NAME), CudaRpc.header());
+        Files.writeString(dir.resolve(CudaRpc.HEAP_HEADER_NAME), CudaRpc.heapHeader());
         Files.writeString(dir.resolve("k.cu"), CudaRpc.resourceText(CudaRpc.KERNELS_CU));
         Process p = new ProcessBuilder(nvcc.toString(), "-arch=sm_90", "-ptx", "-I" + dir, "-o", dir.resolve("k.ptx").toString(),
                 dir.resolve("k.cu").toString()).redirectErrorStream(true).start();

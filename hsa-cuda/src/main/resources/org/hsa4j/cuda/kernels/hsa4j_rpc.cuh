@@ -9,7 +9,7 @@
 //
 // HOW A CALL GOES (one call per warp, as LLVM libc's GPU RPC batches):
 //   The lanes that call together (__activemask() at the call) elect a leader (the lowest lane). The
-//   leader locks a device port, waits for the client's turn and cancels a call a timed-out caller
+//   leader locks a device port (its lock word in device memory, below), waits for the client's turn and cancels a call a timed-out caller
 //   left half-way. Every lane writes its eight arguments into its own lane buffer (lane = %laneid,
 //   the lane mask is the active mask), fences, and the warp syncs; the leader writes the OPEN packet
 //   (opcode, lane mask, caller) and flips the client flag with st.release.sys. For a payload
@@ -20,16 +20,35 @@
 //   never wait for another warp while holding it, so any number of warps progress through any
 //   number of device ports (waiting warps hold nothing).
 //
+// THE PORT'S DEVICE SHADOW (what a call costs over PCIe):
+//   Only GPU clients lock a device port and only they write its packet words, so neither needs to
+//   live in host memory. Each device port has a 64-byte shadow in device memory (ctx->locks, one
+//   table per port set and CUDA agent, CudaRpc.writeContext allocates it): the lock word and the
+//   values of the port's OPCODE, LANE_MASK, CALLER_*, KIND last written. A call then costs:
+//     lock       one L2 atomic (atom.acquire.gpu, ~0.3 us) instead of a PCIe atomic on host memory
+//                (a non-posted round trip, >= 1 us); a warp's port search reads L2, not PCIe
+//     packet     only the words that differ from the shadow (a warp repeating a call writes none),
+//                then the flag flip with st.release.sys: one posted store (~0.6 us one-way), as the
+//                ping-pong's answer; the host line holding the words stays in the host's caches
+//     answer     acquire polls of SERVER_FLAG+STATUS (one PCIe read each), as the ping-pong's wait
+//     unlock     one release store to L2 (st.release.gpu), not a posted store plus a system fence
+//   so a no-op's round trip is the ping-pong's plus two L2 operations and the server's checks. The
+//   lock hands the port between threads of one GPU, so gpu scope orders the holders (the PTX
+//   model's causality is transitive: the server's answer, acquired at sys scope by one holder,
+//   happens before the next holder's acquire at gpu scope). Hence one GPU per port set's device
+//   ports: a second agent's context is refused.
+//
 // WHY EACH WORD IS SAFE ON A GPU WITHOUT HOST-NATIVE ATOMICS (H100 over PCIe:
 // CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED = 0, so a host RMW and a GPU RMW on one word are
 // not atomic with each other):
-//   LOCK of a device port    RMW (atom.or.sys) by GPU clients only: host clients lock only ports
-//                            below SET_DEVICE_FIRST, the server never touches it. Bit 0: held; bit 1:
-//                            the client flag its last holder left; bit 2: its call ended with the
-//                            server's final packet in the client's turn (released with one release
-//                            store), so the taker learns both from its fetch-or, with no read.
+//   shadow lock (device mem) RMW (atom.or.gpu) by GPU clients only; the host never sees it. Bit 0:
+//                            held; bit 1: the client flag its last holder left; bit 2: its call ended
+//                            with the server's final packet in the client's turn (released with one
+//                            release store), so the taker learns both from its fetch-or, with no read.
+//                            The port's LOCK word in host memory is unused by GPU clients.
 //   CLIENT_FLAG, KIND, OPCODE, LANE_MASK, CALLER_*   plain stores by the lock holder in the client's
-//                            turn; the server only reads them.
+//                            turn (the packet words only when the shadow says they changed); the
+//                            server only reads them.
 //   SERVER_FLAG, STATUS, SERVER_WATCH                plain stores by the server; the GPU only reads.
 //   lane buffers             stores by whichever side has the turn; the flag flip (release) and its
 //                            observation (acquire) order them.
@@ -90,6 +109,17 @@
 #define HSA4J_RPC_MAX_LANES 64
 #define HSA4J_RPC_CHUNK_LENGTH_BYTES 8
 
+// ---- a device port's shadow in device memory (CudaRpc.SHADOW_*; GPU clients alone read and write it) ----
+#define HSA4J_RPC_SHADOW_LOCK 0
+#define HSA4J_RPC_SHADOW_VALID 4
+#define HSA4J_RPC_SHADOW_OPCODE 8
+#define HSA4J_RPC_SHADOW_KIND 12
+#define HSA4J_RPC_SHADOW_LANE_MASK 16
+#define HSA4J_RPC_SHADOW_DISPATCH 24
+#define HSA4J_RPC_SHADOW_PACKET 32
+#define HSA4J_RPC_SHADOW_AGENT 40
+#define HSA4J_RPC_SHADOW_BYTES 64
+
 // ---- statuses (RpcStatus codes; FINAL_BIT marks the server's last packet) ----
 #define HSA4J_RPC_FINAL_BIT 0x80000000u
 #define HSA4J_RPC_CONTINUE_WORD 0
@@ -110,7 +140,7 @@
 #define HSA4J_RPC_E_SPIN (-1001)
 /** The services closed while the call waited. */
 #define HSA4J_RPC_E_CLOSED (-1002)
-/** The port set is not one this header knows: bad magic or version, no device ports, or fewer than 32 lanes. */
+/** The port set is not one this header knows: bad magic or version, no device ports, fewer than 32 lanes, or no shadow table. */
 #define HSA4J_RPC_E_LAYOUT (-1003)
 /** A payload longer than the client sends (HSA4J_RPC_MAX_PAYLOAD). */
 #define HSA4J_RPC_E_PAYLOAD (-1004)
@@ -152,7 +182,7 @@
 
 /**
  * What a kernel needs to call, written by the host (CudaRpc.writeContext) from the port set's header:
- * 72 bytes. Copy it into a local at the kernel's start (hsa4j_rpc_ctx c = *ctx;) and pass &c, so a
+ * 80 bytes. Copy it into a local at the kernel's start (hsa4j_rpc_ctx c = *ctx;) and pass &c, so a
  * call reads it from registers instead of host memory over PCIe.
  */
 struct hsa4j_rpc_ctx {
@@ -168,6 +198,7 @@ struct hsa4j_rpc_ctx {
     unsigned int device_ports;     // @60 number of device ports
     unsigned int lanes;            // @64 lane buffers of a port (at least 32)
     unsigned int reserved;         // @68
+    unsigned long long locks;      // @72 device address of the device ports' shadows (HSA4J_RPC_SHADOW_BYTES each)
 };
 
 namespace hsa4j_rpc_detail {
@@ -191,11 +222,16 @@ static __device__ __forceinline__ void st_release_u32(u64 a, u32 v) {
     asm volatile("st.release.sys.b32 [%0], %1;" :: "l"(a), "r"(v) : "memory");
 }
 
-/** Fetch-or with acquire at system scope: the lock holder then sees what the one before wrote. */
-static __device__ __forceinline__ u32 or_acquire_u32(u64 a, u32 bits) {
+/** Fetch-or with acquire at gpu scope (a shadow lock in device memory): the holder sees what the one before wrote. */
+static __device__ __forceinline__ u32 or_acquire_gpu_u32(u64 a, u32 bits) {
     u32 old;
-    asm volatile("atom.acquire.sys.or.b32 %0, [%1], %2;" : "=r"(old) : "l"(a), "r"(bits) : "memory");
+    asm volatile("atom.acquire.gpu.or.b32 %0, [%1], %2;" : "=r"(old) : "l"(a), "r"(bits) : "memory");
     return old;
+}
+
+/** Release store at gpu scope (a shadow lock): unlocks for the next holder on this GPU. */
+static __device__ __forceinline__ void st_release_gpu_u32(u64 a, u32 v) {
+    asm volatile("st.release.gpu.b32 [%0], %1;" :: "l"(a), "r"(v) : "memory");
 }
 
 // relaxed at system scope (volatile is ld/st.relaxed.sys in the PTX memory model): never a stale L1 line
@@ -235,6 +271,14 @@ struct call {
     const hsa4j_rpc_ctx* ctx;
     u64 set;
     u64 port;        // address of the port's header
+    u64 shadow;      // address of the port's shadow in device memory (leader's copy)
+    u64 sh_mask;     // the shadow's words, read once when the port is locked (leader's copy)
+    u64 sh_dispatch;
+    u64 sh_packet;
+    u32 sh_valid;
+    u32 sh_opcode;
+    u32 sh_kind;
+    u32 sh_agent;
     u32 mask;        // calling lanes (lane mask of the OPEN packet)
     u32 leader;      // lowest calling lane
     u32 lane;
@@ -268,9 +312,41 @@ static __device__ int await_turn(call* c) {
     }
 }
 
+/**
+ * Reads the locked port's shadow into the leader's registers: independent loads from L2 after the
+ * lock's acquire, so one L2 latency for all of them.
+ */
+static __device__ __forceinline__ void read_shadow(call* c) {
+    c->sh_valid = ld_u32(c->shadow + HSA4J_RPC_SHADOW_VALID);
+    c->sh_opcode = ld_u32(c->shadow + HSA4J_RPC_SHADOW_OPCODE);
+    c->sh_kind = ld_u32(c->shadow + HSA4J_RPC_SHADOW_KIND);
+    c->sh_agent = ld_u32(c->shadow + HSA4J_RPC_SHADOW_AGENT);
+    c->sh_mask = ld_u64(c->shadow + HSA4J_RPC_SHADOW_LANE_MASK);
+    c->sh_dispatch = ld_u64(c->shadow + HSA4J_RPC_SHADOW_DISPATCH);
+    c->sh_packet = ld_u64(c->shadow + HSA4J_RPC_SHADOW_PACKET);
+}
+
+/** Stores a 32-bit packet word (leader) unless the shadow says the port holds it already; keeps the shadow. */
+static __device__ __forceinline__ void put_u32(const call* c, u32 word, u32 shadow, u32* held, u32 v) {
+    if (c->sh_valid == 0 || *held != v) {
+        st_u32(c->port + word, v);
+        st_u32(c->shadow + shadow, v);
+        *held = v;
+    }
+}
+
+/** Stores a 64-bit packet word (leader) unless the shadow says the port holds it already; keeps the shadow. */
+static __device__ __forceinline__ void put_u64(const call* c, u32 word, u32 shadow, u64* held, u64 v) {
+    if (c->sh_valid == 0 || *held != v) {
+        st_u64(c->port + word, v);
+        st_u64(c->shadow + shadow, v);
+        *held = v;
+    }
+}
+
 /** Hands the turn to the server (leader) with a packet of `kind`: the kind, then the flag flipped with a release store. */
 static __device__ void post(call* c, u32 kind) {
-    st_u32(c->port + HSA4J_RPC_KIND, kind);
+    put_u32(c, HSA4J_RPC_KIND, HSA4J_RPC_SHADOW_KIND, &c->sh_kind, kind);
     c->flag ^= 1u;
     st_release_u32(c->port + HSA4J_RPC_CLIENT_FLAG, c->flag);
 }
@@ -278,7 +354,7 @@ static __device__ void post(call* c, u32 kind) {
 /** Checks the context (leader): 0, or HSA4J_RPC_E_LAYOUT. */
 static __device__ int check_ctx(const hsa4j_rpc_ctx* ctx) {
     if (ctx->set == 0 || ctx->version != HSA4J_RPC_VERSION_VALUE || ctx->device_ports == 0 || ctx->lanes < 32
-            || ctx->lanes > HSA4J_RPC_MAX_LANES || ctx->ports == 0 || ctx->spin_limit < 1) {
+            || ctx->lanes > HSA4J_RPC_MAX_LANES || ctx->ports == 0 || ctx->spin_limit < 1 || ctx->locks == 0) {
         return HSA4J_RPC_E_LAYOUT;
     }
     return 0;
@@ -306,14 +382,17 @@ static __device__ int acquire(call* c) {
         for (u32 i = 0; i < count; i++) {
             u32 p = start + i < count ? start + i : start + i - count;
             u64 port = first + (u64) p * ctx->stride;
+            u64 shadow = ctx->locks + (u64) p * HSA4J_RPC_SHADOW_BYTES;
             // the warp's own port is tried at once (one atomic, the common case); the others are read
             // first, so a warp looking for a free port does not pile atomics onto taken ones
-            if (i != 0 && (ld_u32(port + HSA4J_RPC_LOCK) & 1u) != 0) {
+            if (i != 0 && (ld_u32(shadow + HSA4J_RPC_SHADOW_LOCK) & 1u) != 0) {
                 continue;
             }
-            u32 old = or_acquire_u32(port + HSA4J_RPC_LOCK, 1u);
+            u32 old = or_acquire_gpu_u32(shadow + HSA4J_RPC_SHADOW_LOCK, 1u);
             if ((old & 1u) == 0) {
                 c->port = port;
+                c->shadow = shadow;
+                read_shadow(c);
                 c->flag = (old >> 1) & 1u; // the client flag its last holder left: no read of CLIENT_FLAG
                 if ((old & 4u) != 0) {
                     return 0; // its last call ended with a final packet in the client's turn: nothing to wait for
@@ -329,7 +408,7 @@ static __device__ int acquire(call* c) {
                     s = HSA4J_RPC_E_SPIN;
                 }
                 if (s != 0) {
-                    st_release_u32(port + HSA4J_RPC_LOCK, c->flag << 1);
+                    st_release_gpu_u32(shadow + HSA4J_RPC_SHADOW_LOCK, c->flag << 1);
                 }
                 return s;
             }
@@ -355,6 +434,7 @@ static __device__ int begin(call* c, const hsa4j_rpc_ctx* ctx) {
     c->lane = lane_id();
     c->leader = __ffs(c->mask) - 1;
     c->port = 0;
+    c->shadow = 0;
     c->flag = 0;
     c->status = 0;
     int s = 0;
@@ -383,15 +463,22 @@ static __device__ __forceinline__ void lanes_written(const call* c) {
     __syncwarp(c->mask);
 }
 
-/** Sends the OPEN packet (leader; lanes' arguments already written). */
+/**
+ * Sends the OPEN packet (leader; lanes' arguments already written): the header words that differ
+ * from the port's shadow, then the flip. The shadow is valid from here on (every word written or equal).
+ */
 static __device__ void open_packet(call* c, u32 opcode) {
     if (c->lane == c->leader) {
-        st_u32(c->port + HSA4J_RPC_OPCODE, opcode);
-        st_u64(c->port + HSA4J_RPC_LANE_MASK, (u64) c->mask);
-        st_u64(c->port + HSA4J_RPC_CALLER_DISPATCH, c->ctx->dispatch);
-        st_u64(c->port + HSA4J_RPC_CALLER_PACKET, c->ctx->packet);
-        st_u32(c->port + HSA4J_RPC_CALLER_AGENT, c->ctx->agent);
+        put_u32(c, HSA4J_RPC_OPCODE, HSA4J_RPC_SHADOW_OPCODE, &c->sh_opcode, opcode);
+        put_u64(c, HSA4J_RPC_LANE_MASK, HSA4J_RPC_SHADOW_LANE_MASK, &c->sh_mask, (u64) c->mask);
+        put_u64(c, HSA4J_RPC_CALLER_DISPATCH, HSA4J_RPC_SHADOW_DISPATCH, &c->sh_dispatch, c->ctx->dispatch);
+        put_u64(c, HSA4J_RPC_CALLER_PACKET, HSA4J_RPC_SHADOW_PACKET, &c->sh_packet, c->ctx->packet);
+        put_u32(c, HSA4J_RPC_CALLER_AGENT, HSA4J_RPC_SHADOW_AGENT, &c->sh_agent, c->ctx->agent);
         post(c, HSA4J_RPC_KIND_OPEN);
+        if (c->sh_valid == 0) {
+            st_u32(c->shadow + HSA4J_RPC_SHADOW_VALID, 1u);
+            c->sh_valid = 1;
+        }
     }
     c->flag = __shfl_sync(c->mask, c->flag, c->leader);
 }
@@ -422,7 +509,7 @@ static __device__ long long await_packet(call* c) {
 static __device__ void end(call* c, bool clean) {
     __syncwarp(c->mask);
     if (c->lane == c->leader) {
-        st_release_u32(c->port + HSA4J_RPC_LOCK, (c->flag << 1) | (clean ? 4u : 0u));
+        st_release_gpu_u32(c->shadow + HSA4J_RPC_SHADOW_LOCK, (c->flag << 1) | (clean ? 4u : 0u));
     }
     __syncwarp(c->mask);
 }

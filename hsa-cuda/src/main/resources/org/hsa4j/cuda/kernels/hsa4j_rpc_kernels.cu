@@ -7,6 +7,7 @@
 // against n (CUDA has no partial blocks).
 
 #include "hsa4j_rpc.cuh"
+#include "hsa4j_gheap.cuh"
 
 static __device__ __forceinline__ unsigned int global_id() {
     return blockIdx.x * blockDim.x + threadIdx.x;
@@ -186,4 +187,76 @@ extern "C" __global__ void hsa4j_rpc_printf(const hsa4j_rpc_ctx* context, int* s
     const hsa4j_rpc_ctx* ctx = &local;
     status[i] = hsa4j_printf(ctx, "hsa4j-cuda-printf thread %u of %u says %s %lld %.1f end\n", i, n, "hello",
                              (long long) i * 1000003ll, (double) i * 0.5);
+}
+
+// the MilThread shape (issue 19 part 2's table): each thread allocates a 64-byte block, writes its id
+// into its eight words, reads them back and frees it. With `heap` != 0 from the GPU heap
+// (hsa4j_gheap.cuh: the host asked only for chunks), else from the host's malloc over RPC (two calls
+// per warp). results[i]: 0, -1 when the allocation gave null, -2 - w when word w was wrong, or
+// -100 + free's HeapStatus when the free failed
+extern "C" __global__ void hsa4j_rpc_milthread(const hsa4j_rpc_ctx* context, void* heap, long long* results, unsigned int n) {
+    unsigned int i = global_id();
+    if (i >= n) {
+        return;
+    }
+    const hsa4j_rpc_ctx local = *context;
+    const hsa4j_rpc_ctx* ctx = &local;
+    long long* p = (long long*) (heap != 0 ? hsa4j_gheap_malloc(ctx, heap, 64) : hsa4j_malloc(ctx, 64));
+    long long r = 0;
+    if (p == 0) {
+        r = -1;
+    } else {
+        for (int w = 0; w < 8; w++) {
+            p[w] = (long long) i * 8 + w;
+        }
+        for (int w = 0; w < 8; w++) {
+            if (p[w] != (long long) i * 8 + w) {
+                r = -2 - w;
+                break;
+            }
+        }
+        int freed = heap != 0 ? hsa4j_gheap_free(ctx, heap, p) : hsa4j_free(ctx, p);
+        if (r == 0 && freed != 0) {
+            r = -100 + freed;
+        }
+    }
+    results[i] = r;
+}
+
+// the GPU heap's checks: thread i allocates 16 << (i % 8) bytes twice (two live blocks, which must not
+// overlap), writes both, frees the first twice (the second free must be DOUBLE_FREE) and an interior
+// address of the second (INTERIOR_POINTER), then the second. results[i]: 0 or the first wrong step (-1 .. -7)
+extern "C" __global__ void hsa4j_gheap_check(const hsa4j_rpc_ctx* context, void* heap, long long* results, unsigned int n) {
+    unsigned int i = global_id();
+    if (i >= n) {
+        return;
+    }
+    const hsa4j_rpc_ctx local = *context;
+    const hsa4j_rpc_ctx* ctx = &local;
+    unsigned long long bytes = 16ull << (i % 8);
+    unsigned char* a = (unsigned char*) hsa4j_gheap_malloc(ctx, heap, bytes);
+    unsigned char* b = (unsigned char*) hsa4j_gheap_malloc(ctx, heap, bytes);
+    long long r = 0;
+    if (a == 0 || b == 0) {
+        r = -1;
+    } else if (!(a + bytes <= b || b + bytes <= a)) {
+        r = -7;
+    } else {
+        for (unsigned long long k = 0; k < bytes; k++) {
+            a[k] = (unsigned char) i;
+            b[k] = (unsigned char) (i + 1);
+        }
+        if (a[bytes - 1] != (unsigned char) i || b[0] != (unsigned char) (i + 1)) {
+            r = -2;
+        } else if (hsa4j_gheap_free(ctx, heap, a) != HSA4J_HEAP_OK) {
+            r = -3;
+        } else if (hsa4j_gheap_free(ctx, heap, a) != HSA4J_HEAP_DOUBLE_FREE) {
+            r = -4;
+        } else if (hsa4j_gheap_free(ctx, heap, b + 8) != HSA4J_HEAP_INTERIOR_POINTER) {
+            r = -5;
+        } else if (hsa4j_gheap_free(ctx, heap, b) != HSA4J_HEAP_OK) {
+            r = -6;
+        }
+    }
+    results[i] = r;
 }
