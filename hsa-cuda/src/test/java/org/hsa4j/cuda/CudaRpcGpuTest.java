@@ -230,8 +230,11 @@ class CudaRpcGpuTest {
         int n = 4096;
         try (CudaBuffer heap = CudaRpc.createHeap(gpu.agent)) {
             long results = svm(8L * n);
-            run(kernels, "hsa4j_gheap_check", n, new long[] {ctx, heap.address(), results}, n);
-            assertAllOk(results, n, 8, "GPU heap (-1 null, -2 block overwritten, -3 free, -4 no DOUBLE_FREE, "
+            long blocks = svm(16L * n);
+            // two launches: no block is handed out again while its frees are checked
+            run(kernels, "hsa4j_gheap_check", n, new long[] {ctx, heap.address(), results, blocks}, 0, n);
+            run(kernels, "hsa4j_gheap_check", n, new long[] {ctx, heap.address(), results, blocks}, 1, n);
+            assertAllOk(results, n, 8, "GPU heap (-1 null, -2 block overwritten (handed out twice), -3 free, -4 no DOUBLE_FREE, "
                     + "-5 no INTERIOR_POINTER, -6 second free, -7 blocks overlap)");
         }
     }

@@ -70,6 +70,10 @@ static __device__ __forceinline__ u32 ld_acquire_gpu_u32(u64 a) {
     return v;
 }
 
+static __device__ __forceinline__ void st_release_gpu_u32(u64 a, u32 v) {
+    asm volatile("st.release.gpu.b32 [%0], %1;" :: "l"(a), "r"(v) : "memory");
+}
+
 static __device__ __forceinline__ u32 exch_release_gpu_u32(u64 a, u32 v) {
     u32 old;
     asm volatile("atom.release.gpu.exch.b32 %0, [%1], %2;" : "=r"(old) : "l"(a), "r"(v) : "memory");
@@ -133,8 +137,10 @@ static __device__ bool refill(const hsa4j_rpc_ctx* ctx, u64 heap, u32 cls) {
         return false;
     }
     *(volatile u64*) (d + HSA4J_GHEAP_DESC_BASE) = (u64) chunk;
-    *(volatile u32*) (d + HSA4J_GHEAP_DESC_CLASS) = cls + 1;
     *(volatile int*) (d + HSA4J_GHEAP_DESC_FREE) = (int) blocks_of(cls);
+    // release: a free that acquires the class (its descriptor scan) sees the base; a plain store
+    // could be seen first, and the free would send a heap block to the host's free
+    st_release_gpu_u32(d + HSA4J_GHEAP_DESC_CLASS, cls + 1);
     *(volatile u32*) (d + HSA4J_GHEAP_DESC_NEXT) = *(volatile u32*) head;
     exch_release_gpu_u32(head, index + 1); // only the refill word's holder writes the head
     return true;

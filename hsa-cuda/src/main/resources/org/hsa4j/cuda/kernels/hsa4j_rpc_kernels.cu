@@ -223,10 +223,18 @@ extern "C" __global__ void hsa4j_rpc_milthread(const hsa4j_rpc_ctx* context, voi
     results[i] = r;
 }
 
-// the GPU heap's checks: thread i allocates 16 << (i % 8) bytes twice (two live blocks, which must not
-// overlap), writes both, frees the first twice (the second free must be DOUBLE_FREE) and an interior
-// address of the second (INTERIOR_POINTER), then the second. results[i]: 0 or the first wrong step (-1 .. -7)
-extern "C" __global__ void hsa4j_gheap_check(const hsa4j_rpc_ctx* context, void* heap, long long* results, unsigned int n) {
+// the GPU heap's checks, in two launches so that no block is handed out again while a check runs
+// (a free of a block another thread already got back is no DOUBLE_FREE: with allocations running
+// beside it, a second free of `a` frees whoever holds `a` now; the first H100 run, 4096 threads in
+// one launch, failed exactly so: -4, the victim's own free -6, a third owner's block -2).
+// phase 0: thread i allocates 16 << (i % 8) bytes twice (two live blocks, which must not overlap),
+// fills a with i and b with i + 1 and keeps both in blocks[2 i], blocks[2 i + 1]. phase 1 (after every
+// thread of phase 0, no allocation beside it): both blocks still hold their bytes (every block of the
+// grid was live at once: two owners of one block show here), a is freed twice (the second is
+// DOUBLE_FREE), an interior address of b gives INTERIOR_POINTER, then b is freed.
+// results[i]: 0 or the first wrong step (-1 .. -7), phase 1 skips a thread phase 0 failed
+extern "C" __global__ void hsa4j_gheap_check(const hsa4j_rpc_ctx* context, void* heap, long long* results,
+                                             unsigned long long* blocks, unsigned int phase, unsigned int n) {
     unsigned int i = global_id();
     if (i >= n) {
         return;
@@ -234,29 +242,46 @@ extern "C" __global__ void hsa4j_gheap_check(const hsa4j_rpc_ctx* context, void*
     const hsa4j_rpc_ctx local = *context;
     const hsa4j_rpc_ctx* ctx = &local;
     unsigned long long bytes = 16ull << (i % 8);
-    unsigned char* a = (unsigned char*) hsa4j_gheap_malloc(ctx, heap, bytes);
-    unsigned char* b = (unsigned char*) hsa4j_gheap_malloc(ctx, heap, bytes);
+    if (phase == 0) {
+        unsigned char* a = (unsigned char*) hsa4j_gheap_malloc(ctx, heap, bytes);
+        unsigned char* b = (unsigned char*) hsa4j_gheap_malloc(ctx, heap, bytes);
+        blocks[2ull * i] = (unsigned long long) a;
+        blocks[2ull * i + 1] = (unsigned long long) b;
+        long long r = 0;
+        if (a == 0 || b == 0) {
+            r = -1;
+        } else if (!(a + bytes <= b || b + bytes <= a)) {
+            r = -7;
+        } else {
+            for (unsigned long long k = 0; k < bytes; k++) {
+                a[k] = (unsigned char) i;
+                b[k] = (unsigned char) (i + 1);
+            }
+        }
+        results[i] = r;
+        return;
+    }
+    if (results[i] != 0) {
+        return;
+    }
+    unsigned char* a = (unsigned char*) blocks[2ull * i];
+    unsigned char* b = (unsigned char*) blocks[2ull * i + 1];
     long long r = 0;
-    if (a == 0 || b == 0) {
-        r = -1;
-    } else if (!(a + bytes <= b || b + bytes <= a)) {
-        r = -7;
-    } else {
-        for (unsigned long long k = 0; k < bytes; k++) {
-            a[k] = (unsigned char) i;
-            b[k] = (unsigned char) (i + 1);
-        }
-        if (a[bytes - 1] != (unsigned char) i || b[0] != (unsigned char) (i + 1)) {
+    for (unsigned long long k = 0; k < bytes && r == 0; k++) {
+        if (a[k] != (unsigned char) i || b[k] != (unsigned char) (i + 1)) {
             r = -2;
-        } else if (hsa4j_gheap_free(ctx, heap, a) != HSA4J_HEAP_OK) {
-            r = -3;
-        } else if (hsa4j_gheap_free(ctx, heap, a) != HSA4J_HEAP_DOUBLE_FREE) {
-            r = -4;
-        } else if (hsa4j_gheap_free(ctx, heap, b + 8) != HSA4J_HEAP_INTERIOR_POINTER) {
-            r = -5;
-        } else if (hsa4j_gheap_free(ctx, heap, b) != HSA4J_HEAP_OK) {
-            r = -6;
         }
+    }
+    if (r != 0) {
+        // left allocated: a block two threads hold must not be freed twice
+    } else if (hsa4j_gheap_free(ctx, heap, a) != HSA4J_HEAP_OK) {
+        r = -3;
+    } else if (hsa4j_gheap_free(ctx, heap, a) != HSA4J_HEAP_DOUBLE_FREE) {
+        r = -4;
+    } else if (hsa4j_gheap_free(ctx, heap, b + 8) != HSA4J_HEAP_INTERIOR_POINTER) {
+        r = -5;
+    } else if (hsa4j_gheap_free(ctx, heap, b) != HSA4J_HEAP_OK) {
+        r = -6;
     }
     results[i] = r;
 }
