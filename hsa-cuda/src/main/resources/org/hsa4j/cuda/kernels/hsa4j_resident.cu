@@ -620,7 +620,8 @@ extern "C" __global__ void __launch_bounds__(HSA4J_R_BLOCK) hsa4j_resident_proce
             cp.ph[HSA4J_R_PH_PACKETS]++;
             hsa4j_r_complete(ctl, cp, w.completion);
         }
-        __syncthreads();
+        // no barrier here: the other threads read w only before the one above and next wait at the loop's
+        // top, where the CP arrives after its next header round (the signal's stores on their way meanwhile)
     }
     if (threadIdx.x == 0) {
         if (gridDim.x > 1) {
