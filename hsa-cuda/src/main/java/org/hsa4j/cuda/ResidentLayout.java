@@ -153,6 +153,9 @@ final class ResidentLayout {
         s.append(perPacket(" flushes", ph[PH_FLUSHES], ph[PH_FLUSH_CYCLES], nsPerCycle, packets));
         s.append(perPacket(" naps", ph[PH_NAPS], ph[PH_NAP_CYCLES], nsPerCycle, packets));
         s.append(perPacket(" stop checks", -1, ph[PH_STOP_CYCLES], nsPerCycle, packets));
+        long timed = ph[PH_POLL_CYCLES] + ph[PH_HEADER_CYCLES] + ph[PH_ACQUIRE_CYCLES] + ph[PH_BODY_CYCLES]
+                + ph[PH_TAKE_CYCLES] + ph[PH_RUN_CYCLES] + ph[PH_FLUSH_CYCLES] + ph[PH_NAP_CYCLES] + ph[PH_STOP_CYCLES];
+        s.append(perPacket(" untimed", -1, ph[PH_CYCLES] - timed, nsPerCycle, packets));   // barriers, loop, launch
         return s.toString();
     }
 
