@@ -253,7 +253,7 @@ struct hsa4j_r_cp {
     hsa4j_u64 read;        // next packet id to run
     hsa4j_u64 base;        // packet id of pkt[0]
     hsa4j_u32 cached;      // packets cached from base
-    hsa4j_u32 dirty;       // packets completed since the read index was last stored
+    hsa4j_u32 dirty;       // 0: read index stored; else 1 + empty polls since the last completion
     hsa4j_u64 retired;     // slots below this id are INVALID in the ring (stored, maybe not yet fenced)
     hsa4j_u64 served;      // packets served by this grid (stop checks)
     hsa4j_u32 hdr[HSA4J_R_WINDOW];
@@ -344,8 +344,10 @@ static __device__ hsa4j_u32 hsa4j_r_fetch(unsigned char* ring, hsa4j_u64 size, u
     if (k == 0) {   // the clock is read after the branch on the loaded headers: their round trip counts
         cp.ph[HSA4J_R_PH_POLLS]++;
         cp.ph[HSA4J_R_PH_POLL_CYCLES] += hsa4j_r_clock() - t0;
-        if (cp.dirty) {
-            hsa4j_r_flush(ring, size, queue, ctl, cp);   // the consumed slots go back while the queue is empty
+        // the consumed slots go back while the queue is empty, from its second empty poll in a row on: a
+        // packet that follows its predecessor's completion (a round trip) is not held up by this fence
+        if (cp.dirty != 0 && ++cp.dirty > 2) {
+            hsa4j_r_flush(ring, size, queue, ctl, cp);
         }
         return 0;
     }
