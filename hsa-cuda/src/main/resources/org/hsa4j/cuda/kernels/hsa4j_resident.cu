@@ -6,8 +6,9 @@
 //
 // Roles. One cooperative launch of `blocks` blocks of HSA4J_R_BLOCK threads, all co-resident.
 // Thread 0 of block 0 is the command processor (CP): it polls the AQL ring in registered host memory
-// (the headers of a window of 8 slots, system-scope relaxed loads, then fence.acq_rel.sys: the
-// acquire pattern, one PCIe round trip for up to 8 published packets, and one more for their bodies,
+// (the headers of a window of 8 slots, system-scope relaxed loads and the first one acquire, then,
+// for more than one packet, fence.acq_rel.sys: the acquire pattern, one PCIe round trip for up to 8
+// published packets, and one more for their bodies,
 // which block 0's first 4 threads a packet load together, 16 bytes each, into shared memory; every
 // load of a round issues before any is used: each host-memory load is a ~1 us PCIe round trip, and
 // a thread that uses a value before its next load issues pays one per load), validates and decodes
@@ -28,8 +29,9 @@
 //                       __syncthreads waits for its outstanding system-scope stores, ~1 PCIe round trip)
 //   write index         host (producers' CAS, host-only RMW); CP only loads it (park handshake)
 //   read index          CP stores (fence.acq_rel.sys, then a relaxed store: the release pattern;
-//                       once per window, where the window's acquire fence is also this release, or
-//                       in an empty poll); host loads
+//                       at a window's acquire fence, which is also this release (windows of more
+//                       than one packet, else once the index is a window behind), or on the second
+//                       empty poll in a row); host loads
 //   completion signals  CP's red.add.sys after the packet's own fence is the only RMW; the host only loads
 //                       (waits) and, before reusing a signal, stores
 //   dependency signals  loaded by the CP (relaxed loads, then fence.acq_rel.sys)
@@ -166,6 +168,12 @@ static __device__ __forceinline__ hsa4j_u32 hsa4j_r_ld_relaxed_gpu_u32(const voi
     return v;
 }
 
+static __device__ __forceinline__ hsa4j_u32 hsa4j_r_ld_acquire_sys_u32(const void* p) {
+    hsa4j_u32 v;
+    asm volatile("ld.acquire.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
 static __device__ __forceinline__ hsa4j_u32 hsa4j_r_ld_relaxed_sys_u32(const void* p) {
     hsa4j_u32 v;
     asm volatile("ld.relaxed.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
@@ -255,6 +263,7 @@ struct hsa4j_r_cp {
     hsa4j_u32 cached;      // packets cached from base
     hsa4j_u32 dirty;       // 0: read index stored; else 1 + empty polls since the last completion
     hsa4j_u64 retired;     // slots below this id are INVALID in the ring (stored, maybe not yet fenced)
+    hsa4j_u64 published;   // the read index last stored
     hsa4j_u64 served;      // packets served by this grid (stop checks)
     hsa4j_u32 hdr[HSA4J_R_WINDOW];
     hsa4j_u64 ph[HSA4J_R_PHASE_COUNT];   // the phase timer (HSA4J_R_PH_*)
@@ -265,6 +274,7 @@ struct hsa4j_r_cp {
 static __device__ __forceinline__ void hsa4j_r_publish(unsigned char* queue, unsigned char* ctl, hsa4j_r_cp& cp) {
     hsa4j_st_relaxed_sys_u64(queue + HSA4J_Q_READ_INDEX, cp.read);
     hsa4j_st_relaxed_sys_u64(ctl + HSA4J_R_CTL_PROCESSED, cp.read);
+    cp.published = cp.read;
     cp.dirty = 0;
     cp.ph[HSA4J_R_PH_FLUSHES]++;
 }
@@ -318,12 +328,14 @@ static __device__ void hsa4j_r_fail(unsigned char* ctl, hsa4j_u32 error, hsa4j_u
     hsa4j_st_release_sys_u32(ctl + HSA4J_R_CTL_STATE, HSA4J_R_STATE_FAILED);
 }
 
-// reads ahead from cp.read: the headers of a window of slots (relaxed loads, all issued before any
-// is used: one PCIe round trip), then, when the first is published, a fence (acquire for what the
-// headers showed); returns how many consecutive published packets there are (0: nothing published
-// at cp.read), whose bodies block 0 then loads into hsa4j_r_win (HSA4J_R_FETCH). Slots consumed
-// since the last flush (cp.dirty) go back here: when a packet was found, the window's fence is also
-// their release (one system-scope fence per window, not two); when none was, a flush of their own.
+// reads ahead from cp.read: the headers of a window of slots (all issued before any is used: one PCIe
+// round trip; slots 1..7 relaxed, slot 0 last with ld.acquire.sys), then, when more than the first
+// is published, a fence (acquire for what the relaxed loads showed); a window of one packet (a round
+// trip) has its acquire already and skips the fence (~0.6 us) unless the read index is a window
+// behind. Returns how many consecutive published packets there are (0: nothing published at
+// cp.read), whose bodies block 0 then loads into hsa4j_r_win (HSA4J_R_FETCH). Slots consumed since
+// the last flush (cp.dirty) go back after the window's fence, which is also their release (one
+// system-scope fence per window, not two), or from the second empty poll in a row, by a flush.
 static __device__ hsa4j_u32 hsa4j_r_fetch(unsigned char* ring, hsa4j_u64 size, unsigned char* queue, unsigned char* ctl,
                                           hsa4j_r_cp& cp) {
     hsa4j_u64 t0 = hsa4j_r_clock();
@@ -331,9 +343,10 @@ static __device__ hsa4j_u32 hsa4j_r_fetch(unsigned char* ring, hsa4j_u64 size, u
     hsa4j_u32 w = size < HSA4J_R_WINDOW ? (hsa4j_u32) size : HSA4J_R_WINDOW;
     hsa4j_u32 h[HSA4J_R_WINDOW];
 #pragma unroll
-    for (int j = 0; j < HSA4J_R_WINDOW; j++) {
+    for (int j = 1; j < HSA4J_R_WINDOW; j++) {
         h[j] = hsa4j_r_ld_relaxed_sys_u32(ring + ((cp.read + j) & (size - 1)) * HSA4J_P_SIZE);   // a ring under 8 slots repeats
     }
+    h[0] = hsa4j_r_ld_acquire_sys_u32(ring + (cp.read & (size - 1)) * HSA4J_P_SIZE);   // last: orders only what follows
     hsa4j_u32 k = 0;
 #pragma unroll
     for (int j = 0; j < HSA4J_R_WINDOW; j++) {
@@ -352,11 +365,13 @@ static __device__ hsa4j_u32 hsa4j_r_fetch(unsigned char* ring, hsa4j_u64 size, u
         return 0;
     }
     hsa4j_u64 t1 = hsa4j_r_clock();
-    hsa4j_fence_acq_rel_sys();   // acquire for the headers loaded; release for the slots consumed
-    hsa4j_u64 t2 = hsa4j_r_clock();
-    if (cp.dirty) {
-        hsa4j_r_publish(queue, ctl, cp);
+    if (k > 1 || (cp.dirty != 0 && cp.read - cp.published >= HSA4J_R_WINDOW)) {
+        hsa4j_fence_acq_rel_sys();   // acquire for the headers loaded relaxed; release for the slots consumed
+        if (cp.dirty) {
+            hsa4j_r_publish(queue, ctl, cp);
+        }
     }
+    hsa4j_u64 t2 = hsa4j_r_clock();
 #pragma unroll
     for (int j = 0; j < HSA4J_R_WINDOW; j++) {
         cp.hdr[j] = h[j];
@@ -573,6 +588,7 @@ extern "C" __global__ void __launch_bounds__(HSA4J_R_BLOCK) hsa4j_resident_proce
         cp.read = hsa4j_ld_acquire_sys_u64(queue + HSA4J_Q_READ_INDEX);
         cp.base = cp.read;
         cp.retired = cp.read;
+        cp.published = cp.read;
         cp.cached = 0;
         cp.dirty = 0;
         cp.served = 0;
