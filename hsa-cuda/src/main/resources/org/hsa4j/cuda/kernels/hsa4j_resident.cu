@@ -255,8 +255,9 @@ static __device__ void hsa4j_r_worker(hsa4j_r_mailbox* mb, hsa4j_u32 seen, hsa4j
 }
 
 // what the CP (thread 0 of block 0) keeps between packets: its read index and a window of packets
-// read ahead. Packets [base, base + cached) are copies of ring slots (headers here, bodies in
-// hsa4j_r_win); none of them is consumed yet, so no producer may overwrite them while they are cached.
+// read ahead. Packets [base, base + cached) are copies of ring slots (in hsa4j_r_win, header included:
+// no array here, so the struct can stay in registers); none of them is consumed yet, so no producer may
+// overwrite them while they are cached.
 struct hsa4j_r_cp {
     hsa4j_u64 read;        // next packet id to run
     hsa4j_u64 base;        // packet id of pkt[0]
@@ -265,7 +266,6 @@ struct hsa4j_r_cp {
     hsa4j_u64 retired;     // slots below this id are INVALID in the ring (stored, maybe not yet fenced)
     hsa4j_u64 published;   // the read index last stored
     hsa4j_u64 served;      // packets served by this grid (stop checks)
-    hsa4j_u32 hdr[HSA4J_R_WINDOW];
     hsa4j_u64 ph[HSA4J_R_PHASE_COUNT];   // the phase timer (HSA4J_R_PH_*)
     hsa4j_u64 ran;         // clock when the last dispatch or window load began
 };
@@ -372,10 +372,6 @@ static __device__ hsa4j_u32 hsa4j_r_fetch(unsigned char* ring, hsa4j_u64 size, u
         }
     }
     hsa4j_u64 t2 = hsa4j_r_clock();
-#pragma unroll
-    for (int j = 0; j < HSA4J_R_WINDOW; j++) {
-        cp.hdr[j] = h[j];
-    }
     cp.ph[HSA4J_R_PH_WINDOWS]++;
     cp.ph[HSA4J_R_PH_HEADER_CYCLES] += t1 - t0;
     cp.ph[HSA4J_R_PH_ACQUIRE_CYCLES] += t2 - t1;
@@ -509,7 +505,7 @@ static __device__ void hsa4j_r_next(unsigned char* ctl, unsigned char* queue, un
         if (cp.read - cp.base < cp.cached) {
             hsa4j_u32 j = (hsa4j_u32) (cp.read - cp.base);
             const hsa4j_u64* p = hsa4j_r_win[j];
-            hsa4j_u32 word = cp.hdr[j];
+            hsa4j_u32 word = (hsa4j_u32) p[0];   // the header as the body round loaded it (a published slot stays)
             hsa4j_u32 type = word & 0xFF;
             if (((word >> 9) & 3) == 3 || ((word >> 11) & 3) == 3) {
                 hsa4j_r_fail(ctl, HSA4J_R_ERR_FENCE, word & 0xFFFF, cp.read);
