@@ -483,17 +483,16 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
         CudaDriver d = agent.driver();
         CudaCallException e = (CudaCallException) CuResult.exception(rc, d.errorName(rc), what + " on " + agent.name()
                 + " (queue " + queue.id() + ")");
-        // the packet the grid was running: taken (header INVALID) but not completed, so the drain
-        // below does not see it; its signal fails here
+        // the grid retires completed slots (INVALID, read index) late, so packets below the progress word
+        // (every signalled packet completed stores it) may still look published: retired here, so that
+        // the drain fails only packets that did not complete
         long read = queue.loadReadIndexScacquire();
-        if ((long) LONG.getVolatile(ctl, ResidentLayout.CTL_TAKEN) == read + 1 && queue.loadWriteIndexScacquire() > read) {
-            long off = queue.slotOffset(read);
-            if (PacketHeader.typeCode(AqlPacket.loadHeaderWordAcquire(ring, off)) == PacketType.INVALID.code()) {
-                long completion = ring.get(JAVA_LONG, off + AqlPacket.COMPLETION_SIGNAL);
-                queue.storeReadIndexScrelease(read + 1);
-                queue.raiseError(e);
-                failSignal(completion, e);
+        long processed = (long) LONG.getVolatile(ctl, ResidentLayout.CTL_PROCESSED);
+        if (processed > read && processed <= queue.loadWriteIndexScacquire()) {
+            for (long id = read; id < processed; id++) {
+                AqlPacket.storeInvalid(ring, queue.slotOffset(id));
             }
+            queue.storeReadIndexScrelease(processed);
         }
         fail(e);
         if (e.poisonsContext()) {

@@ -31,11 +31,11 @@ final class ResidentLayout {
     static final long CTL_ERROR_DETAIL = 72;
     /** u64, processor stores the packet id of the packet it refused (left in the ring for the host). */
     static final long CTL_ERROR_PACKET = 80;
-    /** u64, processor stores its read index after each packet (relaxed): how far it got, for messages. */
+    /** u64, processor stores its read index after each signalled packet and read-index store (relaxed): how far it got. */
     static final long CTL_PROCESSED = 88;
     /** u64, processor stores the mailbox generation when the grid ends (the host zeroes the mailbox before each launch: diagnostics only). */
     static final long CTL_GENERATION = 96;
-    /** u64, processor stores 1 + the id of the packet it took (header INVALID, not completed yet): which one a fault hit. */
+    /** u64, reserved (was: 1 + the id of the packet taken; the processor now retires slots late, see CTL_PROCESSED). */
     static final long CTL_TAKEN = 104;
     /** u64[PHASE_COUNT], processor stores its phase timer (PH_*) when the grid ends (relaxed, before its last fence). */
     static final long CTL_PHASES = 128;
@@ -64,7 +64,7 @@ final class ResidentLayout {
     static final int PH_ACQUIRE_CYCLES = 7;
     /** Cycles of the windows' body rounds. */
     static final int PH_BODY_CYCLES = 8;
-    /** Cycles of decoding and taking dispatches (slot INVALID, TAKEN: posted stores). */
+    /** Cycles of decoding and taking dispatches (no host-memory store: the slot goes INVALID at the next header round). */
     static final int PH_TAKE_CYCLES = 9;
     /** Cycles from a dispatch taken to its completion starting (the kernel, the mailbox hand-off and wait). */
     static final int PH_RUN_CYCLES = 10;
@@ -153,6 +153,9 @@ final class ResidentLayout {
         s.append(perPacket(" flushes", ph[PH_FLUSHES], ph[PH_FLUSH_CYCLES], nsPerCycle, packets));
         s.append(perPacket(" naps", ph[PH_NAPS], ph[PH_NAP_CYCLES], nsPerCycle, packets));
         s.append(perPacket(" stop checks", -1, ph[PH_STOP_CYCLES], nsPerCycle, packets));
+        long timed = ph[PH_POLL_CYCLES] + ph[PH_HEADER_CYCLES] + ph[PH_ACQUIRE_CYCLES] + ph[PH_BODY_CYCLES]
+                + ph[PH_TAKE_CYCLES] + ph[PH_RUN_CYCLES] + ph[PH_FLUSH_CYCLES] + ph[PH_NAP_CYCLES] + ph[PH_STOP_CYCLES];
+        s.append(perPacket(" untimed", -1, ph[PH_CYCLES] - timed, nsPerCycle, packets));   // barriers, loop, launch
         return s.toString();
     }
 

@@ -16,6 +16,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 import org.hsa4j.memory.MemoryPool;
+import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.packet.BarrierPacket;
 import org.hsa4j.packet.FenceScope;
 import org.hsa4j.packet.KernelDispatchPacket;
@@ -172,7 +173,7 @@ class CudaResidentGpuTest {
         for (int i = n; i < n + 64; i++) {
             assertEquals(-7f, sc.getAtIndex(JAVA_FLOAT, i), "c[" + i + "] is past the grid: untouched");
         }
-        // the read index and the signal are two stores after one fence: wait for the read index too
+        // the signal is released at completion, the read index at the processor's next header round: wait for it too
         awaitCondition(() -> queue.loadReadIndexScacquire() == 1, "the processor moves the read index past the packet");
         assertNoQueueError();
     }
@@ -299,6 +300,28 @@ class CudaResidentGpuTest {
         awaitZero(second, "dispatch after the park");
         assertTrue(p.launches() > launches, "the doorbell relaunched the grid (" + where() + ")");
         awaitCondition(() -> queue.loadReadIndexScacquire() == 2, "the read index passes both packets");
+        assertNoQueueError();
+    }
+
+    @Test
+    void completedSlotsGoInvalidAndTheReadIndexPassesThemWhileTheGridRuns() {
+        resident(CudaResidentOptions.DEFAULTS.withIdleNanos(TimeUnit.SECONDS.toNanos(60)));   // never parks here
+        int n = 3;
+        Signal[] done = new Signal[n];
+        for (int i = 0; i < n; i++) {
+            done[i] = gpu.agent.createSignal(1);
+            dispatch("hsa4j_r_empty", 1, 1, 0, done[i], false);
+        }
+        for (int i = 0; i < n; i++) {
+            awaitZero(done[i], "dispatch " + i);
+        }
+        // the processor retires slots late (INVALID, then one fence, then the read index): an idle poll does it
+        awaitCondition(() -> queue.loadReadIndexScacquire() == n, "the read index passes the completed packets");
+        for (int i = 0; i < n; i++) {
+            int word = AqlPacket.loadHeaderWordAcquire(queue.ring(), queue.slotOffset(i));
+            assertEquals(PacketType.INVALID.code(), PacketHeader.typeCode(word), "slot " + i + " is INVALID (" + where() + ")");
+        }
+        assertTrue(processor().gridLive(), "the same grid retired them (" + where() + ")");
         assertNoQueueError();
     }
 

@@ -147,6 +147,18 @@ class CudaResidentProgramTest {
     }
 
     @Test
+    void phaseReportGivesTheGridTimeNoPhaseCounted() {
+        long[] ph = new long[ResidentLayout.PHASE_COUNT];
+        ph[ResidentLayout.PH_CYCLES] = 2_000_000;   // 2 cycles per ns
+        ph[ResidentLayout.PH_NANOS] = 1_000_000;
+        ph[ResidentLayout.PH_PACKETS] = 100;
+        ph[ResidentLayout.PH_BODY_CYCLES] = 20_000;
+        ph[ResidentLayout.PH_RUN_CYCLES] = 180_000;   // 200,000 cycles timed: 1,800,000 not, 9000 ns a packet
+        String r = ResidentLayout.phaseReport(ph);
+        assertTrue(r.endsWith(" untimed = 9000 ns/packet;"), r);
+    }
+
+    @Test
     void everyErrorCodeHasAMessageNamingItsField() {
         assertTrue(ResidentLayout.errorMessage(ResidentLayout.ERR_PACKET_TYPE, 4).contains("type 4"));
         assertTrue(ResidentLayout.errorMessage(ResidentLayout.ERR_KERNEL_OBJECT, 9).contains("kernel object"));

@@ -6,8 +6,9 @@
 //
 // Roles. One cooperative launch of `blocks` blocks of HSA4J_R_BLOCK threads, all co-resident.
 // Thread 0 of block 0 is the command processor (CP): it polls the AQL ring in registered host memory
-// (the headers of a window of 8 slots, system-scope relaxed loads, then fence.acq_rel.sys: the
-// acquire pattern, one PCIe round trip for up to 8 published packets, and one more for their bodies,
+// (the headers of a window of 8 slots, system-scope relaxed loads and the first one acquire, then,
+// for more than one packet, fence.acq_rel.sys: the acquire pattern, one PCIe round trip for up to 8
+// published packets, and one more for their bodies,
 // which block 0's first 4 threads a packet load together, 16 bytes each, into shared memory; every
 // load of a round issues before any is used: each host-memory load is a ~1 us PCIe round trip, and
 // a thread that uses a value before its next load issues pays one per load), validates and decodes
@@ -22,13 +23,16 @@
 //
 // Words and their one writer (HOST_NATIVE_ATOMIC_SUPPORTED is 0 on a PCIe H100: a host RMW and a
 // device RMW on one word are not atomic with each other, so no word has two RMW sides):
-//   ring headers        host stores the packet (release), CP stores INVALID when it takes it (the
-//                       read index, which frees the slot, moves only after the packet completed)
+//   ring headers        host stores the packet (release), CP stores INVALID once the packet completed,
+//                       late: at its next header round, before the fence that then releases the read
+//                       index (no host-memory store is outstanding while a packet runs: a thread's
+//                       __syncthreads waits for its outstanding system-scope stores, ~1 PCIe round trip)
 //   write index         host (producers' CAS, host-only RMW); CP only loads it (park handshake)
 //   read index          CP stores (fence.acq_rel.sys, then a relaxed store: the release pattern;
-//                       after a packet with a signal, else once per window, where the window's
-//                       acquire fence is also this release); host loads
-//   completion signals  CP's red.add.sys after the same fence is the only RMW; the host only loads
+//                       at a window's acquire fence, which is also this release (windows of more
+//                       than one packet, else once the index is a window behind), or on the second
+//                       empty poll in a row); host loads
+//   completion signals  CP's red.add.sys after the packet's own fence is the only RMW; the host only loads
 //                       (waits) and, before reusing a signal, stores
 //   dependency signals  loaded by the CP (relaxed loads, then fence.acq_rel.sys)
 //   control: stop       host stores; CP loads
@@ -164,6 +168,12 @@ static __device__ __forceinline__ hsa4j_u32 hsa4j_r_ld_relaxed_gpu_u32(const voi
     return v;
 }
 
+static __device__ __forceinline__ hsa4j_u32 hsa4j_r_ld_acquire_sys_u32(const void* p) {
+    hsa4j_u32 v;
+    asm volatile("ld.acquire.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
 static __device__ __forceinline__ hsa4j_u32 hsa4j_r_ld_relaxed_sys_u32(const void* p) {
     hsa4j_u32 v;
     asm volatile("ld.relaxed.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
@@ -245,57 +255,68 @@ static __device__ void hsa4j_r_worker(hsa4j_r_mailbox* mb, hsa4j_u32 seen, hsa4j
 }
 
 // what the CP (thread 0 of block 0) keeps between packets: its read index and a window of packets
-// read ahead. Packets [base, base + cached) are copies of ring slots (headers here, bodies in
-// hsa4j_r_win); none of them is consumed yet, so no producer may overwrite them while they are cached.
+// read ahead. Packets [base, base + cached) are copies of ring slots (in hsa4j_r_win, header included:
+// no array here, so the struct can stay in registers); none of them is consumed yet, so no producer may
+// overwrite them while they are cached.
 struct hsa4j_r_cp {
     hsa4j_u64 read;        // next packet id to run
     hsa4j_u64 base;        // packet id of pkt[0]
     hsa4j_u32 cached;      // packets cached from base
-    hsa4j_u32 dirty;       // INVALID stores since the read index was last stored
+    hsa4j_u32 dirty;       // 0: read index stored; else 1 + empty polls since the last completion
+    hsa4j_u64 retired;     // slots below this id are INVALID in the ring (stored, maybe not yet fenced)
+    hsa4j_u64 published;   // the read index last stored
     hsa4j_u64 served;      // packets served by this grid (stop checks)
-    hsa4j_u32 hdr[HSA4J_R_WINDOW];
     hsa4j_u64 ph[HSA4J_R_PHASE_COUNT];   // the phase timer (HSA4J_R_PH_*)
     hsa4j_u64 ran;         // clock when the last dispatch or window load began
 };
 
-// the stores of a flush, after its fence: the read index, a signal's decrement, the progress word
-static __device__ __forceinline__ void hsa4j_r_publish(unsigned char* queue, unsigned char* ctl, hsa4j_r_cp& cp,
-                                                       hsa4j_u64 completion) {
+// the stores of a flush, after its fence (and after hsa4j_r_retire): the read index, the progress word
+static __device__ __forceinline__ void hsa4j_r_publish(unsigned char* queue, unsigned char* ctl, hsa4j_r_cp& cp) {
     hsa4j_st_relaxed_sys_u64(queue + HSA4J_Q_READ_INDEX, cp.read);
-    if (completion != 0) {
-        hsa4j_r_red_relaxed_sys_add_u64((void*) completion, (hsa4j_u64) -1LL);
-    }
     hsa4j_st_relaxed_sys_u64(ctl + HSA4J_R_CTL_PROCESSED, cp.read);
+    cp.published = cp.read;
     cp.dirty = 0;
     cp.ph[HSA4J_R_PH_FLUSHES]++;
+}
+
+// the completed slots [retired, read) go INVALID: relaxed stores, released by the next system-scope
+// fence (before the read index moves past them); issued before the next header loads of the same
+// thread, which therefore see them (one location, one thread), also in a ring under 8 slots
+static __device__ __forceinline__ void hsa4j_r_retire(unsigned char* ring, hsa4j_u64 size, hsa4j_r_cp& cp) {
+    for (hsa4j_u64 id = cp.retired; id != cp.read; id++) {
+        hsa4j_r_st_relaxed_sys_u32(ring + (id & (size - 1)) * HSA4J_P_SIZE, HSA4J_T_INVALID);
+    }
+    cp.retired = cp.read;
 }
 
 // block 0's copy of the window's packets: the first 4 * k threads of block 0 load them together (one
 // 16-byte load each, one PCIe round trip for the window), the CP reads them
 __shared__ hsa4j_u64 hsa4j_r_win[HSA4J_R_WINDOW][8];
 
-// publishes the consumed slots: one system-scope fence, then the read index (and a signal's
-// decrement) as relaxed stores after it (the release pattern: a fence then strong writes)
-static __device__ void hsa4j_r_flush(unsigned char* queue, unsigned char* ctl, hsa4j_r_cp& cp, hsa4j_u64 completion) {
+// publishes the consumed slots: their INVALID stores, one system-scope fence, then the read index as
+// relaxed stores after it (the release pattern: a fence then strong writes)
+static __device__ void hsa4j_r_flush(unsigned char* ring, hsa4j_u64 size, unsigned char* queue, unsigned char* ctl,
+                                     hsa4j_r_cp& cp) {
     hsa4j_u64 t0 = hsa4j_r_clock();
+    hsa4j_r_retire(ring, size, cp);
     hsa4j_fence_acq_rel_sys();
-    hsa4j_r_publish(queue, ctl, cp, completion);
+    hsa4j_r_publish(queue, ctl, cp);
     cp.ph[HSA4J_R_PH_FLUSH_CYCLES] += hsa4j_r_clock() - t0;
 }
 
-// the CP takes the packet at cp.read (its copy is in the window): the slot's header goes INVALID now, so
-// the store is on its way while the packet runs; the read index moves only at completion
-static __device__ void hsa4j_r_take(unsigned char* ring, hsa4j_u64 size, unsigned char* ctl, hsa4j_r_cp& cp) {
-    hsa4j_r_st_relaxed_sys_u32(ring + (cp.read & (size - 1)) * HSA4J_P_SIZE, HSA4J_T_INVALID);
-    hsa4j_st_relaxed_sys_u64(ctl + HSA4J_R_CTL_TAKEN, cp.read + 1);   // for the host, should the packet fault
-}
-
-// the CP's packet completion (after hsa4j_r_take): read index moved, the signal (if any) decremented
-static __device__ void hsa4j_r_complete(unsigned char* queue, unsigned char* ctl, hsa4j_r_cp& cp, hsa4j_u64 completion) {
+// the CP's packet completion: cp.read moves; a signal is released at once (fence, red.add.sys, the
+// progress word the host reads after a fault), while the slot's INVALID store and the read index wait
+// for the next header round or empty poll (the host waits on the signal, producers on the read index)
+static __device__ void hsa4j_r_complete(unsigned char* ctl, hsa4j_r_cp& cp, hsa4j_u64 completion) {
     cp.read++;
     cp.dirty = 1;
     if (completion != 0) {
-        hsa4j_r_flush(queue, ctl, cp, completion);
+        hsa4j_u64 t0 = hsa4j_r_clock();
+        hsa4j_fence_acq_rel_sys();
+        hsa4j_r_red_relaxed_sys_add_u64((void*) completion, (hsa4j_u64) -1LL);
+        hsa4j_st_relaxed_sys_u64(ctl + HSA4J_R_CTL_PROCESSED, cp.read);
+        cp.ph[HSA4J_R_PH_FLUSHES]++;
+        cp.ph[HSA4J_R_PH_FLUSH_CYCLES] += hsa4j_r_clock() - t0;
     }
 }
 
@@ -307,21 +328,25 @@ static __device__ void hsa4j_r_fail(unsigned char* ctl, hsa4j_u32 error, hsa4j_u
     hsa4j_st_release_sys_u32(ctl + HSA4J_R_CTL_STATE, HSA4J_R_STATE_FAILED);
 }
 
-// reads ahead from cp.read: the headers of a window of slots (relaxed loads, all issued before any
-// is used: one PCIe round trip), then, when the first is published, a fence (acquire for what the
-// headers showed); returns how many consecutive published packets there are (0: nothing published
-// at cp.read), whose bodies block 0 then loads into hsa4j_r_win (HSA4J_R_FETCH). Slots consumed
-// since the last flush (cp.dirty) go back here: when a packet was found, the window's fence is also
-// their release (one system-scope fence per window, not two); when none was, a flush of their own.
+// reads ahead from cp.read: the headers of a window of slots (all issued before any is used: one PCIe
+// round trip; slots 1..7 relaxed, slot 0 last with ld.acquire.sys), then, when more than the first
+// is published, a fence (acquire for what the relaxed loads showed); a window of one packet (a round
+// trip) has its acquire already and skips the fence (~0.6 us) unless the read index is a window
+// behind. Returns how many consecutive published packets there are (0: nothing published at
+// cp.read), whose bodies block 0 then loads into hsa4j_r_win (HSA4J_R_FETCH). Slots consumed since
+// the last flush (cp.dirty) go back after the window's fence, which is also their release (one
+// system-scope fence per window, not two), or from the second empty poll in a row, by a flush.
 static __device__ hsa4j_u32 hsa4j_r_fetch(unsigned char* ring, hsa4j_u64 size, unsigned char* queue, unsigned char* ctl,
                                           hsa4j_r_cp& cp) {
     hsa4j_u64 t0 = hsa4j_r_clock();
+    hsa4j_r_retire(ring, size, cp);   // on their way during the header round; the fence below releases them
     hsa4j_u32 w = size < HSA4J_R_WINDOW ? (hsa4j_u32) size : HSA4J_R_WINDOW;
     hsa4j_u32 h[HSA4J_R_WINDOW];
 #pragma unroll
-    for (int j = 0; j < HSA4J_R_WINDOW; j++) {
+    for (int j = 1; j < HSA4J_R_WINDOW; j++) {
         h[j] = hsa4j_r_ld_relaxed_sys_u32(ring + ((cp.read + j) & (size - 1)) * HSA4J_P_SIZE);   // a ring under 8 slots repeats
     }
+    h[0] = hsa4j_r_ld_acquire_sys_u32(ring + (cp.read & (size - 1)) * HSA4J_P_SIZE);   // last: orders only what follows
     hsa4j_u32 k = 0;
 #pragma unroll
     for (int j = 0; j < HSA4J_R_WINDOW; j++) {
@@ -332,21 +357,21 @@ static __device__ hsa4j_u32 hsa4j_r_fetch(unsigned char* ring, hsa4j_u64 size, u
     if (k == 0) {   // the clock is read after the branch on the loaded headers: their round trip counts
         cp.ph[HSA4J_R_PH_POLLS]++;
         cp.ph[HSA4J_R_PH_POLL_CYCLES] += hsa4j_r_clock() - t0;
-        if (cp.dirty) {
-            hsa4j_r_flush(queue, ctl, cp, 0);   // the consumed slots go back while the queue is empty
+        // the consumed slots go back while the queue is empty, from its second empty poll in a row on: a
+        // packet that follows its predecessor's completion (a round trip) is not held up by this fence
+        if (cp.dirty != 0 && ++cp.dirty > 2) {
+            hsa4j_r_flush(ring, size, queue, ctl, cp);
         }
         return 0;
     }
     hsa4j_u64 t1 = hsa4j_r_clock();
-    hsa4j_fence_acq_rel_sys();   // acquire for the headers loaded; release for the slots consumed
+    if (k > 1 || (cp.dirty != 0 && cp.read - cp.published >= HSA4J_R_WINDOW)) {
+        hsa4j_fence_acq_rel_sys();   // acquire for the headers loaded relaxed; release for the slots consumed
+        if (cp.dirty) {
+            hsa4j_r_publish(queue, ctl, cp);
+        }
+    }
     hsa4j_u64 t2 = hsa4j_r_clock();
-    if (cp.dirty) {
-        hsa4j_r_publish(queue, ctl, cp, 0);
-    }
-#pragma unroll
-    for (int j = 0; j < HSA4J_R_WINDOW; j++) {
-        cp.hdr[j] = h[j];
-    }
     cp.ph[HSA4J_R_PH_WINDOWS]++;
     cp.ph[HSA4J_R_PH_HEADER_CYCLES] += t1 - t0;
     cp.ph[HSA4J_R_PH_ACQUIRE_CYCLES] += t2 - t1;
@@ -480,7 +505,7 @@ static __device__ void hsa4j_r_next(unsigned char* ctl, unsigned char* queue, un
         if (cp.read - cp.base < cp.cached) {
             hsa4j_u32 j = (hsa4j_u32) (cp.read - cp.base);
             const hsa4j_u64* p = hsa4j_r_win[j];
-            hsa4j_u32 word = cp.hdr[j];
+            hsa4j_u32 word = (hsa4j_u32) p[0];   // the header as the body round loaded it (a published slot stays)
             hsa4j_u32 type = word & 0xFF;
             if (((word >> 9) & 3) == 3 || ((word >> 11) & 3) == 3) {
                 hsa4j_r_fail(ctl, HSA4J_R_ERR_FENCE, word & 0xFFFF, cp.read);
@@ -490,7 +515,6 @@ static __device__ void hsa4j_r_next(unsigned char* ctl, unsigned char* queue, un
             if (type == HSA4J_T_KERNEL_DISPATCH) {
                 hsa4j_u64 t0 = hsa4j_r_clock();
                 if (hsa4j_r_decode(p, word, cp.read, program_key, w, ctl)) {
-                    hsa4j_r_take(ring, size, ctl, cp);
                     cp.ph[HSA4J_R_PH_TAKE_CYCLES] += hsa4j_r_clock() - t0;
                 } else {
                     w.command = HSA4J_R_EXIT;   // refused: left in the ring for the host
@@ -499,8 +523,7 @@ static __device__ void hsa4j_r_next(unsigned char* ctl, unsigned char* queue, un
             }
             if (type == HSA4J_T_BARRIER_AND || type == HSA4J_T_BARRIER_OR) {
                 if (hsa4j_r_barrier_ready(p, type == HSA4J_T_BARRIER_AND)) {
-                    hsa4j_r_take(ring, size, ctl, cp);
-                    hsa4j_r_complete(queue, ctl, cp, p[HSA4J_P_COMPLETION / 8]);
+                    hsa4j_r_complete(ctl, cp, p[HSA4J_P_COMPLETION / 8]);
                     cp.ph[HSA4J_R_PH_PACKETS]++;
                     idle_since = hsa4j_now_ns();
                     nap = 0;
@@ -560,6 +583,8 @@ extern "C" __global__ void __launch_bounds__(HSA4J_R_BLOCK) hsa4j_resident_proce
         cp.ph[HSA4J_R_PH_NANOS] = hsa4j_now_ns();
         cp.read = hsa4j_ld_acquire_sys_u64(queue + HSA4J_Q_READ_INDEX);
         cp.base = cp.read;
+        cp.retired = cp.read;
+        cp.published = cp.read;
         cp.cached = 0;
         cp.dirty = 0;
         cp.served = 0;
@@ -607,9 +632,10 @@ extern "C" __global__ void __launch_bounds__(HSA4J_R_BLOCK) hsa4j_resident_proce
             }
             cp.ph[HSA4J_R_PH_RUN_CYCLES] += hsa4j_r_clock() - cp.ran;
             cp.ph[HSA4J_R_PH_PACKETS]++;
-            hsa4j_r_complete(queue, ctl, cp, w.completion);
+            hsa4j_r_complete(ctl, cp, w.completion);
         }
-        __syncthreads();
+        // no barrier here: the other threads read w only before the one above and next wait at the loop's
+        // top, where the CP arrives after its next header round (the signal's stores on their way meanwhile)
     }
     if (threadIdx.x == 0) {
         if (gridDim.x > 1) {
@@ -617,7 +643,7 @@ extern "C" __global__ void __launch_bounds__(HSA4J_R_BLOCK) hsa4j_resident_proce
             hsa4j_st_release_gpu_u32(&mb->generation, ++generation);
         }
         if (cp.dirty) {
-            hsa4j_r_flush(queue, ctl, cp, 0);   // the host reads the read index once the grid ended
+            hsa4j_r_flush(ring, size, queue, ctl, cp);   // the host reads the read index once the grid ended
         }
         hsa4j_st_relaxed_sys_u64(ctl + HSA4J_R_CTL_GENERATION, generation);
         cp.ph[HSA4J_R_PH_CYCLES] = hsa4j_r_clock() - cp.ph[HSA4J_R_PH_CYCLES];
