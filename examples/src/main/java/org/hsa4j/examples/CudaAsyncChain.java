@@ -3,6 +3,7 @@ package org.hsa4j.examples;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.io.PrintStream;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 import org.hsa4j.amp.AcceleratorView;
@@ -14,6 +15,7 @@ import org.hsa4j.cuda.CudaBuffer;
 import org.hsa4j.cuda.CudaCodeObject;
 import org.hsa4j.cuda.CudaKernel;
 import org.hsa4j.cuda.CudaModule;
+import org.hsa4j.cuda.CudaStream;
 import org.hsa4j.kernel.KernargWriter;
 
 /**
@@ -69,8 +71,32 @@ final class CudaAsyncChain {
                 out.printf("async_chain: %d chains of k1 (CUDA, %s) -> k2 (Java, %s) -> k3 (CUDA) over %d ints of "
                         + "pinned memory in each form; every c[i] = 2i + 1%n", chains, gpu.name(),
                         amp.defaultAccelerator().description(), n);
-                out.printf("async_chain: thenCompose: %.1f us per kernel; barrier-AND packets: %.1f us per kernel%n",
-                        thenNanos / 1e3 / (3 * chains), depNanos / 1e3 / (3 * chains));
+                // baseline: the same chain by hand on this thread: launch + synchronize, a Java loop, launch + synchronize
+                long handNanos;
+                int blocks = (n + 255) / 256;
+                try (Arena arena = Arena.ofConfined(); CudaStream stream = CudaStream.open(gpu)) {
+                    MemorySegment k1Bytes = arena.allocate(32, 8);
+                    MemorySegment k3Bytes = arena.allocate(32, 8);
+                    k1Args.write(k1Bytes);
+                    k3Args.write(k3Bytes);
+                    start = System.nanoTime();
+                    for (int k = 0; k < chains; k++) {
+                        cs.fill((byte) -1);
+                        stream.launch(iota, blocks, 256, k1Bytes);
+                        stream.synchronize();
+                        for (int i = 0; i < n; i++) {
+                            bs.setAtIndex(JAVA_INT, i, 2 * as.getAtIndex(JAVA_INT, i));
+                        }
+                        stream.launch(addOne, blocks, 256, k3Bytes);
+                        stream.synchronize();
+                        check(cs, n, "chain by hand " + k);
+                    }
+                    handNanos = System.nanoTime() - start;
+                }
+                out.printf("async_chain: thenCompose: %.1f us per kernel; barrier-AND packets: %.1f us per kernel; baseline: "
+                        + "the same chain by hand (cuLaunchKernel + cuStreamSynchronize, a Java loop on this thread) %.1f us "
+                        + "per kernel%n", thenNanos / 1e3 / (3 * chains), depNanos / 1e3 / (3 * chains),
+                        handNanos / 1e3 / (3 * chains));
             } finally {
                 gpuView.close();
                 cpuView.close();

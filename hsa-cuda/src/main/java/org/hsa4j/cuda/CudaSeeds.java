@@ -184,8 +184,16 @@ public final class CudaSeeds {
             long ns = System.nanoTime() - t0;
             int fin = (int) vh.getVolatile(host, 0L);
             boolean ok = completed && fin == expected;
-            out.printf("sync_1way: final %d of %d (%s), host saw %d distinct values, %.2f ms, %.1f M system-scope atomics/s%n",
-                    fin, expected, ok ? "right" : "WRONG", distinct, ns / 1e6, expected / (ns / 1e3));
+            // baseline: one host thread making the same number of atomic increments on the same pinned word
+            long h0 = System.nanoTime();
+            for (int i = 0; i < expected; i++) {
+                vh.getAndAdd(host, 0L, 1);
+            }
+            long hostNs = System.nanoTime() - h0;
+            out.printf("sync_1way: final %d of %d (%s), host saw %d distinct values, %.2f ms, %.1f M system-scope atomics/s;"
+                    + " baseline: one host thread's %d atomic increments of the same pinned word %.2f ms (%.1f M/s)%n",
+                    fin, expected, ok ? "right" : "WRONG", distinct, ns / 1e6, expected / (ns / 1e3),
+                    expected, hostNs / 1e6, expected / (hostNs / 1e3));
             return ok;
         }
     }
@@ -210,12 +218,28 @@ public final class CudaSeeds {
             long[] raw = rawPingpong(k, args, host, rounds);
             ok &= raw != null;
             if (ok) {
-                out.printf("pingpong: %d rounds, median round trip %s through the AQL queue, %s raw cuLaunchKernel (ratio %.2f)%n",
+                out.printf("pingpong: %d rounds, median round trip %s through the AQL queue; baseline: %s with a raw cuLaunchKernel (ratio %.2f)%n",
                         rounds, us(median(aql)), us(median(raw)), median(aql) / (double) median(raw));
             } else {
                 out.println("pingpong: FAILED (a round did not come back)");
             }
             return ok;
+        }
+    }
+
+    /** The median of a raw ping-pong of {@code rounds} rounds (the pingpong seed's baseline), or -1 when a round did not come back. */
+    private long rawPingpongMedian(int rounds) {
+        CudaKernel k = kernels.kernel("hsa4j_pingpong");
+        try (CudaBuffer flag = agent.allocatePinned(64)) {
+            MemorySegment host = flag.hostSegment();
+            long ka = kernarg(24);
+            MemorySegment args = kernargBytes(ka, 24);
+            args.set(JAVA_LONG, 0, flag.address());
+            args.set(JAVA_INT, 8, rounds);
+            args.set(JAVA_LONG, 16, 20_000_000L);
+            JAVA_INT.varHandle().setVolatile(host, 0L, 0);
+            long[] raw = rawPingpong(k, args, host, rounds);
+            return raw == null ? -1 : median(raw);
         }
     }
 
@@ -358,9 +382,11 @@ public final class CudaSeeds {
                 problem = problem != null ? problem : "the dispatch failed: " + e.getMessage();
             }
             boolean ok = problem == null && completed;
+            long baseline = rawPingpongMedian(n);
             out.printf("sync_2way: %d rounds of host flag -> GPU work-item -> host check, the single 1 at cell %d (%s), "
-                    + "median round %s%n", n, n, ok ? "right" : "WRONG: " + (problem != null ? problem : "no completion"),
-                    us(median(t)));
+                    + "median round %s; baseline: a raw host-GPU ping-pong on one pinned flag (cuLaunchKernel) %s%n", n, n,
+                    ok ? "right" : "WRONG: " + (problem != null ? problem : "no completion"), us(median(t)),
+                    baseline < 0 ? "did not come back" : us(baseline));
             return ok;
         }
     }
@@ -385,9 +411,18 @@ public final class CudaSeeds {
                 }
             }
             boolean ok = e == null && wrong == 0;
+            // baseline: one host thread doing the same atomics and stores on the same pinned arrays
+            VarHandle vh = JAVA_INT.arrayElementVarHandle();
+            long h0 = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                int x = (int) vh.getAndAdd(a.hostSegment(), 0L, (long) i, 1) + 1;
+                int y = (int) vh.getAndAdd(b.hostSegment(), 0L, (long) i, -1) - 1;
+                vh.setRelease(c.hostSegment(), 0L, (long) i, x + y);
+            }
+            long hostNs = System.nanoTime() - h0;
             out.printf("atomic_int: %,d work-items, a+1 and b-1 by system-scope atomics, c = a + b by release stores in "
-                    + "pinned memory: %s, %.2f ms%n", n, ok ? "all right" : e != null ? "FAILED: " + e.getMessage()
-                    : wrong + " WRONG", ns / 1e6);
+                    + "pinned memory: %s, %.2f ms; baseline: one host thread doing the same on the same arrays %.2f ms%n", n,
+                    ok ? "all right" : e != null ? "FAILED: " + e.getMessage() : wrong + " WRONG", ns / 1e6, hostNs / 1e6);
             return ok;
         }
     }
@@ -410,9 +445,19 @@ public final class CudaSeeds {
                 }
             }
             boolean ok = e == null && wrong == 0;
+            // baseline: one host thread adding the same pinned arrays
+            MemorySegment ha = a.hostSegment();
+            MemorySegment hb = b.hostSegment();
+            MemorySegment hc = c.hostSegment();
+            long h0 = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                hc.setAtIndex(JAVA_FLOAT, i, ha.getAtIndex(JAVA_FLOAT, i) + hb.getAtIndex(JAVA_FLOAT, i));
+            }
+            long hostNs = System.nanoTime() - h0;
             out.printf("vector_add: %,d floats, host arrays by address (pinned, mapped: no copies), c = a + b: %s, "
-                    + "%.2f ms (%.1f GB/s over the bus)%n", n, ok ? "all right" : e != null ? "FAILED: " + e.getMessage()
-                    : wrong + " WRONG", ns / 1e6, 12.0 * n / ns);
+                    + "%.2f ms (%.1f GB/s over the bus); baseline: one host thread's loop over the same arrays %.2f ms%n", n,
+                    ok ? "all right" : e != null ? "FAILED: " + e.getMessage() : wrong + " WRONG", ns / 1e6, 12.0 * n / ns,
+                    hostNs / 1e6);
             return ok;
         }
     }
