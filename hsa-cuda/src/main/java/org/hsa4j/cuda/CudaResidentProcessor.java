@@ -14,6 +14,8 @@ import java.util.concurrent.locks.LockSupport;
 import org.hsa4j.cuda.driver.CuResult;
 import org.hsa4j.cuda.driver.CudaCallException;
 import org.hsa4j.cuda.driver.CudaDriver;
+import org.hsa4j.idle.IdleStrategy;
+import org.hsa4j.idle.Idler;
 import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.packet.PacketHeader;
 import org.hsa4j.packet.PacketType;
@@ -83,6 +85,8 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
     private final MemorySegment ring;
     private final Signal doorbell;
     private final SignalManager signals;
+    /** How the monitor waits for a live grid to end: parks from 1 us doubling to {@link #WATCH_PARK_MAX_NANOS}. */
+    private final IdleStrategy watchWait;
     private final CudaResidentProgram program;
     private final CudaResidentOptions options;
     private final CudaKernel processorKernel;
@@ -117,6 +121,7 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
         this.ring = queue.ring();
         this.doorbell = queue.doorbell();
         this.signals = signals;
+        this.watchWait = signals.idleStrategy().background().withBusyNanos(0).withParks(1_000, WATCH_PARK_MAX_NANOS);
         this.program = program;
         this.options = options;
         this.processorKernel = program.module().kernel(CudaResidentProgram.PROCESSOR);
@@ -337,7 +342,7 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
 
     /** Waits (bounded by stop) until the grid ended: SUCCESS, a CUDA error (reported), or TIMED_OUT after a stop. */
     private int watch() {
-        long park = 1_000;
+        Idler idler = watchWait.idler().blocker(this);
         long stopDeadline = 0;
         boolean stopAsked = false;
         while (true) {
@@ -374,7 +379,7 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
                 storeStop();
                 stopAsked = true;
                 stopDeadline = System.nanoTime() + STOP_NANOS;
-                park = 1_000;
+                idler = watchWait.idler().blocker(this);   // look again at once: the stop is near
             }
             if (stopAsked && System.nanoTime() - stopDeadline > 0) {
                 queue.raiseError(new HsaException(HsaStatus.RESOURCE_BUSY, "the resident processor grid of queue " + queue.id()
@@ -383,8 +388,7 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
                         + "): a resident kernel that does not return holds it; its memory stays allocated"));
                 return TIMED_OUT;
             }
-            LockSupport.parkNanos(park);
-            park = Math.min(WATCH_PARK_MAX_NANOS, park * 2);
+            idler.idle();
         }
     }
 

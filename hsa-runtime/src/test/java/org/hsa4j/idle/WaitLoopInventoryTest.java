@@ -38,8 +38,9 @@ class WaitLoopInventoryTest {
                             + " re-check looks for monitor deadlocks; the rescue waits are bounded")),
             Map.entry("hsa-runtime/src/main/java/org/hsa4j/trace/TraceFile.java", new Allowed(1,
                     "the trace writer's drain period: a timer, so a tracing thread never has to wake it")),
-            Map.entry("hsa-cuda/src/main/java/org/hsa4j/cuda/CudaResidentProcessor.java", new Allowed(4,
-                    "the resident grid's monitor thread, off the dispatch path (still to move onto an Idler)")),
+            Map.entry("hsa-cuda/src/main/java/org/hsa4j/cuda/CudaResidentProcessor.java", new Allowed(3,
+                    "fixed pauses of the resident grid's monitor: before relaunching a grid that parked waiting on a"
+                            + " barrier packet, and after the doorbell went with its queue (the stop follows)")),
             Map.entry("hsa-cuda/src/main/java/org/hsa4j/cuda/CudaSeeds.java", new Allowed(2,
                     "seed programs: a host thread spinning on pinned memory is what sync_1way and pingpong measure")),
             Map.entry("hsa-cuda/src/main/java/org/hsa4j/cuda/litmus/LitmusRunner.java", new Allowed(3,
