@@ -5,8 +5,8 @@ import java.util.List;
 
 import org.hsa4j.agent.Agent;
 import org.hsa4j.memory.Svm;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * A GPU agent seen as a C++AMP accelerator: its limits, its default view, new views (one AQL queue

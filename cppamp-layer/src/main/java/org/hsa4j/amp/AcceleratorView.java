@@ -14,9 +14,9 @@ import org.hsa4j.agent.Agent;
 import org.hsa4j.agent.RunningPacket;
 import org.hsa4j.amp.codegen.IndexLoops;
 import org.hsa4j.amp.codegen.TileCompiler;
+import org.hsa4j.idle.Idler;
 import org.hsa4j.kernel.KernargWriter;
 import org.hsa4j.kernel.NativeKernel;
-import org.hsa4j.idle.Idler;
 import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.packet.BarrierPacket;
 import org.hsa4j.packet.FenceScope;
@@ -26,10 +26,10 @@ import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueState;
 import org.hsa4j.queue.QueueType;
-import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
-import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.signal.WaitState;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * A queue of work for one accelerator ({@code accelerator_view}): one AQL queue, in order. Every

@@ -10,10 +10,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.hsa4j.agent.Agent;
 import org.hsa4j.agent.AgentFeature;
-import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
-import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.signal.WaitState;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * The C++AMP layer on one {@link HsaRuntime}: one {@link Accelerator} per GPU agent, the layer's

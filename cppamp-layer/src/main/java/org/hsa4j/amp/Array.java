@@ -3,9 +3,9 @@ package org.hsa4j.amp;
 import java.util.function.Function;
 
 import org.hsa4j.agent.Agent;
-import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * Data owned by an accelerator ({@code concurrency::array}): SVM memory allocated on the view's

@@ -8,11 +8,11 @@ import java.util.Objects;
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.AtomicOp;
 import org.hsa4j.memory.CoherenceModel;
-import org.hsa4j.memory.SectorCursor;
 import org.hsa4j.memory.MemoryScope;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.memory.SectorCursor;
 import org.hsa4j.signal.WaitState;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * A typed, shaped view of SVM data ({@code concurrency::array_view}): kernels and the host read and

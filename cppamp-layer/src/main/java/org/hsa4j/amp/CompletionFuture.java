@@ -21,12 +21,12 @@ import java.util.function.Supplier;
 
 import org.hsa4j.agent.RunningPacket;
 import org.hsa4j.memory.ComputeUnitThread;
-import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
-import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;
 import org.hsa4j.signal.WaitState;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * The completion of an asynchronous operation ({@code hc::completion_future}): a kernel dispatch,

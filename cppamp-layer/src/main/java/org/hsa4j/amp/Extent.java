@@ -2,8 +2,8 @@ package org.hsa4j.amp;
 
 import java.util.Arrays;
 
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * The shape of a compute domain or of an array ({@code concurrency::extent<N>}): rank 1 to 3, one

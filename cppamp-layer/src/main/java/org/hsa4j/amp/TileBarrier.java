@@ -1,8 +1,8 @@
 package org.hsa4j.amp;
 
 import org.hsa4j.kernel.WorkItem;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * The barrier of a tile ({@code concurrency::tile_barrier}): a work-item that waits continues once

@@ -2,8 +2,8 @@ package org.hsa4j.amp;
 
 import java.util.Arrays;
 
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * The state of one tile run as work-item loops: where each work-item stopped and the locals it

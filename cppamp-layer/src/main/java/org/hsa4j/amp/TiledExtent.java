@@ -2,8 +2,8 @@ package org.hsa4j.amp;
 
 import java.util.Arrays;
 
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * A compute domain cut into tiles ({@code concurrency::tiled_extent}): the tile sizes are chosen at

@@ -6,9 +6,9 @@ import java.lang.foreign.ValueLayout;
 import org.hsa4j.kernel.Executable;
 import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.kernel.WorkItem;
-import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * The layer's three kernel objects, defined once per {@link Amp} in one executable. Every

@@ -10,8 +10,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.hsa4j.amp.codegen.IndexLoops;
 import org.hsa4j.queue.Queue;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

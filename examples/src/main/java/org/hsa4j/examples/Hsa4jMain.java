@@ -11,10 +11,10 @@ import org.hsa4j.cuda.CudaAgent;
 import org.hsa4j.cuda.CudaPlatform;
 import org.hsa4j.cuda.CudaReport;
 import org.hsa4j.cuda.CudaSeeds;
-import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
-import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.runtime.SystemReport;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /** The command behind {@code ./hsa4j info}, {@code ./hsa4j run NAME|all} and {@code ./hsa4j soak}. */
 public final class Hsa4jMain {

@@ -13,10 +13,10 @@ import org.hsa4j.memory.PageDescriptor;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
-import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
-import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.runtime.RuntimeConfig;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * The ROCm seed's three managed-memory experiments as a table: a kernel touches (1) plain malloc

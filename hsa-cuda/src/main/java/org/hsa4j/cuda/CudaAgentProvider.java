@@ -7,8 +7,8 @@ import java.util.function.Supplier;
 
 import org.hsa4j.agent.Agent;
 import org.hsa4j.runtime.AgentProvider;
-import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
+import org.hsa4j.status.HsaException;
 
 /**
  * Registers NVIDIA GPUs as agents of {@code HsaRuntime.init()} (named in

@@ -4,8 +4,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 import org.hsa4j.memory.MemAdvice;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * Memory of a CUDA agent, at a real device address (what a kernarg holds). Device-local memory is

@@ -7,8 +7,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import org.hsa4j.cuda.driver.CudaDriver;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * The primary CUDA context of one device, and the one place it is recreated.
@@ -67,7 +67,7 @@ final class CudaContext {
         lock.readLock().lock();
         try {
             if (closed) {
-                throw new org.hsa4j.runtime.HsaException(org.hsa4j.runtime.HsaStatus.NOT_INITIALIZED,
+                throw new org.hsa4j.status.HsaException(org.hsa4j.status.HsaStatus.NOT_INITIALIZED,
                         "the CUDA agent has been closed");
             }
             makeCurrent();

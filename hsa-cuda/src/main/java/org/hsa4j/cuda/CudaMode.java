@@ -2,8 +2,8 @@ package org.hsa4j.cuda;
 
 import java.util.Locale;
 
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /** {@code HSA4J_CUDA}: whether hsa4j looks for NVIDIA GPUs. */
 public enum CudaMode {

@@ -13,8 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import org.hsa4j.cuda.driver.CuResult;
 import org.hsa4j.cuda.driver.CudaDriver;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * A code object loaded into a CUDA agent (the spec's executable with its code object loaded):

@@ -12,8 +12,8 @@ import java.util.List;
 import org.hsa4j.cuda.driver.CuResult;
 import org.hsa4j.cuda.driver.CudaDriver;
 import org.hsa4j.cuda.driver.Nvrtc;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * Discovery (part 1 of issue 18): loads libcuda per {@link CudaMode}, initializes it and reads every

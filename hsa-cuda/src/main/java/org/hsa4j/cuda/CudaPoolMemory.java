@@ -10,8 +10,8 @@ import java.lang.foreign.MemorySegment;
 import org.hsa4j.cuda.driver.CudaDriver;
 import org.hsa4j.memory.MemAdvice;
 import org.hsa4j.memory.PoolMemory;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * The memory behind a CUDA agent's device-local pool ({@code cuMemAlloc_v2}: coarse-grained, the

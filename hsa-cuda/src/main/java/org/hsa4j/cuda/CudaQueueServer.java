@@ -1,7 +1,7 @@
 package org.hsa4j.cuda;
 
 import org.hsa4j.queue.Queue;
-import org.hsa4j.runtime.HsaException;
+import org.hsa4j.status.HsaException;
 
 /**
  * What serves one queue of a {@link CudaAgent}, chosen once when the queue is made: the host-side

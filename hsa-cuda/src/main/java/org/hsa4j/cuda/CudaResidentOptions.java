@@ -2,8 +2,8 @@ package org.hsa4j.cuda;
 
 import java.util.concurrent.TimeUnit;
 
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * How a GPU-resident queue's processor grid behaves ({@link CudaAgent#createResidentQueue}).

@@ -15,8 +15,8 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 import org.hsa4j.memory.Svm;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * Host services from CUDA kernels (issue 19 part 2): the shipped client header

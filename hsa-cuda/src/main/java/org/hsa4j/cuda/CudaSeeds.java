@@ -20,12 +20,12 @@ import java.util.concurrent.TimeUnit;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueState;
 import org.hsa4j.queue.QueueType;
-import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
-import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;
 import org.hsa4j.signal.WaitState;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * Seed programs on the CUDA agent (part 7 of issue 18), self-checking, on the agent

@@ -8,8 +8,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 
 import org.hsa4j.cuda.driver.CudaDriver;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * A CUDA stream of the agent's context driven by plain driver calls, with no AQL queue in between:

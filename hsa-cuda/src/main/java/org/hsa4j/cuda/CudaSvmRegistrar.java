@@ -7,8 +7,8 @@ import java.lang.foreign.MemorySegment;
 
 import org.hsa4j.cuda.driver.CudaDriver;
 import org.hsa4j.memory.SvmRegistrar;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * Makes the runtime's real-address SVM reachable by one CUDA agent at the same addresses: each

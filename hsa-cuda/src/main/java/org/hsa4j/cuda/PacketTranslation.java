@@ -7,8 +7,8 @@ import java.util.function.LongFunction;
 import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.packet.KernelDispatchPacket;
 import org.hsa4j.packet.PacketHeader;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * The pure half of the CUDA packet processor: AQL packet fields to a CUDA launch, with the

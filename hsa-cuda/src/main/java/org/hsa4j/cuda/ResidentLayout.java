@@ -2,7 +2,7 @@ package org.hsa4j.cuda;
 
 import java.util.Locale;
 
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * Layout of what the GPU-resident packet processor ({@code hsa4j_resident.cu}) shares with its host

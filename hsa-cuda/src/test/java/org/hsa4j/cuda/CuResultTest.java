@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.hsa4j.cuda.driver.CuResult;
 import org.hsa4j.cuda.driver.CudaCallException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaStatus;
 import org.junit.jupiter.api.Test;
 
 /** The CUresult to HsaStatus mapping (part 5), without a GPU. */

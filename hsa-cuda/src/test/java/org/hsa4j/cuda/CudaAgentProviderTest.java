@@ -10,10 +10,10 @@ import org.hsa4j.agent.Agent;
 import org.hsa4j.cuda.driver.CudaDriver;
 import org.hsa4j.cuda.driver.Nvrtc;
 import org.hsa4j.runtime.AgentProvider;
-import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
-import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.runtime.RuntimeConfig;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 import org.junit.jupiter.api.Test;
 
 /** Registration of CUDA agents through hsa-runtime's provider SPI, where no device is needed. */

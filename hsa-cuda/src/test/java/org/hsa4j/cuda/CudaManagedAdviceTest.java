@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.hsa4j.cuda.driver.CudaDriver;
 import org.hsa4j.memory.MemAdvice;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 import org.junit.jupiter.api.Test;
 
 /** The runtime's memory advice as CUDA's, and the CUmemLocation layout, without a GPU. */

@@ -13,8 +13,8 @@ import java.nio.charset.StandardCharsets;
 import org.hsa4j.agent.AgentProperties;
 import org.hsa4j.cuda.driver.CudaDriver;
 import org.hsa4j.cuda.driver.Nvrtc;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 import org.junit.jupiter.api.Test;
 
 /** Discovery and the info report where libcuda is absent (a library name that cannot exist). */

@@ -16,9 +16,9 @@ import org.hsa4j.packet.FenceScope;
 import org.hsa4j.packet.PacketHeader;
 import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.signal.Signal;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 import org.junit.jupiter.api.Test;
 
 /** The CUDA agent consuming user-mode AQL queues (part 4) and its memory, on a GPU. */

@@ -20,9 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
-import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.services.Services;
 import org.hsa4j.services.ServicesConfig;
 import org.hsa4j.services.memory.HeapStatus;
@@ -36,6 +34,8 @@ import org.hsa4j.services.syscall.Clocks;
 import org.hsa4j.services.syscall.Errno;
 import org.hsa4j.services.syscall.OpenFlags;
 import org.hsa4j.services.syscall.Syscall;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -13,11 +13,11 @@ import java.util.concurrent.TimeUnit;
 import org.hsa4j.memory.SvmAddress;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
-import org.hsa4j.runtime.HsaException;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;
 import org.hsa4j.signal.SignalDescriptor;
 import org.hsa4j.signal.WaitState;
+import org.hsa4j.status.HsaException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -83,7 +83,7 @@ class CudaSignalGpuTest {
     void aSecondAgentForTheSameDeviceInOneRuntimeIsRefused() {
         HsaException e = org.junit.jupiter.api.Assertions.assertThrows(HsaException.class,
                 () -> CudaAgent.open(gpu.runtime, Gpu.platform(), 0));
-        assertEquals(org.hsa4j.runtime.HsaStatus.INVALID_AGENT, e.status());
+        assertEquals(org.hsa4j.status.HsaStatus.INVALID_AGENT, e.status());
         assertSame(gpu.agent, CudaAgent.inOrOpen(gpu.runtime, Gpu.platform(), 0));
     }
 }

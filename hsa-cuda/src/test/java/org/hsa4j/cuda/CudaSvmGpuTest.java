@@ -10,8 +10,8 @@ import org.hsa4j.memory.MemoryPool;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.memory.SvmAddress;
 import org.hsa4j.queue.Queue;
-import org.hsa4j.runtime.HsaException;
 import org.hsa4j.signal.Signal;
+import org.hsa4j.status.HsaException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -90,7 +90,7 @@ class CudaSvmGpuTest extends GpuQueueTest {
         for (int i = 0; i < n; i++) {
             assertEquals(2f * i, svm.getFloat(out + 4L * i), "out[" + i + "]");
         }
-        assertEquals(org.hsa4j.runtime.HsaStatus.MEMORY_APERTURE_VIOLATION,
+        assertEquals(org.hsa4j.status.HsaStatus.MEMORY_APERTURE_VIOLATION,
                 org.junit.jupiter.api.Assertions.assertThrows(org.hsa4j.memory.MemoryFaultException.class,
                         () -> svm.getFloat(dev)).status());
         gpu.agent.deviceLocalPool().free(dev);
@@ -121,7 +121,7 @@ class CudaSvmGpuTest extends GpuQueueTest {
     @Test
     void prefetchOfPinnedMemoryIsRefused() {
         try (CudaBuffer p = gpu.agent.allocatePinned(4096)) {
-            assertEquals(org.hsa4j.runtime.HsaStatus.INVALID_ARGUMENT,
+            assertEquals(org.hsa4j.status.HsaStatus.INVALID_ARGUMENT,
                     org.junit.jupiter.api.Assertions.assertThrows(HsaException.class, () -> p.prefetch(0, 4096, true)).status());
         }
     }

@@ -4,7 +4,7 @@ import java.util.concurrent.CompletableFuture;
 
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
-import org.hsa4j.runtime.HsaException;
+import org.hsa4j.status.HsaException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

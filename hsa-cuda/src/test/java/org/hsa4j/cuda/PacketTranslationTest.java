@@ -14,8 +14,8 @@ import org.hsa4j.packet.FenceScope;
 import org.hsa4j.packet.KernelDispatchPacket;
 import org.hsa4j.packet.PacketHeader;
 import org.hsa4j.packet.PacketType;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 import org.junit.jupiter.api.Test;
 
 /** AQL kernel dispatch packets to CUDA launches, and their validation statuses, without a GPU. */

@@ -20,11 +20,11 @@ import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueDescriptor;
 import org.hsa4j.queue.QueueErrorCallback;
 import org.hsa4j.queue.QueueType;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalDescriptor;
 import org.hsa4j.signal.SignalManager;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 import org.hsa4j.trace.Tracer;
 
 /**

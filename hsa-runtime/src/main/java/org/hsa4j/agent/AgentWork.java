@@ -2,9 +2,9 @@ package org.hsa4j.agent;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.signal.Signal;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 import org.hsa4j.trace.DispatchTrace;
 
 /** A launched agent dispatch: one compute unit runs its handler. */

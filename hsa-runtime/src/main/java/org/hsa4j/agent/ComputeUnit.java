@@ -8,7 +8,7 @@ import org.hsa4j.idle.Idler;
 import org.hsa4j.kernel.WorkgroupExecutor;
 import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.ComputeUnitThread;
-import org.hsa4j.runtime.HsaException;
+import org.hsa4j.status.HsaException;
 
 /**
  * One compute unit: a worker thread with its own group and private segment buffers.

@@ -1,9 +1,9 @@
 package org.hsa4j.agent;
 
 import org.hsa4j.kernel.Dispatch;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.signal.Signal;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 import org.hsa4j.trace.DispatchTrace;
 
 /** A launched kernel dispatch: compute units claim and run its workgroups one at a time. */

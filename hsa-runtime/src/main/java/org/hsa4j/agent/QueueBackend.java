@@ -3,7 +3,7 @@ package org.hsa4j.agent;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueErrorCallback;
 import org.hsa4j.queue.QueueType;
-import org.hsa4j.runtime.HsaException;
+import org.hsa4j.status.HsaException;
 
 /**
  * What serves the queues of a <i>provided</i> agent ({@link Agent#provided}): an agent whose packets

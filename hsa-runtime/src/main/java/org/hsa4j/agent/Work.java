@@ -5,8 +5,8 @@ import java.lang.invoke.VarHandle;
 
 import org.hsa4j.memory.Abortable;
 import org.hsa4j.memory.ComputeUnitThread;
-import org.hsa4j.runtime.HsaException;
 import org.hsa4j.signal.Signal;
+import org.hsa4j.status.HsaException;
 
 /**
  * Launched work that compute units execute: a kernel dispatch's workgroups or an agent dispatch.

@@ -2,8 +2,8 @@ package org.hsa4j.kernel;
 
 import java.util.Locale;
 
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * How the work-items of one workgroup of a barrier kernel run on their compute unit: the part of

@@ -2,8 +2,8 @@ package org.hsa4j.kernel;
 
 import java.nio.charset.StandardCharsets;
 
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * Reads the binary name of the class a class file defines: the constant pool walked to

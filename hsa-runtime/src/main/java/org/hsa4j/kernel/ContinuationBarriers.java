@@ -3,8 +3,8 @@ package org.hsa4j.kernel;
 import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.memory.ComputeUnitThread;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * The opt-in barrier strategy ({@code HSA4J_BARRIERS=continuations}): each work-item is a JDK

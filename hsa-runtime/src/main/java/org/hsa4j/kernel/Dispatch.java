@@ -5,7 +5,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 import org.hsa4j.memory.Svm;
-import org.hsa4j.runtime.HsaException;
+import org.hsa4j.status.HsaException;
 
 /**
  * A launched kernel dispatch: what the packet processor copied out of the packet before freeing

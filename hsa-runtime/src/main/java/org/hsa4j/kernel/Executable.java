@@ -21,8 +21,8 @@ import org.hsa4j.memory.MemoryKind;
 import org.hsa4j.memory.MemoryManager;
 import org.hsa4j.memory.MemoryPool;
 import org.hsa4j.memory.SegmentKind;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * An executable ({@code hsa_executable_t}): Java kernels loaded by symbol name. Define kernels

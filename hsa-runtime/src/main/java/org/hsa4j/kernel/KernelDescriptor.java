@@ -1,7 +1,7 @@
 package org.hsa4j.kernel;
 
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * What a kernel needs from a dispatch, as a code object's kernel descriptor records it: kernarg

@@ -4,8 +4,8 @@ import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.memory.ComputeUnitThread;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * The default barrier strategy ({@code HSA4J_BARRIERS=threads}): the work-items of a workgroup run

@@ -1,7 +1,7 @@
 package org.hsa4j.kernel;
 
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * The workgroup barrier (HSAIL {@code barrier}): every work-item of the workgroup waits until all

@@ -1,6 +1,6 @@
 package org.hsa4j.memory;
 
-import org.hsa4j.runtime.HsaException;
+import org.hsa4j.status.HsaException;
 
 /** Work a compute unit runs that the runtime may abort: its abort points throw once this is non-null. */
 public interface Abortable {

@@ -2,8 +2,8 @@ package org.hsa4j.memory;
 
 import java.util.Arrays;
 
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * The table behind the flat SVM address space: slot number to live {@link Allocation}.

@@ -3,7 +3,7 @@ package org.hsa4j.memory;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
-import org.hsa4j.runtime.HsaException;
+import org.hsa4j.status.HsaException;
 
 /**
  * The thread of one compute unit. A memory access learns where it runs from it (which agent,

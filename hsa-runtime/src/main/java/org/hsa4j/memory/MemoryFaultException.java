@@ -1,7 +1,7 @@
 package org.hsa4j.memory;
 
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * An access through an SVM address that is not inside a live allocation

@@ -4,8 +4,8 @@ import static org.hsa4j.memory.PageDescriptor.COARSE_GRAIN;
 import static org.hsa4j.memory.PageDescriptor.PREFERRED;
 import static org.hsa4j.memory.PageDescriptor.READ_MOSTLY;
 
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * Page-granularity accounting for one managed or plain system allocation (4 KiB pages, see

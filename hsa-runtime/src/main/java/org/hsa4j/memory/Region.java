@@ -2,8 +2,8 @@ package org.hsa4j.memory;
 
 import java.util.Set;
 
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * {@code hsa_region_t}, the HSA 1.0 view of memory that ROCR keeps beside memory pools: one region

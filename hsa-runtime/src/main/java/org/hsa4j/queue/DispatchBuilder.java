@@ -3,8 +3,8 @@ package org.hsa4j.queue;
 import org.hsa4j.packet.FenceScope;
 import org.hsa4j.packet.PacketHeader;
 import org.hsa4j.packet.PacketType;
-import org.hsa4j.runtime.HsaException;
 import org.hsa4j.signal.Signal;
+import org.hsa4j.status.HsaException;
 
 /**
  * A launch under construction ({@link Queue#launch}): grid and workgroup in 1 to 3 dimensions,

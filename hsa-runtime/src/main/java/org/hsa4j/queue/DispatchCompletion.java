@@ -10,11 +10,11 @@ import java.util.concurrent.TimeoutException;
 import org.hsa4j.agent.RunningPacket;
 import org.hsa4j.idle.Idler;
 import org.hsa4j.memory.ComputeUnitThread;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;
 import org.hsa4j.signal.WaitState;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * The end of one dispatch made with {@link Queue#dispatch}: a {@link Future} over the packet's

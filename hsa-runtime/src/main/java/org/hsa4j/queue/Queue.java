@@ -7,9 +7,9 @@ import java.lang.invoke.VarHandle;
 import java.util.function.Consumer;
 
 import org.hsa4j.agent.Agent;
+import org.hsa4j.agent.RunningPacket;
 import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.idle.Idler;
-import org.hsa4j.agent.RunningPacket;
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.packet.AgentDispatchPacket;
@@ -19,9 +19,9 @@ import org.hsa4j.packet.FenceScope;
 import org.hsa4j.packet.KernelDispatchPacket;
 import org.hsa4j.packet.PacketHeader;
 import org.hsa4j.packet.PacketType;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.signal.Signal;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 import org.hsa4j.trace.QueueStatistics;
 
 /**

@@ -1,6 +1,6 @@
 package org.hsa4j.queue;
 
-import org.hsa4j.runtime.HsaException;
+import org.hsa4j.status.HsaException;
 
 /** The callback given at queue creation; called once when the queue enters the error state. */
 @FunctionalInterface

@@ -3,6 +3,7 @@ package org.hsa4j.runtime;
 import java.util.List;
 
 import org.hsa4j.agent.Agent;
+import org.hsa4j.status.HsaException;
 
 /**
  * A source of agents that the runtime does not emulate (a service provider interface): modules

@@ -11,6 +11,8 @@ import java.util.function.IntConsumer;
 
 import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.memory.FpAtomics;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * The topology and limits a runtime starts with. Build one in code with {@link #builder()}, or

@@ -14,8 +14,8 @@ import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.memory.MemoryOrder;
 import org.hsa4j.memory.MemoryScope;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 import org.hsa4j.trace.WaitTrace;
 
 /**

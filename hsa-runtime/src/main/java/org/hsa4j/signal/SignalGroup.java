@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.idle.Idler;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * {@code hsa_signal_group_t}: a fixed set of signals that one thread waits on together with

@@ -1,4 +1,4 @@
-package org.hsa4j.runtime;
+package org.hsa4j.status;
 
 /** A failed runtime call or packet, carrying its {@link HsaStatus}. */
 public class HsaException extends RuntimeException {

@@ -1,4 +1,4 @@
-package org.hsa4j.runtime;
+package org.hsa4j.status;
 
 /**
  * Status codes modelled on {@code hsa_status_t} of the HSA Runtime spec 1.2, plus the ROCR

@@ -7,10 +7,10 @@ import org.hsa4j.queue.Await;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.queue.Submit;
-import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.RuntimeConfig;
 import org.hsa4j.signal.Signal;
+import org.hsa4j.status.HsaException;
 
 /** A runtime with one GPU queue for kernel tests: define a kernel, dispatch it, wait for it. */
 final class KernelFixture implements AutoCloseable {

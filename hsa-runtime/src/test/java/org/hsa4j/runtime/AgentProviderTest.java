@@ -22,6 +22,8 @@ import org.hsa4j.queue.QueueErrorCallback;
 import org.hsa4j.queue.QueueType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /** The agent-provider SPI: provided agents join the topology after the runtime's own, and leave with it. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)

@@ -13,6 +13,8 @@ import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /** The fidelity-mode switch: off by default, on through the builder or HSA4J_FIDELITY, shown by ./hsa4j info. */
 @Timeout(30)

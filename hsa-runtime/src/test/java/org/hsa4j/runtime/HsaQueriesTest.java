@@ -17,6 +17,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /** ISA, cache, extension and region queries. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)

@@ -9,6 +9,8 @@ import java.util.HashSet;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /** Status codes and their strings, as {@code hsa_status_t} and {@code hsa_status_string} give them. */
 class HsaStatusTest {

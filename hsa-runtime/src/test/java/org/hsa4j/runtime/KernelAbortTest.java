@@ -25,6 +25,8 @@ import org.hsa4j.signal.SignalCondition;
 import org.hsa4j.signal.WaitState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * Aborting running kernels (issue 17, item 15): queue inactivate and destroy, runtime close and the

@@ -24,6 +24,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /** A null where the API needs a value gets an HSA status (INVALID_ARGUMENT for most), never a NullPointerException; free(0) is a no-op. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)

@@ -14,6 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RuntimeConfigTest {

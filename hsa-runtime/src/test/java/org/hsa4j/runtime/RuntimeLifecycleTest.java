@@ -22,6 +22,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RuntimeLifecycleTest {

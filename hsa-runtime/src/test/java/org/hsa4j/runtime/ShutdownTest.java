@@ -25,6 +25,8 @@ import org.hsa4j.queue.Submit;
 import org.hsa4j.signal.Signal;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /** Closing the runtime while packets are running and queued. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)

@@ -9,6 +9,8 @@ import java.util.concurrent.TimeUnit;
 import org.hsa4j.signal.Signal;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /** The runtime's signal entry points check their arguments and the runtime's state. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)

@@ -47,8 +47,8 @@ import org.hsa4j.amp.TiledKernel;
 import org.hsa4j.amp.codegen.FrameTyper.Kind;
 import org.hsa4j.amp.codegen.FrameTyper.Snapshot;
 import org.hsa4j.amp.codegen.FrameTyper.Type;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * Compiles a tiled kernel lambda into work-item loops: the fast way to run tile barriers on a CPU.

@@ -2,8 +2,8 @@ package org.hsa4j.cuda.driver;
 
 import java.util.Map;
 
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * {@code CUresult} codes of the CUDA driver API and their mapping to the closest {@link HsaStatus}

@@ -1,7 +1,7 @@
 package org.hsa4j.cuda.driver;
 
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /** An {@link HsaException} from a CUDA driver call, keeping the raw {@code CUresult}. */
 public final class CudaCallException extends HsaException {

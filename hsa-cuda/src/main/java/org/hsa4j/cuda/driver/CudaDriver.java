@@ -15,8 +15,8 @@ import java.lang.invoke.MethodHandle;
 import java.util.Arrays;
 import java.util.Optional;
 
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * Every libcuda function hsa4j calls, bound once through {@link Linker#downcallHandle} (part 8 of

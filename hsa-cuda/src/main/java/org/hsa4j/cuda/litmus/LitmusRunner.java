@@ -19,8 +19,8 @@ import org.hsa4j.cuda.CudaBuffer;
 import org.hsa4j.cuda.CudaCodeObject;
 import org.hsa4j.cuda.CudaKernel;
 import org.hsa4j.cuda.CudaStream;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * Runs litmus tests round by round, with roles on GPU threads ({@code hsa4j_litmus}, one persistent

@@ -8,10 +8,10 @@ import org.hsa4j.memory.MemoryFaultException;
 import org.hsa4j.memory.MemoryOrder;
 import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.memory.Svm;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.services.rpc.RpcClient;
 import org.hsa4j.services.rpc.RpcStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * A device-side allocator: work-items allocate and free small blocks with atomics on SVM, and go

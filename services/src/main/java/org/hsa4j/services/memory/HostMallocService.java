@@ -9,13 +9,13 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.Svm;
-import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.services.rpc.OpcodeRegistry;
 import org.hsa4j.services.rpc.Opcodes;
 import org.hsa4j.services.rpc.RpcClient;
 import org.hsa4j.services.rpc.ServerCall;
 import org.hsa4j.services.rpc.ServiceMode;
+import org.hsa4j.status.HsaException;
 
 /**
  * The host side of the memory service: malloc, calloc and free for kernels, served from the

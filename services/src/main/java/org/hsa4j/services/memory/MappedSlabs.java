@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 
-import org.hsa4j.runtime.HsaException;
 import org.hsa4j.runtime.HsaRuntime;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * Host malloc for kernels of a device that maps host memory by registering it (a CUDA agent): blocks

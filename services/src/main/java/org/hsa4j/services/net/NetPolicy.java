@@ -4,8 +4,8 @@ import java.net.InetSocketAddress;
 import java.util.Arrays;
 import java.util.BitSet;
 
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * Decides whether a kernel may listen on or connect to an address and port. A denied call

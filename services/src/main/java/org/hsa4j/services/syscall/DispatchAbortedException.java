@@ -1,7 +1,7 @@
 package org.hsa4j.services.syscall;
 
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * Thrown in a work-item whose dispatch was aborted (by the abort syscall of any of its

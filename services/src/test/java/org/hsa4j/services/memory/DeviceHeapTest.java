@@ -11,10 +11,10 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import org.hsa4j.memory.Svm;
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
 import org.hsa4j.services.Fixture;
 import org.hsa4j.services.Kernels;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

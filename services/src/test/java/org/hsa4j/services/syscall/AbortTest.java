@@ -9,12 +9,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.hsa4j.runtime.HsaException;
-import org.hsa4j.runtime.HsaStatus;
+import org.hsa4j.queue.DispatchCompletion;
 import org.hsa4j.services.Fixture;
 import org.hsa4j.services.Kernels;
 import org.hsa4j.services.rpc.RpcStatus;
-import org.hsa4j.queue.DispatchCompletion;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
