@@ -11,12 +11,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import org.hsa4j.agent.Agent;
+import org.hsa4j.agent.NativeKernel;
 import org.hsa4j.agent.RunningPacket;
 import org.hsa4j.amp.codegen.IndexLoops;
 import org.hsa4j.amp.codegen.TileCompiler;
 import org.hsa4j.idle.Idler;
 import org.hsa4j.kernel.KernargWriter;
-import org.hsa4j.kernel.NativeKernel;
 import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.packet.BarrierPacket;
 import org.hsa4j.packet.FenceScope;

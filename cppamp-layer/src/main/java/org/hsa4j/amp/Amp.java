@@ -75,7 +75,7 @@ public final class Amp implements AutoCloseable {
     /**
      * The accelerator of {@code agent}: one of {@link #accelerators()}, or, for a provided kernel agent
      * of the runtime (a CUDA GPU from {@code HsaRuntime.init()}), one made on first use whose views run
-     * native kernels ({@link AcceleratorView#parallelForEach(org.hsa4j.kernel.NativeKernel, Extent, int,
+     * native kernels ({@link AcceleratorView#parallelForEach(org.hsa4j.agent.NativeKernel, Extent, int,
      * org.hsa4j.kernel.KernargWriter)}) and markers; closed with the layer.
      *
      * @throws HsaException INVALID_AGENT for an agent of another runtime or one without kernel dispatch

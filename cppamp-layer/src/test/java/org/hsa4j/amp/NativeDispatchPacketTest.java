@@ -12,9 +12,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.hsa4j.agent.Agent;
+import org.hsa4j.agent.NativeKernel;
 import org.hsa4j.agent.QueueBackend;
 import org.hsa4j.kernel.KernargWriter;
-import org.hsa4j.kernel.NativeKernel;
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.MemoryKind;
 import org.hsa4j.packet.AqlPacket;

@@ -10,10 +10,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.hsa4j.agent.Agent;
+import org.hsa4j.agent.NativeKernel;
 import org.hsa4j.agent.QueueBackend;
 import org.hsa4j.kernel.KernargWriter;
 import org.hsa4j.kernel.KernelDescriptor;
-import org.hsa4j.kernel.NativeKernel;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueErrorCallback;
 import org.hsa4j.queue.QueueType;

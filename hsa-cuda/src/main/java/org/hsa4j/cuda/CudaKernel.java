@@ -3,7 +3,7 @@ package org.hsa4j.cuda;
 import java.lang.foreign.MemorySegment;
 
 import org.hsa4j.agent.Agent;
-import org.hsa4j.kernel.NativeKernel;
+import org.hsa4j.agent.NativeKernel;
 
 /**
  * A kernel of a {@link CudaModule}: its kernel object handle (what a dispatch packet's

@@ -2,6 +2,7 @@ package org.hsa4j.kernel;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import org.hsa4j.agent.NativeKernel;
 
 /**
  * Fills a dispatch's kernarg segment ({@link NativeKernel#kernargSegmentSize()} bytes, 16-byte aligned,

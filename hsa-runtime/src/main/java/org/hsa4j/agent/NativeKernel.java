@@ -1,6 +1,6 @@
-package org.hsa4j.kernel;
+package org.hsa4j.agent;
 
-import org.hsa4j.agent.Agent;
+import org.hsa4j.kernel.KernargWriter;
 
 /**
  * A kernel in an agent's own code (a CUDA kernel of hsa-cuda, say) as layers that write dispatch
