@@ -51,8 +51,7 @@ final class CudaServiceSeeds {
             try {
                 CudaModule kernels = CudaRpc.loadKernels(gpu);
                 Queue queue = gpu.createQueue(64, QueueType.SINGLE, (e, q) -> System.err.println("queue error: " + e));
-                long ctx = gpu.svmPool().allocate(CudaRpc.CTX_BYTES);
-                CudaRpc.writeContext(rt.svm(), ctx, services.ports().address(), gpu, CudaRpc.DEFAULT_SPIN_LIMIT);
+                long ctx = CudaRpc.newContext(gpu, services.ports().address());
                 return new Rig(rt, gpu, services, kernels, queue, ctx);
             } catch (RuntimeException e) {
                 services.close();

@@ -130,6 +130,18 @@ public final class CudaRpc {
     }
 
     /**
+     * A calling context for {@code agent}'s kernels on the port set at {@code set}, in the agent's
+     * SVM pool, with {@link #DEFAULT_SPIN_LIMIT}: its SVM address (see {@link #writeContext}).
+     *
+     * @throws HsaException as {@link #writeContext}
+     */
+    public static long newContext(CudaAgent agent, long set) {
+        long address = agent.svmPool().allocate(CTX_BYTES);
+        writeContext(agent.runtime().svm(), address, set, agent, DEFAULT_SPIN_LIMIT);
+        return address;
+    }
+
+    /**
      * Writes a calling context at SVM address {@code address} ({@link #CTX_BYTES} bytes) through
      * {@code svm}: the port set at {@code set} (its device ports, lanes and layout copied from its
      * header), the calling agent {@code agent}'s index, no dispatch identity, and {@code spinLimit}

@@ -202,11 +202,8 @@ public final class CudaSeeds {
         CudaKernel k = kernels.kernel("hsa4j_pingpong");
         try (CudaBuffer flag = agent.allocatePinned(64)) {
             MemorySegment host = flag.hostSegment();
-            long ka = kernarg(24);
+            long ka = pingpongKernarg(flag, rounds);
             MemorySegment args = kernargBytes(ka, 24);
-            args.set(JAVA_LONG, 0, flag.address());
-            args.set(JAVA_INT, 8, rounds);
-            args.set(JAVA_LONG, 16, 20_000_000L);
             // through the AQL queue
             JAVA_INT.varHandle().setVolatile(host, 0L, 0);
             Signal done = runtime.createSignal(1);
@@ -232,15 +229,20 @@ public final class CudaSeeds {
         CudaKernel k = kernels.kernel("hsa4j_pingpong");
         try (CudaBuffer flag = agent.allocatePinned(64)) {
             MemorySegment host = flag.hostSegment();
-            long ka = kernarg(24);
-            MemorySegment args = kernargBytes(ka, 24);
-            args.set(JAVA_LONG, 0, flag.address());
-            args.set(JAVA_INT, 8, rounds);
-            args.set(JAVA_LONG, 16, 20_000_000L);
             JAVA_INT.varHandle().setVolatile(host, 0L, 0);
-            long[] raw = rawPingpong(k, args, host, rounds);
+            long[] raw = rawPingpong(k, kernargBytes(pingpongKernarg(flag, rounds), 24), host, rounds);
             return raw == null ? -1 : median(raw);
         }
+    }
+
+    /** hsa4j_pingpong(flag, rounds, polls per round): its kernarg block. */
+    private long pingpongKernarg(CudaBuffer flag, int rounds) {
+        long ka = kernarg(24);
+        MemorySegment args = kernargBytes(ka, 24);
+        args.set(JAVA_LONG, 0, flag.address());
+        args.set(JAVA_INT, 8, rounds);
+        args.set(JAVA_LONG, 16, 20_000_000L);
+        return ka;
     }
 
     private long[] rawPingpong(CudaKernel k, MemorySegment args, MemorySegment host, int rounds) {

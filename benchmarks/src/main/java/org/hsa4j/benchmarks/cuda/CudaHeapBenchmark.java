@@ -70,9 +70,7 @@ public class CudaHeapBenchmark {
         gpu = trial.gpu(256);
         Services services = trial.own(Services.start(trial.runtime, ServicesConfig.builder().devicePorts(DEVICE_PORTS).build()));
         milthread = CudaRpc.loadKernels(gpu.agent).kernel("hsa4j_rpc_milthread");
-        Svm svm = trial.runtime.svm();
-        long ctx = gpu.agent.svmPool().allocate(CudaRpc.CTX_BYTES);
-        CudaRpc.writeContext(svm, ctx, services.ports().address(), gpu.agent, CudaRpc.DEFAULT_SPIN_LIMIT);
+        long ctx = CudaRpc.newContext(gpu.agent, services.ports().address());
         heap = trial.own(CudaRpc.createHeap(gpu.agent));
         results = gpu.agent.svmPool().allocate(8L * MAX_THREADS);
         heapKernarg = kernarg(ctx, heap.address());

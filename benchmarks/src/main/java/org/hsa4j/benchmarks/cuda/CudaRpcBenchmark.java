@@ -88,9 +88,7 @@ public class CudaRpcBenchmark {
         CudaModule rpc = CudaRpc.loadKernels(gpu.agent);
         nop = rpc.kernel("hsa4j_rpc_nop");
         pingpong = gpu.kernel("hsa4j_pingpong");
-        Svm svm = trial.runtime.svm();
-        ctx = gpu.agent.svmPool().allocate(CudaRpc.CTX_BYTES);
-        CudaRpc.writeContext(svm, ctx, services.ports().address(), gpu.agent, CudaRpc.DEFAULT_SPIN_LIMIT);
+        ctx = CudaRpc.newContext(gpu.agent, services.ports().address());
         status = gpu.agent.svmPool().allocate(4L * MANY_THREADS);
         oneKernarg = nopKernarg(ROUND_TRIP_CALLS, 1);
         warpKernarg = nopKernarg(WARP_CALLS, 32);
