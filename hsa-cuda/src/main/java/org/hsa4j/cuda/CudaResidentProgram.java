@@ -84,6 +84,18 @@ public final class CudaResidentProgram {
         return new CudaResidentProgram(agent, m, names);
     }
 
+    /** The built-in kernels from a code object built elsewhere (PTX, cubin or fatbin of {@link #source}): for experiments. */
+    static CudaResidentProgram fromCodeObject(CudaAgent agent, CudaCodeObject code) {
+        return new CudaResidentProgram(agent, agent.load(code), BUILTIN);
+    }
+
+    /** The built-in kernels over another processor's source (a variant of {@code hsa4j_resident.cu}), compiled with NVRTC: for experiments. */
+    static CudaResidentProgram withProcessor(CudaAgent agent, String processorSource) {
+        String s = source("", List.of());
+        s = s.substring(0, s.length() - resource(PROCESSOR_CU).length()) + processorSource;
+        return new CudaResidentProgram(agent, agent.compile(s, "hsa4j_resident_variant.cu"), BUILTIN);
+    }
+
     /**
      * The one translation unit: prelude, built-in kernels, {@code userSource}, the table over the
      * built-ins then {@code userKernels}, the processor.

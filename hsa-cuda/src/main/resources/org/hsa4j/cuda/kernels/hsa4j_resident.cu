@@ -6,13 +6,20 @@
 //
 // Roles. One cooperative launch of `blocks` blocks of HSA4J_R_BLOCK threads, all co-resident.
 // Thread 0 of block 0 is the command processor (CP): it polls the AQL ring in registered host memory
-// (the headers of a window of 8 slots, system-scope relaxed loads and the first one acquire, then,
-// for more than one packet, fence.acq_rel.sys: the acquire pattern, one PCIe round trip for up to 8
+// (the headers of a window of 32 slots, system-scope relaxed loads and the first one acquire, then,
+// for more than one packet, fence.acq_rel.sys: the acquire pattern, one PCIe round trip for up to 32
 // published packets, and one more for their bodies,
 // which block 0's first 4 threads a packet load together, 16 bytes each, into shared memory; every
 // load of a round issues before any is used: each host-memory load is a ~1 us PCIe round trip, and
 // a thread that uses a value before its next load issues pays one per load), validates and decodes
-// each packet, and completes it. A phase timer (clock64 deltas per phase, HSA4J_R_PH_*) goes to the
+// each packet, and completes it. The CP is one thread, so every instruction on its path is latency
+// (~3 ns, dependent chains, no other warp's work to hide it): the decode uses 32-bit divisions and
+// none for a size of 1, 1-dimensional dispatches take a path with no division per work-item and no
+// barrier between a block's workgroups, the global timer (a slow read) is read only once the queue
+// looks idle, and a completion is one red.release.sys. These took an empty packet from 2.2 to 1.3 us
+// in a batch on the H100 (ResidentVariantProbe, docs/GPU.md). Tried and dropped: running small
+// dispatches in warp 0 alone with __syncwarp instead of block barriers (slower: the waiting lanes of
+// the CP's own warp take its issue slots). A phase timer (clock64 deltas per phase, HSA4J_R_PH_*) goes to the
 // control block when the grid ends: where the CP's time went, per packet, without a profiler. The other
 // blocks are workers: they wait on a mailbox in device memory for a dispatch, run their share of its
 // workgroups (grid-stride over the workgroups, one workgroup per block at a time) and acknowledge.
@@ -32,7 +39,7 @@
 //                       at a window's acquire fence, which is also this release (windows of more
 //                       than one packet, else once the index is a window behind), or on the second
 //                       empty poll in a row); host loads
-//   completion signals  CP's red.add.sys after the packet's own fence is the only RMW; the host only loads
+//   completion signals  CP's red.release.sys (the packet's release) is the only RMW; the host only loads
 //                       (waits) and, before reusing a signal, stores
 //   dependency signals  loaded by the CP (relaxed loads, then fence.acq_rel.sys)
 //   control: stop       host stores; CP loads
@@ -47,7 +54,7 @@
 
 #define HSA4J_R_BLOCK 256
 #define HSA4J_R_SPIN_NS 50000
-#define HSA4J_R_WINDOW 8
+#define HSA4J_R_WINDOW 32
 
 // control block offsets (ResidentLayout.CTL_*)
 #define HSA4J_R_CTL_STOP 0
@@ -122,6 +129,7 @@ struct hsa4j_r_work {
     hsa4j_u32 wg[3];
     hsa4j_u32 groups[3];
     hsa4j_u32 total;
+    hsa4j_u32 linear;      // 1: a 1-dimensional grid of 1-dimensional workgroups (no divisions per work-item)
     hsa4j_u64 kernarg;
     hsa4j_u64 completion;
 };
@@ -158,8 +166,8 @@ static __device__ __forceinline__ void hsa4j_r_st_relaxed_sys_u32(void* p, hsa4j
     asm volatile("st.relaxed.sys.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
 }
 
-static __device__ __forceinline__ void hsa4j_r_red_relaxed_sys_add_u64(void* p, hsa4j_u64 v) {
-    asm volatile("red.relaxed.sys.add.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
+static __device__ __forceinline__ void hsa4j_r_red_release_sys_add_u64(void* p, hsa4j_u64 v) {
+    asm volatile("red.release.sys.add.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
 }
 
 static __device__ __forceinline__ hsa4j_u32 hsa4j_r_ld_relaxed_gpu_u32(const void* p) {
@@ -183,6 +191,35 @@ static __device__ __forceinline__ hsa4j_u32 hsa4j_r_ld_relaxed_sys_u32(const voi
 // runs this block's share of the dispatch's workgroups (grid-stride); every thread of the block calls it
 static __device__ void hsa4j_r_run_groups(const hsa4j_r_work& w) {
     hsa4j_u32 t = threadIdx.x;
+    if (w.linear) {
+        // the common case, and the CP's own critical path for one-workgroup dispatches: no division, no
+        // barrier between this block's workgroups (resident kernels share nothing within a block)
+        if (t < w.wg[0]) {
+            for (hsa4j_u64 g = blockIdx.x; g < w.total; g += gridDim.x) {   // 64-bit: no wrap near 2^32
+                hsa4j_u64 gx = g * w.wg[0] + t;
+                if (gx < w.grid[0]) {
+                    hsa4j_item it;
+                    it.group_x = (hsa4j_u32) g;
+                    it.group_y = 0;
+                    it.group_z = 0;
+                    it.global_x = (hsa4j_u32) gx;
+                    it.global_y = 0;
+                    it.global_z = 0;
+                    it.local_x = t;
+                    it.local_y = 0;
+                    it.local_z = 0;
+                    it.wg_x = w.wg[0];
+                    it.wg_y = 1;
+                    it.wg_z = 1;
+                    it.grid_x = w.grid[0];
+                    it.grid_y = 1;
+                    it.grid_z = 1;
+                    hsa4j_resident_call(w.kernel, (const void*) w.kernarg, it);
+                }
+            }
+        }
+        return;
+    }
     hsa4j_u32 per = w.wg[0] * w.wg[1] * w.wg[2];
     hsa4j_u32 lx = t % w.wg[0];
     hsa4j_u32 ly = (t / w.wg[0]) % w.wg[1];
@@ -281,7 +318,7 @@ static __device__ __forceinline__ void hsa4j_r_publish(unsigned char* queue, uns
 
 // the completed slots [retired, read) go INVALID: relaxed stores, released by the next system-scope
 // fence (before the read index moves past them); issued before the next header loads of the same
-// thread, which therefore see them (one location, one thread), also in a ring under 8 slots
+// thread, which therefore see them (one location, one thread), also in a ring under 32 slots
 static __device__ __forceinline__ void hsa4j_r_retire(unsigned char* ring, hsa4j_u64 size, hsa4j_r_cp& cp) {
     for (hsa4j_u64 id = cp.retired; id != cp.read; id++) {
         hsa4j_r_st_relaxed_sys_u32(ring + (id & (size - 1)) * HSA4J_P_SIZE, HSA4J_T_INVALID);
@@ -304,7 +341,7 @@ static __device__ void hsa4j_r_flush(unsigned char* ring, hsa4j_u64 size, unsign
     cp.ph[HSA4J_R_PH_FLUSH_CYCLES] += hsa4j_r_clock() - t0;
 }
 
-// the CP's packet completion: cp.read moves; a signal is released at once (fence, red.add.sys, the
+// the CP's packet completion: cp.read moves; a signal is released at once (red.release.sys, then the
 // progress word the host reads after a fault), while the slot's INVALID store and the read index wait
 // for the next header round or empty poll (the host waits on the signal, producers on the read index)
 static __device__ void hsa4j_r_complete(unsigned char* ctl, hsa4j_r_cp& cp, hsa4j_u64 completion) {
@@ -312,8 +349,7 @@ static __device__ void hsa4j_r_complete(unsigned char* ctl, hsa4j_r_cp& cp, hsa4
     cp.dirty = 1;
     if (completion != 0) {
         hsa4j_u64 t0 = hsa4j_r_clock();
-        hsa4j_fence_acq_rel_sys();
-        hsa4j_r_red_relaxed_sys_add_u64((void*) completion, (hsa4j_u64) -1LL);
+        hsa4j_r_red_release_sys_add_u64((void*) completion, (hsa4j_u64) -1LL);
         hsa4j_st_relaxed_sys_u64(ctl + HSA4J_R_CTL_PROCESSED, cp.read);
         cp.ph[HSA4J_R_PH_FLUSHES]++;
         cp.ph[HSA4J_R_PH_FLUSH_CYCLES] += hsa4j_r_clock() - t0;
@@ -329,7 +365,7 @@ static __device__ void hsa4j_r_fail(unsigned char* ctl, hsa4j_u32 error, hsa4j_u
 }
 
 // reads ahead from cp.read: the headers of a window of slots (all issued before any is used: one PCIe
-// round trip; slots 1..7 relaxed, slot 0 last with ld.acquire.sys), then, when more than the first
+// round trip; slots 1..31 relaxed, slot 0 last with ld.acquire.sys), then, when more than the first
 // is published, a fence (acquire for what the relaxed loads showed); a window of one packet (a round
 // trip) has its acquire already and skips the fence (~0.6 us) unless the read index is a window
 // behind. Returns how many consecutive published packets there are (0: nothing published at
@@ -344,7 +380,7 @@ static __device__ hsa4j_u32 hsa4j_r_fetch(unsigned char* ring, hsa4j_u64 size, u
     hsa4j_u32 h[HSA4J_R_WINDOW];
 #pragma unroll
     for (int j = 1; j < HSA4J_R_WINDOW; j++) {
-        h[j] = hsa4j_r_ld_relaxed_sys_u32(ring + ((cp.read + j) & (size - 1)) * HSA4J_P_SIZE);   // a ring under 8 slots repeats
+        h[j] = hsa4j_r_ld_relaxed_sys_u32(ring + ((cp.read + j) & (size - 1)) * HSA4J_P_SIZE);   // a ring under 32 slots repeats
     }
     h[0] = hsa4j_r_ld_acquire_sys_u32(ring + (cp.read & (size - 1)) * HSA4J_P_SIZE);   // last: orders only what follows
     hsa4j_u32 k = 0;
@@ -406,9 +442,9 @@ static __device__ bool hsa4j_r_decode(const hsa4j_u64* p, hsa4j_u32 word, hsa4j_
         hsa4j_r_fail(ctl, HSA4J_R_ERR_DIMENSIONS, dims, read);
         return false;
     }
-    hsa4j_u64 per = (hsa4j_u64) wx * wy * wz;
-    if (per == 0 || per > HSA4J_R_BLOCK) {
-        hsa4j_r_fail(ctl, HSA4J_R_ERR_WORKGROUP, per > 0xFFFFFFFFull ? 0xFFFFFFFFu : (hsa4j_u32) per, read);
+    hsa4j_u32 per = wx * wy;   // each <= 0xFFFF: no overflow in two factors
+    if (per == 0 || wz == 0 || per > HSA4J_R_BLOCK || per * wz > HSA4J_R_BLOCK) {
+        hsa4j_r_fail(ctl, HSA4J_R_ERR_WORKGROUP, per > HSA4J_R_BLOCK ? per : per * wz, read);
         return false;
     }
     if (gx == 0 || gy == 0 || gz == 0) {
@@ -423,14 +459,20 @@ static __device__ bool hsa4j_r_decode(const hsa4j_u64* p, hsa4j_u32 word, hsa4j_
         hsa4j_r_fail(ctl, HSA4J_R_ERR_KERNEL_OBJECT, (hsa4j_u32) ko, read);
         return false;
     }
-    hsa4j_u32 nx = (hsa4j_u32) (((hsa4j_u64) gx + wx - 1) / wx);
-    hsa4j_u32 ny = (hsa4j_u32) (((hsa4j_u64) gy + wy - 1) / wy);
-    hsa4j_u32 nz = (hsa4j_u32) (((hsa4j_u64) gz + wz - 1) / wz);
-    hsa4j_u64 total = (hsa4j_u64) nx * ny * nz;
+    // 32-bit divisions only, and none for a size of 1 (the CP is one thread: every instruction on
+    // this path is latency, ~3 ns each)
+    hsa4j_u32 nx = wx == 1 ? gx : gx / wx + (gx % wx != 0);
+    hsa4j_u32 ny = wy == 1 ? gy : gy / wy + (gy % wy != 0);
+    hsa4j_u32 nz = wz == 1 ? gz : gz / wz + (gz % wz != 0);
+    hsa4j_u64 total = (hsa4j_u64) nx * ny;
+    if (nz != 1) {
+        total *= nz;
+    }
     if (total > 0xFFFFFFFFull) {
         hsa4j_r_fail(ctl, HSA4J_R_ERR_GRID, 1, read);
         return false;
     }
+    w.linear = wy == 1 && wz == 1 && gy == 1 && gz == 1;
     w.command = HSA4J_R_RUN;
     w.kernel = (hsa4j_u32) ko;
     w.acquire_sys = ((word >> 9) & 3) == 2;
@@ -480,7 +522,7 @@ static __device__ int hsa4j_r_barrier_ready(const hsa4j_u64* p, bool and_) {
 static __device__ void hsa4j_r_next(unsigned char* ctl, unsigned char* queue, unsigned char* ring, hsa4j_u64 size,
                                     hsa4j_u64 idle_ns, hsa4j_u64 sleep_max_ns, hsa4j_u64 program_key,
                                     hsa4j_r_cp& cp, hsa4j_r_work& w) {
-    hsa4j_u64 idle_since = hsa4j_now_ns();
+    hsa4j_u64 idle_since = 0;   // read from the global timer only once the queue looks idle (a slow read)
     hsa4j_u32 nap = 0;
     for (hsa4j_u32 n = 0;; n++) {
         bool stop_check = (n & 15) == 15 || (++cp.served & 63) == 0;
@@ -525,11 +567,13 @@ static __device__ void hsa4j_r_next(unsigned char* ctl, unsigned char* queue, un
                 if (hsa4j_r_barrier_ready(p, type == HSA4J_T_BARRIER_AND)) {
                     hsa4j_r_complete(ctl, cp, p[HSA4J_P_COMPLETION / 8]);
                     cp.ph[HSA4J_R_PH_PACKETS]++;
-                    idle_since = hsa4j_now_ns();
+                    idle_since = 0;
                     nap = 0;
                     continue;
                 }
-                if (hsa4j_now_ns() - idle_since > idle_ns) {
+                if (idle_since == 0) {
+                    idle_since = hsa4j_now_ns();
+                } else if (hsa4j_now_ns() - idle_since > idle_ns) {
                     // parks while the barrier waits: the host relaunches after a pause
                     hsa4j_st_release_sys_u32(ctl + HSA4J_R_CTL_STATE, HSA4J_R_STATE_WAITING);
                     w.command = HSA4J_R_EXIT;
@@ -540,6 +584,8 @@ static __device__ void hsa4j_r_next(unsigned char* ctl, unsigned char* queue, un
                 w.command = HSA4J_R_EXIT;
                 return;
             }
+        } else if (idle_since == 0) {
+            idle_since = hsa4j_now_ns();
         } else if (hsa4j_now_ns() - idle_since > idle_ns) {
             // Dekker: PARKED, full fence, re-read the write index; the host stores the write index
             // before it reads our state (after the grid ended), so one of us sees the other
@@ -554,7 +600,7 @@ static __device__ void hsa4j_r_next(unsigned char* ctl, unsigned char* queue, un
             nap = 0;
             continue;
         }
-        if (hsa4j_now_ns() - idle_since > HSA4J_R_SPIN_NS) {
+        if (idle_since != 0 && hsa4j_now_ns() - idle_since > HSA4J_R_SPIN_NS) {
             nap = nap == 0 ? 256 : (nap * 2 > sleep_max_ns ? (hsa4j_u32) sleep_max_ns : nap * 2);
             hsa4j_u64 t0 = hsa4j_r_clock();
             hsa4j_sleep_ns(nap);

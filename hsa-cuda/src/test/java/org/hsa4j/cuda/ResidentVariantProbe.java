@@ -1,0 +1,91 @@
+package org.hsa4j.cuda;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+
+import org.hsa4j.packet.FenceScope;
+import org.hsa4j.packet.KernelDispatchPacket;
+import org.hsa4j.packet.PacketHeader;
+import org.hsa4j.packet.PacketType;
+import org.hsa4j.queue.Queue;
+import org.hsa4j.queue.QueueType;
+import org.hsa4j.signal.Signal;
+
+/**
+ * A GPU experiment, not a test: runs the same round trips and batches of empty dispatches on
+ * resident processors built from the processor sources named on the command line (variants of
+ * {@code hsa4j_resident.cu} compiled with NVRTC, or whole programs as PTX, cubin or fatbin files; {@code builtin}
+ * names the checked-in one), interleaved, and prints
+ * each one's round-trip median, batched throughput and phase timer, so two designs are compared
+ * in one run on one card. Usage: {@code run java org.hsa4j.cuda.ResidentVariantProbe builtin exp/a.cu ...}
+ */
+public final class ResidentVariantProbe {
+    private static final int TRIPS = 3000;
+    private static final int BATCHES = 40;
+    private static final int BATCH = 256;
+
+    public static void main(String[] args) throws Exception {
+        try (GpuFixture gpu = new GpuFixture()) {
+            for (int round = 0; round < 2; round++) {
+                for (String a : args) {
+                    CudaResidentProgram p = a.equals("builtin") ? CudaResidentProgram.builtin(gpu.agent)
+                            : a.endsWith(".cu") ? CudaResidentProgram.withProcessor(gpu.agent, Files.readString(Path.of(a)))
+                            : CudaResidentProgram.fromCodeObject(gpu.agent, CudaCodeObject.fromFile(Path.of(a)));
+                    System.out.println("round " + round + " " + a + ": " + measure(gpu, p));
+                }
+            }
+        }
+    }
+
+    private static String measure(GpuFixture gpu, CudaResidentProgram p) {
+        Queue q = gpu.agent.createResidentQueue(1024, QueueType.SINGLE, (e, queue) -> System.out.println("queue error: " + e),
+                p, CudaResidentOptions.DEFAULTS.withIdleNanos(TimeUnit.SECONDS.toNanos(60)));
+        CudaResidentProcessor processor = gpu.agent.residentProcessor(q);
+        long empty = p.kernelObject("hsa4j_r_empty");
+        Signal s = gpu.agent.createSignal(1);
+        long[] trip = new long[TRIPS];
+        for (int i = 0; i < TRIPS; i++) {
+            s.storeRelaxed(1);
+            long t0 = System.nanoTime();
+            q.launch(empty).grid(1).workgroup(1).kernarg(0).completion(s).dispatch();
+            spinZero(s);
+            trip[i] = System.nanoTime() - t0;
+        }
+        Arrays.sort(trip);
+        short plain = PacketHeader.of(PacketType.KERNEL_DISPATCH, false, FenceScope.SYSTEM, FenceScope.NONE);
+        short last = PacketHeader.of(PacketType.KERNEL_DISPATCH, true, FenceScope.SYSTEM, FenceScope.SYSTEM);
+        KernelDispatchPacket k = new KernelDispatchPacket();
+        long best = Long.MAX_VALUE;
+        for (int b = 0; b < BATCHES; b++) {
+            s.storeRelaxed(1);
+            long t0 = System.nanoTime();
+            long first = q.addWriteIndexScacqScrel(BATCH);
+            q.waitForSpace(first + BATCH - 1);
+            for (int i = 0; i < BATCH; i++) {
+                k.wrap(q.ring(), q.slotOffset(first + i)).workgroupSize(1, 1, 1).gridSize(1, 1, 1).privateSegmentSize(0)
+                        .groupSegmentSize(0).kernelObject(empty).kernargAddress(0)
+                        .completionSignal(i == BATCH - 1 ? s.handle() : 0).publish(i == BATCH - 1 ? last : plain, 1);
+            }
+            q.ringDoorbell(first + BATCH - 1);
+            spinZero(s);
+            best = Math.min(best, System.nanoTime() - t0);
+        }
+        q.destroy();
+        long[] ph = processor.phases();
+        return String.format("round trip p50 %.2f us p10 %.2f us; batch of %d best %.0f k/s (%.2f us/packet)%n    %s",
+                trip[TRIPS / 2] / 1e3, trip[TRIPS / 10] / 1e3, BATCH, BATCH * 1e6 / best, best / 1e3 / BATCH,
+                ResidentLayout.phaseReport(ph));
+    }
+
+    private static void spinZero(Signal s) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (s.loadScacquire() != 0) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("signal still " + s.loadScacquire() + " after 10 s");
+            }
+            Thread.onSpinWait();
+        }
+    }
+}
