@@ -30,7 +30,8 @@ public final class Hsa4jMain {
      */
     static final Map<String, String> CUDA_VERSIONS = Map.of("sync_1way", "sync_1way", "sync_2way", "sync_2way",
             "pingpong", "pingpong", "atomic_int", "atomic_int", "vector_add_svm", "vector_add", "async_chain",
-            "async_chain", "managed_memory", "managed_memory", "syscall", "cuda_syscall", "fibonacci", "cuda_fibonacci");
+            "async_chain", "managed_memory", "managed_memory", "syscall", "cuda_syscall", "fibonacci", "cuda_fibonacci",
+            "hsa_dispatch", "resident");
     private static final String CUDA_ASYNC_CHAIN = "async_chain";
     private static final String CUDA_SYSCALL = "cuda_syscall";
     private static final String CUDA_FIBONACCI = "cuda_fibonacci";

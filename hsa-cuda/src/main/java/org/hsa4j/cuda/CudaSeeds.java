@@ -49,7 +49,7 @@ import org.hsa4j.status.HsaStatus;
  * MEMORY_FAULT, in a child JVM since CUDA cannot recover a context in-process, and this process's
  * agent serves on). async_chain is in the examples ({@code ./hsa4j run async_chain}): it needs the C++AMP layer.
  * {@code binary_tree_insert}: GPU threads and host threads insert into one pointer tree in real-address SVM
- * ({@link CudaBinaryTree}).
+ * ({@link CudaBinaryTree}). {@code resident}: the raw AQL flow on a GPU-resident queue ({@link CudaResidentSeed}).
  * Usage: {@code CudaSeeds NAME|all} ({@link #SEEDS}); exit status 0 when every check held.
  */
 public final class CudaSeeds {
@@ -71,7 +71,7 @@ public final class CudaSeeds {
 
     /** The seeds {@link #run} knows, in the order {@code all} runs them (managed_memory last: its child faults). */
     public static final List<String> SEEDS = List.of("sync_1way", "sync_2way", "pingpong", "atomic_int", "vector_add",
-            "dispatch", "binary_tree_insert", "managed_memory");
+            "dispatch", "binary_tree_insert", "resident", "managed_memory");
     /** The child process of managed_memory: a kernel touches plain malloc memory. */
     static final String FAULT_ROW = "managed_memory_fault_row";
     private static final int CHILD_FAULTED = 0;
@@ -121,6 +121,7 @@ public final class CudaSeeds {
                 case "vector_add" -> s.vectorAdd(1 << 22);
                 case "dispatch" -> s.dispatch(20_000);
                 case "binary_tree_insert" -> s.binaryTreeInsert();
+                case "resident" -> CudaResidentSeed.run(agent, 1 << 20, 20_000, out);
                 case "managed_memory" -> s.managedMemory(1 << 22);
                 default -> throw new HsaException(HsaStatus.INVALID_ARGUMENT, "no CUDA seed named " + name
                         + "; known: " + String.join(", ", SEEDS));
@@ -600,13 +601,13 @@ public final class CudaSeeds {
         }
     }
 
-    private static long median(long[] t) {
+    static long median(long[] t) {
         long[] c = t.clone();
         Arrays.sort(c);
         return c[c.length / 2];
     }
 
-    private static String us(long ns) {
+    static String us(long ns) {
         return String.format("%.2f us", ns / 1e3);
     }
 }
