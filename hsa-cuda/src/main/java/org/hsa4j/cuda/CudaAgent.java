@@ -63,8 +63,10 @@ import org.hsa4j.status.HsaStatus;
  * on the host and in CPU-agent kernels.
  *
  * <p><b>Faults.</b> A kernel that faults poisons the context: its queue gets MEMORY_FAULT or
- * EXCEPTION on its error callback, the context is recreated ({@link CudaContext#recover}), the other
- * queues that had work in the dead context go to the error state too, and new queues work.
+ * EXCEPTION on its error callback and the other queues that had work in the dead context go to the
+ * error state too. {@link CudaContext#recover} then tries to recreate the context; CUDA documents
+ * sticky errors as unrecoverable within the process (driver 580 refuses the new context with error
+ * 700), so the agent is then lost: later queues get FATAL saying why, and CPU agents serve on.
  */
 public final class CudaAgent implements AutoCloseable, QueueBackend {
     /** Kernel object handles: a tag in the high bits, so a CPU agent's handle is never taken for one. */
