@@ -143,7 +143,7 @@ public final class CodeObjectReader implements AutoCloseable {
      *
      * @throws HsaException INVALID_CODE_OBJECT_READER once destroyed
      */
-    public void checkLive() {
+    void checkLive() {
         if (destroyed) {
             throw new HsaException(HsaStatus.INVALID_CODE_OBJECT_READER, "the code object reader of " + origin
                     + " has been destroyed");
