@@ -45,7 +45,9 @@ import org.hsa4j.status.HsaStatus;
  * barrier on this agent can wait for a signal that the host, a CPU agent or another GPU completes.
  * A queue needs an {@link Agent} as its owner: this agent makes a <i>provided</i> one with the GPU's
  * attributes ({@link Agent#provided}, never started: no compute unit threads) whose queues this
- * agent serves as its {@link QueueBackend}: {@link #hsaAgent()}. So {@code hsaAgent().createQueue}
+ * agent serves as its {@link QueueBackend}: {@link #hsaAgent()}. Its code objects load through the
+ * spec's path too: {@code CodeObjectReader} -> {@code Executable.loadAgentCodeObject(hsaAgent(), reader)}
+ * hands PTX, cubins and fat binaries to this agent ({@link CudaCodeObjectLoader}). So {@code hsaAgent().createQueue}
  * and {@link #createQueue} are the same call. With hsa-cuda on the class path, {@code HsaRuntime.init()}
  * lists each device's provided agent after its own ({@link CudaAgentProvider}); {@link #of} and
  * {@link #in} find the CUDA agent behind them, and closing the runtime closes it.
@@ -111,7 +113,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
         this.limits = PacketTranslation.Limits.of(info);
         this.svmRegistrar = new CudaSvmRegistrar(context);
         this.hsaAgent = Agent.provided(index, info.agentProperties(), runtime.memory(), runtime.signals(),
-                runtime.systemPool(), List.of(), runtime::timestamp, this);
+                runtime.systemPool(), List.of(), runtime::timestamp, this, new CudaCodeObjectLoader(this));
     }
 
     /**
@@ -253,6 +255,21 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
         opts.addAll(List.of(options));
         Nvrtc.Output out = nvrtc.compile(source, name, opts);
         return CudaCodeObject.fromBytes(name, out.image());
+    }
+
+    /**
+     * Unloads {@code m} and forgets it (an executable that loaded it is destroyed); never throws:
+     * a closed or lost context took the module with it.
+     */
+    void unload(CudaModule m) {
+        synchronized (modules) {
+            modules.remove(m);
+        }
+        try {
+            m.unload();
+        } catch (HsaException gone) {
+            // the context is closed or lost: the module went with it, and its kernels are unregistered
+        }
     }
 
     CudaKernel register(CudaKernel k) {

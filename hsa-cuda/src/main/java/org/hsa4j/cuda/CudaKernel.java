@@ -15,11 +15,18 @@ public final class CudaKernel implements NativeKernel {
     private final KernargLayout kernargs;
     private final int staticShared;
     private final int maxThreadsPerBlock;
+    private final int privateSegmentSize;
     private long handle;
     private MemorySegment function;
     private int functionGeneration = -1;
 
     CudaKernel(CudaModule module, String symbol, KernargLayout kernargs, int staticShared, int maxThreadsPerBlock) {
+        this(module, symbol, kernargs, staticShared, maxThreadsPerBlock, 0);
+    }
+
+    CudaKernel(CudaModule module, String symbol, KernargLayout kernargs, int staticShared, int maxThreadsPerBlock,
+               int privateSegmentSize) {
+        this.privateSegmentSize = privateSegmentSize;
         this.module = module;
         this.symbol = symbol;
         this.kernargs = kernargs;
@@ -68,6 +75,11 @@ public final class CudaKernel implements NativeKernel {
     /** Shared memory the kernel declares statically (part of its group segment). */
     public int groupSegmentSize() {
         return staticShared;
+    }
+
+    /** Local memory per thread ({@code CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES}): the spec's private segment size. */
+    public int privateSegmentSize() {
+        return privateSegmentSize;
     }
 
     /** The largest block this kernel can run with (registers may make it below the device's). */

@@ -31,6 +31,7 @@ public final class CudaModule {
     // CUfunction_attribute values (cuda.h)
     private static final int FUNC_MAX_THREADS_PER_BLOCK = 0;
     private static final int FUNC_SHARED_SIZE_BYTES = 1;
+    private static final int FUNC_LOCAL_SIZE_BYTES = 3;
 
     private final CudaAgent agent;
     private final CudaCodeObject code;
@@ -87,10 +88,52 @@ public final class CudaModule {
                 int maxThreads = v.get(JAVA_INT, 0);
                 d.check(d.cuFuncGetAttribute(v, FUNC_SHARED_SIZE_BYTES, f), "cuFuncGetAttribute");
                 int shared = v.get(JAVA_INT, 0);
+                d.check(d.cuFuncGetAttribute(v, FUNC_LOCAL_SIZE_BYTES, f), "cuFuncGetAttribute");
+                int local = v.get(JAVA_INT, 0);
                 KernargLayout layout = layout(d, a, f, symbol);
                 return kernels.computeIfAbsent(symbol, s -> agent.register(new CudaKernel(this, s, layout, shared,
-                        maxThreads)));
+                        maxThreads, local)));
             }
+        } finally {
+            ctx.exit();
+        }
+    }
+
+    /**
+     * The names of the module's kernels ({@code hsa_executable_iterate_symbols}): PTX's entries as
+     * the text declares them, a cubin's or fat binary's as the driver lists them.
+     *
+     * @throws HsaException INCOMPATIBLE_ARGUMENTS when the code object is binary and the driver
+     *                      cannot list kernels (it lacks {@code cuModuleEnumerateFunctions}, CUDA 12.4)
+     */
+    public List<String> kernelNames() {
+        if (code.format() == CudaCodeObject.Format.PTX) {
+            return code.ptxEntryNames();
+        }
+        CudaContext ctx = agent.context();
+        ctx.enter();
+        try (Arena a = Arena.ofConfined()) {
+            CudaDriver d = ctx.driver();
+            if (!d.hasFunctionEnumeration()) {
+                throw new HsaException(HsaStatus.INCOMPATIBLE_ARGUMENTS, "cannot list the kernels of " + code.name()
+                        + " (" + code.format() + "): the driver lacks cuModuleEnumerateFunctions (CUDA 12.4); look "
+                        + "kernels up by name with CudaAgent.load(code).kernel(name)");
+            }
+            MemorySegment count = a.allocate(JAVA_INT);
+            d.check(d.cuModuleGetFunctionCount(count, handle()), "cuModuleGetFunctionCount");
+            int n = count.get(JAVA_INT, 0);
+            List<String> names = new ArrayList<>(n);
+            if (n == 0) {
+                return names;
+            }
+            MemorySegment functions = a.allocate(ADDRESS, n);
+            d.check(d.cuModuleEnumerateFunctions(functions, n, handle()), "cuModuleEnumerateFunctions");
+            MemorySegment name = a.allocate(ADDRESS);
+            for (int i = 0; i < n; i++) {
+                d.check(d.cuFuncGetName(name, functions.getAtIndex(ADDRESS, i)), "cuFuncGetName");
+                names.add(name.get(ADDRESS, 0).reinterpret(Integer.MAX_VALUE).getString(0));
+            }
+            return names;
         } finally {
             ctx.exit();
         }

@@ -46,6 +46,24 @@ public record KernargLayout(long[] offsets, long[] sizes, long bytes) {
         return new KernargLayout(offsets, sizes, end);
     }
 
+    /**
+     * The kernarg buffer's alignment as {@code HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_ALIGNMENT}
+     * gives it: the larger of 16 and the parameters' alignments. Each parameter's alignment is taken
+     * as the largest power of two dividing both its offset and its size, a bound never below the
+     * real one, so the buffer is never under-aligned (at worst over-aligned, which is harmless).
+     */
+    public int segmentAlignment() {
+        long align = 16;
+        for (int i = 0; i < offsets.length; i++) {
+            long a = sizes[i] == 0 ? 1 : Long.lowestOneBit(sizes[i]);
+            if (offsets[i] != 0) {
+                a = Math.min(a, Long.lowestOneBit(offsets[i]));
+            }
+            align = Math.max(align, a);
+        }
+        return (int) Math.min(align, 1 << 12);
+    }
+
     /** Number of parameters. */
     public int count() {
         return offsets.length;

@@ -9,6 +9,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 import org.hsa4j.idle.IdleStrategy;
+import org.hsa4j.kernel.CodeObjectAgent;
+import org.hsa4j.kernel.CodeObjectLoader;
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.MemoryKind;
@@ -36,9 +38,9 @@ import org.hsa4j.trace.Tracer;
  * <p>A <i>provided</i> agent ({@link #provided}) is a device the runtime does not emulate (a real
  * GPU from an {@link org.hsa4j.runtime.AgentProvider}): it has the same attributes and SVM view, but
  * its compute units are never started and its queues come from its {@link QueueBackend}, chosen
- * once when it is made.
+ * once when it is made, as is the {@link CodeObjectLoader} that loads its code objects.
  */
-public final class Agent {
+public final class Agent implements CodeObjectAgent {
     private static final AtomicLong QUEUE_IDS = new AtomicLong();
 
     private final int index;
@@ -51,6 +53,8 @@ public final class Agent {
     private final PacketProcessor processor;
     /** Serves this agent's queues: its compute units ({@link OwnQueues}) or a provider's backend. */
     private final QueueBackend queues;
+    /** Loads this agent's code objects: compiled Java for the runtime's own agents, a provider's device code. */
+    private final CodeObjectLoader codeObjects;
     private final Map<Integer, AgentDispatchHandler> handlers = new ConcurrentHashMap<>();
     /** What its packets report to (the runtime's tracer, chosen once). */
     private final Tracer tracer;
@@ -73,25 +77,39 @@ public final class Agent {
                                  QueueBackend backend) {
         HsaException.requireNonNull(backend, "backend");
         return new Agent(index, properties, memory, signals, queuePool, pools, clock, null, backend,
+                CodeObjectLoader.none(properties.name()), Tracer.off(clock));
+    }
+
+    /**
+     * A provided agent whose queues {@code backend} serves and whose code objects {@code loader}
+     * loads into executables ({@code Executable.loadAgentCodeObject}).
+     */
+    public static Agent provided(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
+                                 MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock,
+                                 QueueBackend backend, CodeObjectLoader loader) {
+        HsaException.requireNonNull(backend, "backend");
+        HsaException.requireNonNull(loader, "loader");
+        return new Agent(index, properties, memory, signals, queuePool, pools, clock, null, backend, loader,
                 Tracer.off(clock));
     }
 
     /** Built by the runtime while it makes the topology; {@code coherence} is fidelity mode's model, or null. */
     public Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
                  MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, CoherenceModel coherence) {
-        this(index, properties, memory, signals, queuePool, pools, clock, coherence, null, Tracer.off(clock));
+        this(index, properties, memory, signals, queuePool, pools, clock, coherence, null, CodeObjectLoader.jvm(),
+                Tracer.off(clock));
     }
 
     /** Built by the runtime while it makes the topology: as above, reporting its packets to {@code tracer}. */
     public Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
                  MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, CoherenceModel coherence,
                  Tracer tracer) {
-        this(index, properties, memory, signals, queuePool, pools, clock, coherence, null, tracer);
+        this(index, properties, memory, signals, queuePool, pools, clock, coherence, null, CodeObjectLoader.jvm(), tracer);
     }
 
     private Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
                   MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, CoherenceModel coherence,
-                  QueueBackend backend, Tracer tracer) {
+                  QueueBackend backend, CodeObjectLoader codeObjects, Tracer tracer) {
         this.index = index;
         this.tracer = tracer;
         this.properties = properties;
@@ -102,6 +120,13 @@ public final class Agent {
         this.svm = new Svm(memory.addressSpace(), index, properties.name(), coherence, memory.fpAtomicPolicy());
         this.processor = new PacketProcessor(this, memory, signals, svm, clock);
         this.queues = backend != null ? backend : new OwnQueues();
+        this.codeObjects = codeObjects;
+    }
+
+    /** How this agent loads code objects ({@code hsa_executable_load_agent_code_object}): chosen when it was made. */
+    @Override
+    public CodeObjectLoader codeObjectLoader() {
+        return codeObjects;
     }
 
     /** The runtime's own agents' queues: consumed by this agent's compute units. */
@@ -167,6 +192,7 @@ public final class Agent {
     }
 
     /** Index of this agent: its bit in access masks. */
+    @Override
     public int index() {
         return index;
     }
@@ -177,6 +203,7 @@ public final class Agent {
     }
 
     /** {@code HSA_AGENT_INFO_NAME}. */
+    @Override
     public String name() {
         return properties.name();
     }

@@ -15,35 +15,46 @@ import org.hsa4j.status.HsaStatus;
 
 /**
  * {@code hsa_code_object_reader_t}: the bytes of a code object, read from a file or from memory,
- * for {@link Executable#loadCodeObject(CodeObjectReader)}.
+ * for {@link Executable#loadAgentCodeObject(CodeObjectAgent, CodeObjectReader)}.
  *
- * <p>A worker-pool agent's ISA is the JVM, so its code object is compiled Java: one class file, or
- * a jar of class files (the format is told by the bytes: {@code 0xCAFEBABE} or a zip). Every class
- * with a {@link KernelSymbol} method contributes its kernels. Each load defines the classes anew in
- * a class loader of its own, so two executables loading one reader get separate classes (and
- * separate {@link ExternalVariable} fields), as two HSA executables get separate copies of a code
- * object's variables. The bytes are checked when the reader is made: a truncated or foreign file
- * is INVALID_CODE_OBJECT here, not at load.
+ * <p>The format is told by the bytes ({@link #format()}): a worker-pool agent's ISA is the JVM, so
+ * its code object is compiled Java, one class file ({@code 0xCAFEBABE}) or a jar of class files (a
+ * zip); a CUDA agent's is PTX text, a cubin (ELF, machine EM_CUDA) or a fat binary
+ * ({@code 0xBA55ED50}). Which agent loads it is the load's business: each agent refuses another
+ * ISA's code object with INCOMPATIBLE_ARGUMENTS ({@link CodeObjectLoader}).
+ *
+ * <p>For compiled Java, every class with a {@link KernelSymbol} method contributes its kernels.
+ * Each load defines the classes anew in a class loader of its own, so two executables loading one
+ * reader get separate classes (and separate {@link ExternalVariable} fields), as two HSA
+ * executables get separate copies of a code object's variables. The bytes are checked when the
+ * reader is made: a truncated or foreign file is INVALID_CODE_OBJECT here, not at load.
  */
 public final class CodeObjectReader implements AutoCloseable {
     private static final int CLASS_MAGIC = 0xCAFEBABE;
 
     private final String origin;
+    private final CodeObjectFormat format;
+    /** The code object's bytes, kept for an agent's loader. */
+    private final byte[] bytes;
+    /** For compiled Java: each class's bytes by binary name; empty for a device's code object. */
     private final Map<String, byte[]> classes;
     private final ClassLoader parent;
     private volatile boolean destroyed;
 
-    private CodeObjectReader(String origin, Map<String, byte[]> classes, ClassLoader parent) {
+    private CodeObjectReader(String origin, CodeObjectFormat format, byte[] bytes, Map<String, byte[]> classes,
+                             ClassLoader parent) {
         this.origin = origin;
+        this.format = format;
+        this.bytes = bytes;
         this.classes = classes;
         this.parent = parent;
     }
 
     /**
-     * {@code hsa_code_object_reader_create_from_file}: reads a class file or jar.
+     * {@code hsa_code_object_reader_create_from_file}: reads a class file, jar, PTX, cubin or fat binary.
      *
      * @throws HsaException INVALID_FILE when the file cannot be read, INVALID_CODE_OBJECT when it
-     *                      is neither a class file nor a jar holding one
+     *                      is none of those formats, or a truncated one
      */
     public static CodeObjectReader fromFile(Path file) {
         HsaException.requireNonNull(file, "file");
@@ -59,9 +70,9 @@ public final class CodeObjectReader implements AutoCloseable {
     }
 
     /**
-     * {@code hsa_code_object_reader_create_from_memory}: takes a copy of a class file's or jar's bytes.
+     * {@code hsa_code_object_reader_create_from_memory}: takes a copy of a code object's bytes.
      *
-     * @throws HsaException INVALID_CODE_OBJECT when the bytes are neither
+     * @throws HsaException INVALID_CODE_OBJECT when the bytes are no code object, or a truncated one
      */
     public static CodeObjectReader fromBytes(byte[] bytes) {
         HsaException.requireNonNull(bytes, "bytes");
@@ -80,7 +91,17 @@ public final class CodeObjectReader implements AutoCloseable {
         return origin;
     }
 
-    /** The binary names of the classes the code object holds, in file order. */
+    /** The code object's format, told by its bytes. */
+    public CodeObjectFormat format() {
+        return format;
+    }
+
+    /** A copy of the code object's bytes, as read: what an agent's {@link CodeObjectLoader} loads. */
+    public byte[] bytes() {
+        return bytes.clone();
+    }
+
+    /** The binary names of the classes the code object holds, in file order; empty for a device's code object. */
     public java.util.Set<String> classNames() {
         return java.util.Collections.unmodifiableSet(classes.keySet());
     }
@@ -98,9 +119,10 @@ public final class CodeObjectReader implements AutoCloseable {
 
     /** Defines every class of the code object in a fresh loader and returns them, in file order. */
     Class<?>[] defineClasses() {
-        if (destroyed) {
-            throw new HsaException(HsaStatus.INVALID_CODE_OBJECT_READER, "the code object reader of " + origin
-                    + " has been destroyed");
+        checkLive();
+        if (!format.isJvm()) {
+            throw new HsaException(HsaStatus.INCOMPATIBLE_ARGUMENTS, "code object " + origin + " is " + format
+                    + ", not compiled Java: load it for an agent of its ISA with loadAgentCodeObject(agent, reader)");
         }
         Loader loader = new Loader(parent, classes, origin);
         Class<?>[] out = new Class<?>[classes.size()];
@@ -116,6 +138,18 @@ public final class CodeObjectReader implements AutoCloseable {
         return out;
     }
 
+    /**
+     * Fails unless the reader is live.
+     *
+     * @throws HsaException INVALID_CODE_OBJECT_READER once destroyed
+     */
+    void checkLive() {
+        if (destroyed) {
+            throw new HsaException(HsaStatus.INVALID_CODE_OBJECT_READER, "the code object reader of " + origin
+                    + " has been destroyed");
+        }
+    }
+
     private static ClassLoader defaultParent() {
         ClassLoader context = Thread.currentThread().getContextClassLoader();
         return context != null ? context : CodeObjectReader.class.getClassLoader();
@@ -123,9 +157,14 @@ public final class CodeObjectReader implements AutoCloseable {
 
     private static CodeObjectReader read(String origin, byte[] bytes, ClassLoader parent) {
         Map<String, byte[]> classes = new LinkedHashMap<>();
+        CodeObjectFormat format;
         if (bytes.length >= 4 && readInt(bytes, 0) == CLASS_MAGIC) {
+            format = CodeObjectFormat.CLASS_FILE;
             classes.put(ClassFiles.binaryName(bytes, origin), bytes);
+        } else if (NativeImages.claims(bytes)) {
+            return new CodeObjectReader(origin, NativeImages.check(bytes, origin), bytes, Map.of(), parent);
         } else if (bytes.length >= 4 && bytes[0] == 'P' && bytes[1] == 'K') {
+            format = CodeObjectFormat.JAR;
             try (JarInputStream jar = new JarInputStream(new ByteArrayInputStream(bytes))) {
                 for (JarEntry e; (e = jar.getNextJarEntry()) != null; ) {
                     if (!e.isDirectory() && e.getName().endsWith(".class") && !e.getName().endsWith("module-info.class")) {
@@ -139,12 +178,12 @@ public final class CodeObjectReader implements AutoCloseable {
             }
         } else {
             throw new HsaException(HsaStatus.INVALID_CODE_OBJECT, "code object " + origin
-                    + " is neither a class file nor a jar");
+                    + " is none of a class file, a jar, PTX, a cubin or a fat binary");
         }
         if (classes.isEmpty()) {
             throw new HsaException(HsaStatus.INVALID_CODE_OBJECT, "code object " + origin + " holds no class");
         }
-        return new CodeObjectReader(origin, classes, parent);
+        return new CodeObjectReader(origin, format, bytes, classes, parent);
     }
 
     private static int readInt(byte[] b, int at) {

@@ -25,13 +25,21 @@ import org.hsa4j.status.HsaException;
 import org.hsa4j.status.HsaStatus;
 
 /**
- * An executable ({@code hsa_executable_t}): Java kernels loaded by symbol name. Define kernels
+ * An executable ({@code hsa_executable_t}): kernels loaded by symbol name. Define Java kernels
  * one by one or load every {@link KernelSymbol} method of a class or of a {@link CodeObjectReader}'s
  * class file or jar (a "code object"), define the global and readonly variables code objects refer
  * to ({@link ExternalVariable}), then {@link #freeze()} and look symbols up by name to get the
  * kernel object handle for packets or a variable's address.
- * Each kernel object is 64 bytes of SVM ({@link KernelObjectDescriptor}) whose allocation carries
- * the {@link KernelCode}, so a packet processor resolves a handle with one lookup.
+ * Each Java kernel object is 64 bytes of SVM ({@link KernelObjectDescriptor}) whose allocation
+ * carries the {@link KernelCode}, so a packet processor resolves a handle with one lookup; every
+ * worker-pool agent runs it.
+ *
+ * <p>{@link #loadAgentCodeObject} hands a code object to one agent's {@link CodeObjectLoader}
+ * instead: a worker-pool agent's loads compiled Java as above, a provided agent's loads its
+ * device's code (the CUDA agent: PTX, cubin, fat binary) and returns its kernels, which this
+ * executable lists as that agent's symbols ({@link ExecutableSymbol#agentIndex()}) until it is
+ * destroyed and unloads them. One name may be a kernel of several agents (one PTX loaded for two
+ * GPUs); {@link #symbol(String, CodeObjectAgent)} picks the agent's.
  */
 public final class Executable implements AutoCloseable {
     private static final AtomicLong SYMBOL_IDS = new AtomicLong();
@@ -40,6 +48,10 @@ public final class Executable implements AutoCloseable {
     private final MemoryPool pool;
     private final Map<String, KernelCode> kernels = new LinkedHashMap<>();
     private final Map<String, Variable> variables = new LinkedHashMap<>();
+    /** Agents' kernels by name and agent, in load order. */
+    private final Map<AgentSymbol, AgentKernel> agentKernels = new LinkedHashMap<>();
+    /** What agents loaded, to validate and unload. */
+    private final List<Loaded> loaded = new ArrayList<>();
     private boolean frozen;
     private boolean destroyed;
 
@@ -95,7 +107,7 @@ public final class Executable implements AutoCloseable {
         HsaException.requireNonNull(descriptor, "descriptor");
         checkUsable();
         checkUnfrozen("define " + name);
-        if (kernels.containsKey(name) || variables.containsKey(name)) {
+        if (taken(name)) {
             throw new HsaException(HsaStatus.VARIABLE_ALREADY_DEFINED, "kernel " + name + " is already defined");
         }
         KernelCode code = make.get();
@@ -130,17 +142,90 @@ public final class Executable implements AutoCloseable {
     }
 
     /**
-     * {@code hsa_executable_load_agent_code_object}: loads every class of the reader's code object
-     * as {@link #loadCodeObject(Class)} does, in classes defined for this load only.
+     * Loads every class of the reader's compiled-Java code object as {@link #loadCodeObject(Class)}
+     * does, in classes defined for this load only: {@link #loadAgentCodeObject} for the worker-pool
+     * agents, which all run these kernels.
      *
-     * @throws HsaException INVALID_CODE_OBJECT_READER when the reader was destroyed, else as
-     *                      {@link #loadCodeObject(Class)}
+     * @throws HsaException INVALID_CODE_OBJECT_READER when the reader was destroyed,
+     *                      INCOMPATIBLE_ARGUMENTS when it holds a device's code object (PTX, cubin,
+     *                      fat binary: load it for its agent), else as {@link #loadCodeObject(Class)}
      */
     public synchronized Executable loadCodeObject(CodeObjectReader reader) {
         HsaException.requireNonNull(reader, "reader");
         checkUsable();
         checkUnfrozen("load " + reader.origin());
+        return loadClasses(reader);
+    }
+
+    /** Loads a compiled-Java reader's classes; the worker-pool agents' {@link CodeObjectLoader} calls it. */
+    Executable loadClasses(CodeObjectReader reader) {
         return load(reader.origin(), reader.defineClasses());
+    }
+
+    /**
+     * {@code hsa_executable_load_agent_code_object}: hands the reader's code object to
+     * {@code agent}'s {@link CodeObjectLoader}. A worker-pool agent loads compiled Java as
+     * {@link #loadCodeObject(CodeObjectReader)} does; a provided agent loads its device's code and
+     * its kernels become this executable's symbols for that agent. A refused or clashing code
+     * object defines nothing.
+     *
+     * @throws HsaException INCOMPATIBLE_ARGUMENTS when the code object is not of the agent's ISA
+     *                      (PTX for a worker-pool agent, a class file for the CUDA agent),
+     *                      INVALID_CODE_OBJECT_READER when the reader was destroyed,
+     *                      INVALID_CODE_OBJECT when the agent cannot load it,
+     *                      VARIABLE_ALREADY_DEFINED when a kernel's name is taken for that agent,
+     *                      FROZEN_EXECUTABLE when frozen, INVALID_EXECUTABLE when destroyed
+     */
+    public synchronized Executable loadAgentCodeObject(CodeObjectAgent agent, CodeObjectReader reader) {
+        HsaException.requireNonNull(agent, "agent");
+        HsaException.requireNonNull(reader, "reader");
+        checkUsable();
+        checkUnfrozen("load " + reader.origin());
+        reader.checkLive();
+        LoadedCodeObject object = agent.codeObjectLoader().load(this, reader, agent.index());
+        List<AgentKernel> made = object.kernels();
+        Map<AgentSymbol, AgentKernel> adding = new LinkedHashMap<>();
+        for (AgentKernel k : made) {
+            AgentSymbol key = new AgentSymbol(k.name(), agent.index());
+            if (kernels.containsKey(k.name()) || variables.containsKey(k.name()) || agentKernels.containsKey(key)
+                    || adding.putIfAbsent(key, k) != null) {
+                unloadQuietly(object);
+                throw new HsaException(HsaStatus.VARIABLE_ALREADY_DEFINED, "kernel " + k.name() + " of "
+                        + reader.origin() + " is already defined for agent " + agent.name());
+            }
+        }
+        agentKernels.putAll(adding);
+        loaded.add(new Loaded(agent.name(), reader.origin(), object));
+        return this;
+    }
+
+    /** A kernel of one agent's loaded code object. */
+    private record AgentSymbol(String name, int agentIndex) {
+    }
+
+    /** One agent's loaded code object. */
+    private record Loaded(String agentName, String origin, LoadedCodeObject object) {
+    }
+
+    /** True when {@code name} is a Java kernel, a variable, or a kernel of any agent. */
+    private boolean taken(String name) {
+        if (kernels.containsKey(name) || variables.containsKey(name)) {
+            return true;
+        }
+        for (AgentSymbol s : agentKernels.keySet()) {
+            if (s.name().equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void unloadQuietly(LoadedCodeObject object) {
+        try {
+            object.unload();
+        } catch (RuntimeException e) {
+            // unload never throws by contract; a loader that does must not keep the executable from closing
+        }
     }
 
     private Executable load(String origin, Class<?>[] classes) {
@@ -161,7 +246,7 @@ public final class Executable implements AutoCloseable {
                             m + " must be a static void method taking one WorkItem");
                 }
                 String name = symbol.name().isEmpty() ? m.getName() : symbol.name();
-                if (kernels.containsKey(name) || variables.containsKey(name) || found.putIfAbsent(name, m) != null) {
+                if (taken(name) || found.putIfAbsent(name, m) != null) {
                     throw new HsaException(HsaStatus.VARIABLE_ALREADY_DEFINED, "kernel " + name + " of "
                             + c.getName() + " is already defined");
                 }
@@ -247,7 +332,7 @@ public final class Executable implements AutoCloseable {
         HsaException.requireNonNull(name, "name");
         checkUsable();
         checkUnfrozen("define " + name);
-        if (kernels.containsKey(name) || variables.containsKey(name)) {
+        if (taken(name)) {
             throw new HsaException(HsaStatus.VARIABLE_ALREADY_DEFINED, "symbol " + name + " is already defined");
         }
         if (memory.find(address) == null) {
@@ -319,20 +404,60 @@ public final class Executable implements AutoCloseable {
                 problems.add("variable " + v.name() + ": its memory at 0x" + Long.toHexString(v.address()) + " was freed");
             }
         }
+        for (Loaded l : loaded) {
+            for (String p : l.object().validate()) {
+                problems.add(l.origin() + " on " + l.agentName() + ": " + p);
+            }
+        }
         return problems;
     }
 
     /**
-     * {@code hsa_executable_get_symbol_by_name}.
+     * {@code hsa_executable_get_symbol_by_name} with no agent: a Java kernel, a variable, or the
+     * kernel of the one agent that has {@code name}.
      *
-     * @throws HsaException INVALID_EXECUTABLE when not frozen, INVALID_SYMBOL_NAME when unknown
+     * @throws HsaException INVALID_EXECUTABLE when not frozen, INVALID_SYMBOL_NAME when unknown,
+     *                      INVALID_ARGUMENT when several agents have a kernel of that name (name the agent)
      */
     public synchronized ExecutableSymbol symbol(String name) {
         HsaException.requireNonNull(name, "name");
+        checkFrozen();
+        ExecutableSymbol found = null;
+        for (Map.Entry<AgentSymbol, AgentKernel> e : agentKernels.entrySet()) {
+            if (e.getKey().name().equals(name)) {
+                if (found != null) {
+                    throw new HsaException(HsaStatus.INVALID_ARGUMENT, "kernel " + name + " is defined for agents "
+                            + found.agentIndex() + " and " + e.getKey().agentIndex() + ": name the agent");
+                }
+                found = ExecutableSymbol.agentKernel(e.getValue(), e.getKey().agentIndex());
+            }
+        }
+        return found != null ? found : programSymbol(name);
+    }
+
+    /**
+     * {@code hsa_executable_get_symbol_by_name} for {@code agent}: its kernel {@code name}, else a
+     * Java kernel or variable of that name.
+     *
+     * @throws HsaException INVALID_EXECUTABLE when not frozen, INVALID_SYMBOL_NAME when unknown
+     */
+    public synchronized ExecutableSymbol symbol(String name, CodeObjectAgent agent) {
+        HsaException.requireNonNull(name, "name");
+        HsaException.requireNonNull(agent, "agent");
+        checkFrozen();
+        AgentKernel k = agentKernels.get(new AgentSymbol(name, agent.index()));
+        return k != null ? ExecutableSymbol.agentKernel(k, agent.index()) : programSymbol(name);
+    }
+
+    private void checkFrozen() {
         checkUsable();
         if (!frozen) {
             throw new HsaException(HsaStatus.INVALID_EXECUTABLE, "freeze the executable before looking up symbols");
         }
+    }
+
+    /** A Java kernel or a variable. */
+    private ExecutableSymbol programSymbol(String name) {
         KernelCode code = kernels.get(name);
         if (code != null) {
             return ExecutableSymbol.kernel(name, code.handle(), code.descriptor());
@@ -347,13 +472,15 @@ public final class Executable implements AutoCloseable {
     }
 
     /**
-     * {@code hsa_executable_iterate_symbols}: every symbol, kernels first, each kind in definition
-     * order.
+     * {@code hsa_executable_iterate_symbols}: every symbol, Java kernels first, then the agents'
+     * kernels in load order, then variables, each in definition order.
      */
     public synchronized List<ExecutableSymbol> symbols() {
+        checkFrozen();
         List<ExecutableSymbol> out = new ArrayList<>();
-        kernels.keySet().forEach(n -> out.add(symbol(n)));
-        variables.keySet().forEach(n -> out.add(symbol(n)));
+        kernels.keySet().forEach(n -> out.add(programSymbol(n)));
+        agentKernels.forEach((key, k) -> out.add(ExecutableSymbol.agentKernel(k, key.agentIndex())));
+        variables.keySet().forEach(n -> out.add(programSymbol(n)));
         return out;
     }
 
@@ -380,7 +507,10 @@ public final class Executable implements AutoCloseable {
         }
     }
 
-    /** {@code hsa_executable_destroy}: releases every kernel object; later dispatches of them fail. */
+    /**
+     * {@code hsa_executable_destroy}: releases every kernel object and unloads what agents loaded
+     * (the CUDA agent's modules); later dispatches of them fail.
+     */
     @Override
     public synchronized void close() {
         if (destroyed) {
@@ -391,7 +521,12 @@ public final class Executable implements AutoCloseable {
             code.released = true;
             memory.release(code.object);
         }
+        for (Loaded l : loaded) {
+            unloadQuietly(l.object());
+        }
         kernels.clear();
         variables.clear();
+        agentKernels.clear();
+        loaded.clear();
     }
 }

@@ -91,6 +91,9 @@ public final class CudaDriver {
     private final MethodHandle H_CUMODULEGETFUNCTION;
     private final MethodHandle H_CUFUNCGETATTRIBUTE;
     private final MethodHandle H_CUFUNCGETPARAMINFO;
+    private final MethodHandle H_CUMODULEGETFUNCTIONCOUNT;
+    private final MethodHandle H_CUMODULEENUMERATEFUNCTIONS;
+    private final MethodHandle H_CUFUNCGETNAME;
     private final MethodHandle H_CULAUNCHKERNEL;
     private final MethodHandle H_CULINKCREATE;
     private final MethodHandle H_CULINKADDDATA;
@@ -154,6 +157,10 @@ public final class CudaDriver {
         H_CUMODULEGETFUNCTION = bind(lookup, "cuModuleGetFunction", false, JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
         H_CUFUNCGETATTRIBUTE = bind(lookup, "cuFuncGetAttribute", false, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS);
         H_CUFUNCGETPARAMINFO = bind(lookup, "cuFuncGetParamInfo", true, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS);
+        // listing a cubin's or fat binary's kernels (CUDA 12.3/12.4): optional
+        H_CUMODULEGETFUNCTIONCOUNT = bind(lookup, "cuModuleGetFunctionCount", true, JAVA_INT, ADDRESS, ADDRESS);
+        H_CUMODULEENUMERATEFUNCTIONS = bind(lookup, "cuModuleEnumerateFunctions", true, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS);
+        H_CUFUNCGETNAME = bind(lookup, "cuFuncGetName", true, JAVA_INT, ADDRESS, ADDRESS);
         H_CULAUNCHKERNEL = bind(lookup, "cuLaunchKernel", false, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
         H_CULINKCREATE = bind(lookup, "cuLinkCreate_v2", true, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
         H_CULINKADDDATA = bind(lookup, "cuLinkAddData_v2", true, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_INT, ADDRESS, ADDRESS);
@@ -218,6 +225,11 @@ public final class CudaDriver {
     /** True when the driver has the optional entry point {@code cuFuncGetParamInfo}. */
     public boolean hasParamInfo() {
         return H_CUFUNCGETPARAMINFO != null;
+    }
+
+    /** True when the driver can list a module's kernels ({@code cuModuleGetFunctionCount}, {@code cuModuleEnumerateFunctions}, {@code cuFuncGetName}). */
+    public boolean hasFunctionEnumeration() {
+        return H_CUMODULEGETFUNCTIONCOUNT != null && H_CUMODULEENUMERATEFUNCTIONS != null && H_CUFUNCGETNAME != null;
     }
 
     /** {@code cuGetErrorName}'s name of {@code result}, or the header's from {@link CuResult#name}. */
@@ -589,6 +601,42 @@ public final class CudaDriver {
             return (int) H_CUFUNCGETPARAMINFO.invokeExact(function, index, offset, size);
         } catch (Throwable t) {
             throw unexpected("cuFuncGetParamInfo", t);
+        }
+    }
+
+    /** {@code cuModuleGetFunctionCount}: Number of kernels in a module (CUDA 12.4+). */
+    public int cuModuleGetFunctionCount(MemorySegment count, MemorySegment module) {
+        if (H_CUMODULEGETFUNCTIONCOUNT == null) {
+            return MISSING;
+        }
+        try {
+            return (int) H_CUMODULEGETFUNCTIONCOUNT.invokeExact(count, module);
+        } catch (Throwable t) {
+            throw unexpected("cuModuleGetFunctionCount", t);
+        }
+    }
+
+    /** {@code cuModuleEnumerateFunctions}: Up to {@code numFunctions} kernel handles of a module (CUDA 12.4+). */
+    public int cuModuleEnumerateFunctions(MemorySegment functions, int numFunctions, MemorySegment module) {
+        if (H_CUMODULEENUMERATEFUNCTIONS == null) {
+            return MISSING;
+        }
+        try {
+            return (int) H_CUMODULEENUMERATEFUNCTIONS.invokeExact(functions, numFunctions, module);
+        } catch (Throwable t) {
+            throw unexpected("cuModuleEnumerateFunctions", t);
+        }
+    }
+
+    /** {@code cuFuncGetName}: The symbol name of a kernel (CUDA 12.3+). */
+    public int cuFuncGetName(MemorySegment name, MemorySegment function) {
+        if (H_CUFUNCGETNAME == null) {
+            return MISSING;
+        }
+        try {
+            return (int) H_CUFUNCGETNAME.invokeExact(name, function);
+        } catch (Throwable t) {
+            throw unexpected("cuFuncGetName", t);
         }
     }
 
