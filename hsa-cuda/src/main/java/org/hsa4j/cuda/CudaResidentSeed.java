@@ -5,7 +5,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
-import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -93,31 +92,41 @@ final class CudaResidentSeed {
             out.printf("gpu_resident: a %d-element vector add and, behind the barrier bit, d = 2c, processed by a "
                     + "GPU-resident grid on %s (%d workgroups each); every element right%n", n, agent.name(), (n + 255) / 256);
 
+            // rounds of resident trips and raw launches taking turns, the first round a warm-up for both: a
+            // process's first seconds on the card run slower, and a baseline timed apart would not share that
             long empty = program.kernelObject("hsa4j_r_empty");
-            long[] resident = new long[trips];
-            for (int i = 0; i < trips; i++) {
-                done.storeRelaxed(1);
-                long s = System.nanoTime();
-                queue.launch(empty).grid(1).workgroup(1).kernarg(0).completion(done).dispatch();
-                if (!await(done)) {
-                    out.println("gpu_resident: FAILED: round trip " + i + " did not complete");
-                    return false;
-                }
-                resident[i] = System.nanoTime() - s;
-            }
-            long[] raw = new long[trips];
             CudaKernel rawEmpty = agent.load(CudaCodeObject.fromResource("org/hsa4j/cuda/kernels/hsa4j_kernels.ptx"))
                     .kernel("hsa4j_empty");
+            int rounds = 5;
+            int per = trips / rounds;
+            long[] resident = new long[per * (rounds - 1)];
+            long[] raw = new long[per * (rounds - 1)];
             try (CudaStream stream = CudaStream.open(agent)) {
-                for (int i = 0; i < trips; i++) {
-                    long s = System.nanoTime();
-                    stream.launch(rawEmpty, 1, 1, null);
-                    stream.synchronize();
-                    raw[i] = System.nanoTime() - s;
+                for (int round = 0; round < rounds; round++) {
+                    for (int i = 0; i < per; i++) {
+                        done.storeRelaxed(1);
+                        long s = System.nanoTime();
+                        queue.launch(empty).grid(1).workgroup(1).kernarg(0).completion(done).dispatch();
+                        if (!await(done)) {
+                            out.println("gpu_resident: FAILED: round trip " + i + " of round " + round + " did not complete");
+                            return false;
+                        }
+                        if (round > 0) {
+                            resident[(round - 1) * per + i] = System.nanoTime() - s;
+                        }
+                    }
+                    for (int i = 0; i < per; i++) {
+                        long s = System.nanoTime();
+                        stream.launch(rawEmpty, 1, 1, null);
+                        stream.synchronize();
+                        if (round > 0) {
+                            raw[(round - 1) * per + i] = System.nanoTime() - s;
+                        }
+                    }
                 }
             }
-            long r = CudaSeeds.median(Arrays.copyOfRange(resident, trips / 4, trips));
-            long l = CudaSeeds.median(Arrays.copyOfRange(raw, trips / 4, trips));
+            long r = CudaSeeds.median(resident);
+            long l = CudaSeeds.median(raw);
             out.printf("gpu_resident: empty kernel round trip median %s through the resident queue; baseline: %s with "
                     + "cuLaunchKernel+cuStreamSynchronize (ratio %.2f)%n", CudaSeeds.us(r), CudaSeeds.us(l), r / (double) l);
             if (error.isDone()) {
