@@ -7,7 +7,6 @@ import java.lang.invoke.VarHandle;
 import java.util.function.Consumer;
 
 import org.hsa4j.agent.Agent;
-import org.hsa4j.agent.RunningPacket;
 import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.idle.Idler;
 import org.hsa4j.memory.Allocation;
