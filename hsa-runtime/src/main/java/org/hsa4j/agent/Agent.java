@@ -17,6 +17,7 @@ import org.hsa4j.memory.MemoryPool;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.queue.Queue;
+import org.hsa4j.queue.QueueAgent;
 import org.hsa4j.queue.QueueDescriptor;
 import org.hsa4j.queue.QueueErrorCallback;
 import org.hsa4j.queue.QueueType;
@@ -38,7 +39,7 @@ import org.hsa4j.trace.Tracer;
  * its compute units are never started and its queues come from its {@link QueueBackend}, chosen
  * once when it is made.
  */
-public final class Agent {
+public final class Agent implements QueueAgent {
     private static final AtomicLong QUEUE_IDS = new AtomicLong();
 
     private final int index;
