@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.hsa4j.agent.Agent;
 import org.hsa4j.agent.NativeKernel;
-import org.hsa4j.agent.QueueBackend;
+import org.hsa4j.agent.spi.QueueBackend;
 import org.hsa4j.kernel.KernargWriter;
 import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.queue.Queue;

@@ -15,7 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.hsa4j.agent.Agent;
-import org.hsa4j.agent.QueueBackend;
+import org.hsa4j.agent.spi.QueueBackend;
 import org.hsa4j.cuda.driver.CudaDriver;
 import org.hsa4j.cuda.driver.Nvrtc;
 import org.hsa4j.memory.Allocation;

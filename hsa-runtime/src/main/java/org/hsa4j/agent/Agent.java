@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
+import org.hsa4j.agent.spi.QueueBackend;
 import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.CoherenceModel;

@@ -16,7 +16,7 @@ import org.hsa4j.agent.Agent;
 import org.hsa4j.agent.AgentFeature;
 import org.hsa4j.agent.AgentProperties;
 import org.hsa4j.agent.DeviceType;
-import org.hsa4j.agent.QueueBackend;
+import org.hsa4j.agent.spi.QueueBackend;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueErrorCallback;
 import org.hsa4j.queue.QueueType;

@@ -1,5 +1,6 @@
-package org.hsa4j.agent;
+package org.hsa4j.agent.spi;
 
+import org.hsa4j.agent.Agent;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueErrorCallback;
 import org.hsa4j.queue.QueueType;
