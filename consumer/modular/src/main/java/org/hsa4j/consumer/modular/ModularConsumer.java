@@ -1,5 +1,6 @@
 package org.hsa4j.consumer.modular;
 
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -10,6 +11,10 @@ import org.hsa4j.amp.IntArrayView;
 import org.hsa4j.amp.TileStaticInts;
 import org.hsa4j.amp.TiledExtent;
 import org.hsa4j.amp.TiledKernel;
+import org.hsa4j.kernel.KernelSymbol;
+import org.hsa4j.kernel.WorkItem;
+import org.hsa4j.queue.Queue;
+import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
 
 /** What a user of the library writes on the module path: an untiled and a tiled kernel, checked. */
@@ -75,16 +80,45 @@ public final class ModularConsumer {
         }
     }
 
+    /** An HSA code object: a class whose {@code @KernelSymbol} methods the runtime binds as kernels. */
+    static final class CodeObject {
+        private CodeObject() {
+        }
+
+        /** Stores kernarg 1 into the long at kernarg 0. */
+        @KernelSymbol(kernargSize = 16)
+        static void store(WorkItem wi) {
+            wi.svm().setLong(wi.kernarg().get(ValueLayout.JAVA_LONG, 0), wi.kernarg().get(ValueLayout.JAVA_LONG, 8));
+        }
+    }
+
+    /**
+     * Loads {@link CodeObject} into an executable (the runtime binds its method through a lookup
+     * into this module's package, which module-info opens to it), dispatches {@code store} once and
+     * returns what it stored.
+     */
+    public static long codeObjectStore(long value) {
+        try (HsaRuntime runtime = HsaRuntime.init()) {
+            long kernel = runtime.createExecutable().loadCodeObject(CodeObject.class).freeze().symbol("store").kernelObject();
+            Queue queue = runtime.gpuAgent().createQueue(64, QueueType.SINGLE, null);
+            long out = runtime.hostMalloc(8);
+            queue.dispatch(kernel, 1, 1, out, value).join();
+            return runtime.svm().getLong(out);
+        }
+    }
+
     /** Prints each result and the modules that ran it; exits 1 when anything is wrong. */
     public static void main(String[] args) {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 1 << 16;
         int added = vectorAdd(n);
         TileResult tiles = tileReverse(n, 256);
+        long stored = codeObjectStore(42);
         System.out.println("hsa4j modular consumer: module " + ModularConsumer.class.getModule().getName()
                 + " with " + HsaRuntime.class.getModule().getName() + " and " + Amp.class.getModule().getName()
                 + "; vector add of " + n + " ints, " + added + " wrong; tile reverse, " + tiles.wrong()
-                + " wrong, " + tiles.onVirtualThreads() + " work-items on virtual threads");
-        if (added != 0 || tiles.wrong() != 0 || tiles.onVirtualThreads() != 0) {
+                + " wrong, " + tiles.onVirtualThreads() + " work-items on virtual threads; code object kernel stored "
+                + stored);
+        if (added != 0 || tiles.wrong() != 0 || tiles.onVirtualThreads() != 0 || stored != 42) {
             System.exit(1);
         }
     }

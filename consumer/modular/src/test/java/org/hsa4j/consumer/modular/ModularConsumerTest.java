@@ -30,6 +30,11 @@ class ModularConsumerTest {
     }
 
     @Test
+    void shouldBindAndRunACodeObjectsKernelFromThisModule() {
+        assertEquals(42, ModularConsumer.codeObjectStore(42));
+    }
+
+    @Test
     void shouldRunATiledKernelAsWorkItemLoopsOnTheModulePath() {
         ModularConsumer.TileResult r = ModularConsumer.tileReverse(4096, 256);
         assertEquals(0, r.wrong());
