@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import org.hsa4j.agent.Agent;
 import org.hsa4j.agent.NativeKernel;
 import org.hsa4j.agent.spi.QueueBackend;
+import org.hsa4j.agent.spi.QueueFactory;
 import org.hsa4j.kernel.KernargWriter;
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.MemoryKind;
@@ -78,7 +79,7 @@ class NativeDispatchPacketTest {
                     MemoryKind.INTERNAL, -1L, 0, null);
             Signal doorbell = runtime.signals().create(-1, SignalDescriptor.KIND_DOORBELL);
             queues++;
-            return new Queue(agent, descriptor, ring, size, 1000 + queues, type, QueueDescriptor.FEATURE_KERNEL_DISPATCH,
+            return QueueFactory.create(agent, descriptor, ring, size, 1000 + queues, type, QueueDescriptor.FEATURE_KERNEL_DISPATCH,
                     doorbell, errorCallback, q -> {
                         q.markDestroyed();
                         for (Allocation a : q.allocations()) {

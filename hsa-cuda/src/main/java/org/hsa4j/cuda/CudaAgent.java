@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.hsa4j.agent.Agent;
 import org.hsa4j.agent.spi.QueueBackend;
+import org.hsa4j.agent.spi.QueueFactory;
 import org.hsa4j.cuda.driver.CudaDriver;
 import org.hsa4j.cuda.driver.Nvrtc;
 import org.hsa4j.memory.Allocation;
@@ -567,7 +568,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
                 throw e;
             }
             CudaQueueServer[] made = new CudaQueueServer[1];
-            Queue queue = new Queue(hsaAgent, descriptor, ring, size, QUEUE_IDS.incrementAndGet(), type,
+            Queue queue = QueueFactory.create(hsaAgent, descriptor, ring, size, QUEUE_IDS.incrementAndGet(), type,
                     QueueDescriptor.FEATURE_KERNEL_DISPATCH, doorbell, errorCallback, q -> destroyQueue(made[0]),
                     // a launched CUDA kernel cannot be stopped from the host: it runs to completion, and
                     // the processor launches nothing more once the queue is inactive

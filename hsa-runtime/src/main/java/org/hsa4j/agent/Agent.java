@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 import org.hsa4j.agent.spi.QueueBackend;
+import org.hsa4j.agent.spi.QueueFactory;
 import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.CoherenceModel;
@@ -320,7 +321,7 @@ public final class Agent implements QueueAgent {
                 throw e;
             }
             Signal doorbell = signals.create(-1, SignalDescriptor.KIND_DOORBELL);
-            Queue queue = new Queue(this, descriptor, ring, size, nextQueueId(), type, features,
+            Queue queue = QueueFactory.create(this, descriptor, ring, size, nextQueueId(), type, features,
                     doorbell, errorCallback, this::destroyQueue, this::inactivated);
             processor.attach(queue);
             return queue;

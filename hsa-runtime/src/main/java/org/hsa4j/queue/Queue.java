@@ -82,8 +82,8 @@ public final class Queue {
     /** The launch call's completion signals and kernarg blocks ({@link #dispatch}). */
     private final CompletionPool completions;
 
-    /** Called by {@code Agent.createQueue}; not for applications. */
-    public Queue(QueueAgent agent, Allocation descriptorAllocation, Allocation ringAllocation, int size, long id,
+    /** Package-private: the runtime and device modules make queues through {@code agent.spi.QueueFactory}. */
+    Queue(QueueAgent agent, Allocation descriptorAllocation, Allocation ringAllocation, int size, long id,
                  QueueType type, int features, Signal doorbell, QueueErrorCallback errorCallback,
                  Consumer<Queue> destroyer, Consumer<Queue> inactivator) {
         this(agent, agent, descriptorAllocation, ringAllocation, size, id, type, features, doorbell, errorCallback,
@@ -92,9 +92,9 @@ public final class Queue {
 
     /**
      * A soft queue ({@code hsa_soft_queue_create}): no agent consumes it; {@code host} (the runtime's
-     * CPU agent) lends its idle strategy and the launch call's pool. Called by {@code HsaRuntime}.
+     * CPU agent) lends its idle strategy and the launch call's pool. Made through {@code QueueFactory}.
      */
-    public static Queue soft(QueueAgent host, Allocation descriptorAllocation, Allocation ringAllocation, int size, long id,
+    static Queue soft(QueueAgent host, Allocation descriptorAllocation, Allocation ringAllocation, int size, long id,
                              QueueType type, int features, Signal doorbell, Consumer<Queue> destroyer) {
         return new Queue(null, host, descriptorAllocation, ringAllocation, size, id, type, features, doorbell, null,
                 destroyer, q -> {

@@ -14,6 +14,7 @@ import org.hsa4j.agent.Agent;
 import org.hsa4j.agent.AgentFeature;
 import org.hsa4j.agent.AgentProperties;
 import org.hsa4j.agent.DeviceType;
+import org.hsa4j.agent.spi.QueueFactory;
 import org.hsa4j.kernel.Executable;
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.CacheGeometry;
@@ -753,7 +754,7 @@ public final class HsaRuntime implements AutoCloseable {
             memory.release(descriptor);
             throw e;
         }
-        return Queue.soft(cpuAgent(), descriptor, ring, size, Agent.nextQueueId(), type, features, doorbell, q -> {
+        return QueueFactory.soft(cpuAgent(), descriptor, ring, size, Agent.nextQueueId(), type, features, doorbell, q -> {
             q.markDestroyed();
             for (Allocation a : q.allocations()) {
                 memory.release(a);
