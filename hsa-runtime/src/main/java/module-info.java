@@ -3,9 +3,9 @@
  * executables, status codes, tracing and statistics. Start with {@link org.hsa4j.runtime.HsaRuntime}.
  *
  * <p>{@code org.hsa4j.idle} (how the runtime's threads wait) is machinery the sibling modules share,
- * exported to them only. {@code org.hsa4j.agent.spi} is what a module that brings its own devices
- * implements (an {@link org.hsa4j.runtime.AgentProvider}'s queue backends), exported to hsa4j's CUDA
- * module only. JFR events are written when {@code jdk.jfr} is in the boot layer and skipped
+ * exported to them only. {@code org.hsa4j.agent.spi} (queue backends and the queue factory) and
+ * {@code org.hsa4j.runtime.spi} (the agent factory) are what a module that brings its own devices (an
+ * {@link org.hsa4j.runtime.AgentProvider}) implements and uses, exported to hsa4j's CUDA module only. JFR events are written when {@code jdk.jfr} is in the boot layer and skipped
  * otherwise. On the module path, pass {@code --enable-native-access=org.hsa4j.runtime} (SVM is
  * mapped through the foreign linker), and for the opt-in continuation barriers
  * {@code --add-exports java.base/jdk.internal.vm=org.hsa4j.runtime}.
@@ -27,6 +27,7 @@ module org.hsa4j.runtime {
 
     exports org.hsa4j.idle to org.hsa4j.amp, org.hsa4j.services, org.hsa4j.cuda;
     exports org.hsa4j.agent.spi to org.hsa4j.cuda;
+    exports org.hsa4j.runtime.spi to org.hsa4j.cuda;
 
     uses org.hsa4j.runtime.AgentProvider;
 }

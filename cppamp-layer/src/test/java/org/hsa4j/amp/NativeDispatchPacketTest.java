@@ -31,6 +31,7 @@ import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.AgentProvider;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.RuntimeConfig;
+import org.hsa4j.runtime.spi.AgentFactory;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalDescriptor;
 import org.hsa4j.status.HsaException;
@@ -66,7 +67,7 @@ class NativeDispatchPacketTest {
         @Override
         public Found open(HsaRuntime runtime, int firstIndex) {
             this.runtime = runtime;
-            agent = Agent.provided(firstIndex, runtime.gpuAgent().properties(), runtime.memory(), runtime.signals(),
+            agent = AgentFactory.provided(firstIndex, runtime.gpuAgent().properties(), runtime.memory(), runtime.signals(),
                     runtime.systemPool(), List.of(), runtime::timestamp, this);
             return new Found(List.of(agent), "one device");
         }

@@ -31,6 +31,7 @@ import org.hsa4j.queue.QueueDescriptor;
 import org.hsa4j.queue.QueueErrorCallback;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
+import org.hsa4j.runtime.spi.AgentFactory;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalDescriptor;
 import org.hsa4j.signal.SignalManager;
@@ -45,7 +46,7 @@ import org.hsa4j.status.HsaStatus;
  * code as for a CPU-pool agent. Completion and dependency signals are the runtime's signals, so a
  * barrier on this agent can wait for a signal that the host, a CPU agent or another GPU completes.
  * A queue needs an {@link Agent} as its owner: this agent makes a <i>provided</i> one with the GPU's
- * attributes ({@link Agent#provided}, never started: no compute unit threads) whose queues this
+ * attributes ({@code AgentFactory.provided}, never started: no compute unit threads) whose queues this
  * agent serves as its {@link QueueBackend}: {@link #hsaAgent()}. So {@code hsaAgent().createQueue}
  * and {@link #createQueue} are the same call. With hsa-cuda on the class path, {@code HsaRuntime.init()}
  * lists each device's provided agent after its own ({@link CudaAgentProvider}); {@link #of} and
@@ -109,7 +110,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
         this.context = new CudaContext(platform.driver(), info.ordinal());
         this.limits = PacketTranslation.Limits.of(info);
         this.svmRegistrar = new CudaSvmRegistrar(context);
-        this.hsaAgent = Agent.provided(index, info.agentProperties(), runtime.memory(), runtime.signals(),
+        this.hsaAgent = AgentFactory.provided(index, info.agentProperties(), runtime.memory(), runtime.signals(),
                 runtime.systemPool(), List.of(), runtime::timestamp, this);
     }
 

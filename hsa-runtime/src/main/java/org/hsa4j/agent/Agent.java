@@ -36,7 +36,7 @@ import org.hsa4j.trace.Tracer;
  * {@link PacketProcessor}. A GPU agent runs kernel dispatch packets; the CPU agent runs agent
  * dispatch packets through registered {@link AgentDispatchHandler}s. Both run barrier packets.
  *
- * <p>A <i>provided</i> agent ({@link #provided}) is a device the runtime does not emulate (a real
+ * <p>A <i>provided</i> agent ({@code AgentFactory.provided}) is a device the runtime does not emulate (a real
  * GPU from an {@link org.hsa4j.runtime.AgentProvider}): it has the same attributes and SVM view, but
  * its compute units are never started and its queues come from its {@link QueueBackend}, chosen
  * once when it is made.
@@ -62,16 +62,17 @@ public final class Agent implements QueueAgent {
     static final long ABORT_WAIT_NANOS = 5_000_000_000L;
 
     /** Built by the runtime while it makes the topology. */
-    public Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
+    Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
                  MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock) {
         this(index, properties, memory, signals, queuePool, pools, clock, null);
     }
 
     /**
      * A provided agent: a device whose queues {@code backend} serves (module hsa-cuda's GPUs). Its
-     * compute units are never started; {@link #shutdown} shuts the backend down.
+     * compute units are never started; {@link #shutdown} shuts the backend down. Made through
+     * {@code runtime.spi.AgentFactory}.
      */
-    public static Agent provided(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
+    static Agent provided(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
                                  MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock,
                                  QueueBackend backend) {
         HsaException.requireNonNull(backend, "backend");
@@ -80,13 +81,13 @@ public final class Agent implements QueueAgent {
     }
 
     /** Built by the runtime while it makes the topology; {@code coherence} is fidelity mode's model, or null. */
-    public Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
+    Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
                  MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, CoherenceModel coherence) {
         this(index, properties, memory, signals, queuePool, pools, clock, coherence, null, Tracer.off(clock));
     }
 
-    /** Built by the runtime while it makes the topology: as above, reporting its packets to {@code tracer}. */
-    public Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
+    /** Built by the runtime (through {@code runtime.spi.AgentFactory}): as above, reporting its packets to {@code tracer}. */
+    Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
                  MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, CoherenceModel coherence,
                  Tracer tracer) {
         this(index, properties, memory, signals, queuePool, pools, clock, coherence, null, tracer);
@@ -125,7 +126,7 @@ public final class Agent implements QueueAgent {
         }
     }
 
-    /** True for a provided agent ({@link #provided}): a device the runtime does not emulate. */
+    /** True for a provided agent ({@code AgentFactory.provided}): a device the runtime does not emulate. */
     public boolean isProvided() {
         return !(queues instanceof OwnQueues);
     }

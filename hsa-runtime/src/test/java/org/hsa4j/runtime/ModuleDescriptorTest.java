@@ -31,7 +31,8 @@ class ModuleDescriptorTest {
                 Map.entry("org.hsa4j.signal", ALL), Map.entry("org.hsa4j.status", ALL),
                 Map.entry("org.hsa4j.trace", ALL),
                 Map.entry("org.hsa4j.idle", Set.of("org.hsa4j.amp", "org.hsa4j.services", "org.hsa4j.cuda")),
-                Map.entry("org.hsa4j.agent.spi", Set.of("org.hsa4j.cuda")));
+                Map.entry("org.hsa4j.agent.spi", Set.of("org.hsa4j.cuda")),
+                Map.entry("org.hsa4j.runtime.spi", Set.of("org.hsa4j.cuda")));
         assertEquals(new TreeMap<>(expected), exports(descriptor()));
     }
 
