@@ -12,7 +12,6 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import org.hsa4j.agent.Agent;
 import org.hsa4j.agent.NativeKernel;
-import org.hsa4j.agent.RunningPacket;
 import org.hsa4j.amp.codegen.IndexLoops;
 import org.hsa4j.amp.codegen.TileCompiler;
 import org.hsa4j.idle.Idler;
@@ -26,6 +25,7 @@ import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueState;
 import org.hsa4j.queue.QueueType;
+import org.hsa4j.queue.RunningPacket;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.signal.WaitState;
 import org.hsa4j.status.HsaException;

@@ -1,5 +1,6 @@
 package org.hsa4j.amp;
 
+import java.lang.invoke.MethodHandles;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -10,6 +11,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.hsa4j.agent.Agent;
 import org.hsa4j.agent.AgentFeature;
+import org.hsa4j.amp.codegen.TileCompiler;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.signal.WaitState;
 import org.hsa4j.status.HsaException;
@@ -102,6 +104,19 @@ public final class Amp implements AutoCloseable {
         Accelerator a = new Accelerator(this, agent);
         provided.add(a);
         return a;
+    }
+
+    /**
+     * On the module path, lets tiled kernels written in {@code lookup}'s module run as work-item loops:
+     * the tile compiler defines each kernel's loops as a hidden class nested in the kernel's own class,
+     * which needs that module's full-privilege lookup. Call it once with {@code MethodHandles.lookup()}
+     * from a class of that module, before its first tiled dispatch; without it, its tiled kernels run
+     * on the barrier strategy (virtual threads), correct but slower. Not needed on the class path.
+     *
+     * @throws HsaException INVALID_ARGUMENT when {@code lookup} lacks full privilege access
+     */
+    public static void grantTileCompiler(MethodHandles.Lookup lookup) {
+        TileCompiler.grant(lookup);
     }
 
     /**

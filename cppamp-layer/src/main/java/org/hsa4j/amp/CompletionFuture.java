@@ -19,8 +19,8 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
-import org.hsa4j.agent.RunningPacket;
 import org.hsa4j.memory.ComputeUnitThread;
+import org.hsa4j.queue.RunningPacket;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalCondition;

@@ -13,7 +13,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.hsa4j.agent.Agent;
 import org.hsa4j.agent.NativeKernel;
-import org.hsa4j.agent.QueueBackend;
+import org.hsa4j.agent.spi.QueueBackend;
+import org.hsa4j.agent.spi.QueueFactory;
 import org.hsa4j.kernel.KernargWriter;
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.MemoryKind;
@@ -30,6 +31,7 @@ import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.AgentProvider;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.RuntimeConfig;
+import org.hsa4j.runtime.spi.AgentFactory;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalDescriptor;
 import org.hsa4j.status.HsaException;
@@ -65,7 +67,7 @@ class NativeDispatchPacketTest {
         @Override
         public Found open(HsaRuntime runtime, int firstIndex) {
             this.runtime = runtime;
-            agent = Agent.provided(firstIndex, runtime.gpuAgent().properties(), runtime.memory(), runtime.signals(),
+            agent = AgentFactory.provided(firstIndex, runtime.gpuAgent().properties(), runtime.memory(), runtime.signals(),
                     runtime.systemPool(), List.of(), runtime::timestamp, this);
             return new Found(List.of(agent), "one device");
         }
@@ -78,7 +80,7 @@ class NativeDispatchPacketTest {
                     MemoryKind.INTERNAL, -1L, 0, null);
             Signal doorbell = runtime.signals().create(-1, SignalDescriptor.KIND_DOORBELL);
             queues++;
-            return new Queue(agent, descriptor, ring, size, 1000 + queues, type, QueueDescriptor.FEATURE_KERNEL_DISPATCH,
+            return QueueFactory.create(agent, descriptor, ring, size, 1000 + queues, type, QueueDescriptor.FEATURE_KERNEL_DISPATCH,
                     doorbell, errorCallback, q -> {
                         q.markDestroyed();
                         for (Allocation a : q.allocations()) {

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.hsa4j.agent.Agent;
 import org.hsa4j.agent.NativeKernel;
-import org.hsa4j.agent.QueueBackend;
+import org.hsa4j.agent.spi.QueueBackend;
 import org.hsa4j.kernel.KernargWriter;
 import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.queue.Queue;
@@ -20,6 +20,7 @@ import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.AgentProvider;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.RuntimeConfig;
+import org.hsa4j.runtime.spi.AgentFactory;
 import org.hsa4j.status.HsaException;
 import org.hsa4j.status.HsaStatus;
 import org.junit.jupiter.api.AfterEach;
@@ -218,7 +219,7 @@ class NativeKernelChainTest {
         public Found open(HsaRuntime runtime, int firstIndex) {
             this.runtime = runtime;
             Agent gpu0 = runtime.gpuAgent();
-            return new Found(List.of(Agent.provided(firstIndex, gpu0.properties(), runtime.memory(), runtime.signals(),
+            return new Found(List.of(AgentFactory.provided(firstIndex, gpu0.properties(), runtime.memory(), runtime.signals(),
                     runtime.systemPool(), List.of(), runtime::timestamp, this)), "one device");
         }
 

@@ -15,7 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.hsa4j.agent.Agent;
-import org.hsa4j.agent.QueueBackend;
+import org.hsa4j.agent.spi.QueueBackend;
+import org.hsa4j.agent.spi.QueueFactory;
 import org.hsa4j.cuda.driver.CudaDriver;
 import org.hsa4j.cuda.driver.Nvrtc;
 import org.hsa4j.memory.Allocation;
@@ -30,6 +31,7 @@ import org.hsa4j.queue.QueueDescriptor;
 import org.hsa4j.queue.QueueErrorCallback;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
+import org.hsa4j.runtime.spi.AgentFactory;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalDescriptor;
 import org.hsa4j.signal.SignalManager;
@@ -44,7 +46,7 @@ import org.hsa4j.status.HsaStatus;
  * code as for a CPU-pool agent. Completion and dependency signals are the runtime's signals, so a
  * barrier on this agent can wait for a signal that the host, a CPU agent or another GPU completes.
  * A queue needs an {@link Agent} as its owner: this agent makes a <i>provided</i> one with the GPU's
- * attributes ({@link Agent#provided}, never started: no compute unit threads) whose queues this
+ * attributes ({@code AgentFactory.provided}, never started: no compute unit threads) whose queues this
  * agent serves as its {@link QueueBackend}: {@link #hsaAgent()}. Its code objects load through the
  * spec's path too: {@code CodeObjectReader} -> {@code Executable.loadAgentCodeObject(hsaAgent(), reader)}
  * hands PTX, cubins and fat binaries to this agent ({@link CudaCodeObjectLoader}). So {@code hsaAgent().createQueue}
@@ -112,7 +114,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
         this.context = new CudaContext(platform.driver(), info.ordinal());
         this.limits = PacketTranslation.Limits.of(info);
         this.svmRegistrar = new CudaSvmRegistrar(context);
-        this.hsaAgent = Agent.provided(index, info.agentProperties(), runtime.memory(), runtime.signals(),
+        this.hsaAgent = AgentFactory.provided(index, info.agentProperties(), runtime.memory(), runtime.signals(),
                 runtime.systemPool(), List.of(), runtime::timestamp, this, new CudaCodeObjectLoader(this));
     }
 
@@ -586,7 +588,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
                 throw e;
             }
             CudaQueueServer[] made = new CudaQueueServer[1];
-            Queue queue = new Queue(hsaAgent, descriptor, ring, size, QUEUE_IDS.incrementAndGet(), type,
+            Queue queue = QueueFactory.create(hsaAgent, descriptor, ring, size, QUEUE_IDS.incrementAndGet(), type,
                     QueueDescriptor.FEATURE_KERNEL_DISPATCH, doorbell, errorCallback, q -> destroyQueue(made[0]),
                     // a launched CUDA kernel cannot be stopped from the host: it runs to completion, and
                     // the processor launches nothing more once the queue is inactive

@@ -8,6 +8,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
+import org.hsa4j.agent.spi.QueueBackend;
+import org.hsa4j.agent.spi.QueueFactory;
 import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.kernel.CodeObjectAgent;
 import org.hsa4j.kernel.CodeObjectLoader;
@@ -19,6 +21,7 @@ import org.hsa4j.memory.MemoryPool;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.queue.Queue;
+import org.hsa4j.queue.QueueAgent;
 import org.hsa4j.queue.QueueDescriptor;
 import org.hsa4j.queue.QueueErrorCallback;
 import org.hsa4j.queue.QueueType;
@@ -35,12 +38,12 @@ import org.hsa4j.trace.Tracer;
  * {@link PacketProcessor}. A GPU agent runs kernel dispatch packets; the CPU agent runs agent
  * dispatch packets through registered {@link AgentDispatchHandler}s. Both run barrier packets.
  *
- * <p>A <i>provided</i> agent ({@link #provided}) is a device the runtime does not emulate (a real
+ * <p>A <i>provided</i> agent ({@code AgentFactory.provided}) is a device the runtime does not emulate (a real
  * GPU from an {@link org.hsa4j.runtime.AgentProvider}): it has the same attributes and SVM view, but
  * its compute units are never started and its queues come from its {@link QueueBackend}, chosen
  * once when it is made, as is the {@link CodeObjectLoader} that loads its code objects.
  */
-public final class Agent implements CodeObjectAgent {
+public final class Agent implements QueueAgent, CodeObjectAgent {
     private static final AtomicLong QUEUE_IDS = new AtomicLong();
 
     private final int index;
@@ -63,16 +66,17 @@ public final class Agent implements CodeObjectAgent {
     static final long ABORT_WAIT_NANOS = 5_000_000_000L;
 
     /** Built by the runtime while it makes the topology. */
-    public Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
+    Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
                  MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock) {
         this(index, properties, memory, signals, queuePool, pools, clock, null);
     }
 
     /**
      * A provided agent: a device whose queues {@code backend} serves (module hsa-cuda's GPUs). Its
-     * compute units are never started; {@link #shutdown} shuts the backend down.
+     * compute units are never started; {@link #shutdown} shuts the backend down. Made through
+     * {@code runtime.spi.AgentFactory}.
      */
-    public static Agent provided(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
+    static Agent provided(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
                                  MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock,
                                  QueueBackend backend) {
         HsaException.requireNonNull(backend, "backend");
@@ -82,9 +86,10 @@ public final class Agent implements CodeObjectAgent {
 
     /**
      * A provided agent whose queues {@code backend} serves and whose code objects {@code loader}
-     * loads into executables ({@code Executable.loadAgentCodeObject}).
+     * loads into executables ({@code Executable.loadAgentCodeObject}). Made through
+     * {@code runtime.spi.AgentFactory}.
      */
-    public static Agent provided(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
+    static Agent provided(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
                                  MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock,
                                  QueueBackend backend, CodeObjectLoader loader) {
         HsaException.requireNonNull(backend, "backend");
@@ -94,14 +99,14 @@ public final class Agent implements CodeObjectAgent {
     }
 
     /** Built by the runtime while it makes the topology; {@code coherence} is fidelity mode's model, or null. */
-    public Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
+    Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
                  MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, CoherenceModel coherence) {
         this(index, properties, memory, signals, queuePool, pools, clock, coherence, null, CodeObjectLoader.jvm(),
                 Tracer.off(clock));
     }
 
-    /** Built by the runtime while it makes the topology: as above, reporting its packets to {@code tracer}. */
-    public Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
+    /** Built by the runtime (through {@code runtime.spi.AgentFactory}): as above, reporting its packets to {@code tracer}. */
+    Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
                  MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, CoherenceModel coherence,
                  Tracer tracer) {
         this(index, properties, memory, signals, queuePool, pools, clock, coherence, null, CodeObjectLoader.jvm(), tracer);
@@ -147,7 +152,7 @@ public final class Agent implements CodeObjectAgent {
         }
     }
 
-    /** True for a provided agent ({@link #provided}): a device the runtime does not emulate. */
+    /** True for a provided agent ({@code AgentFactory.provided}): a device the runtime does not emulate. */
     public boolean isProvided() {
         return !(queues instanceof OwnQueues);
     }
@@ -345,7 +350,7 @@ public final class Agent implements CodeObjectAgent {
                 throw e;
             }
             Signal doorbell = signals.create(-1, SignalDescriptor.KIND_DOORBELL);
-            Queue queue = new Queue(this, descriptor, ring, size, nextQueueId(), type, features,
+            Queue queue = QueueFactory.create(this, descriptor, ring, size, nextQueueId(), type, features,
                     doorbell, errorCallback, this::destroyQueue, this::inactivated);
             processor.attach(queue);
             return queue;

@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 
 import org.hsa4j.memory.Abortable;
 import org.hsa4j.memory.ComputeUnitThread;
+import org.hsa4j.queue.RunningPacket;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.status.HsaException;
 

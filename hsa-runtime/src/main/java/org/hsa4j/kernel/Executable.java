@@ -286,6 +286,7 @@ public final class Executable implements AutoCloseable {
 
     private static void setExternal(Field f, long address) {
         try {
+            Executable.class.getModule().addReads(f.getDeclaringClass().getModule()); // for the module path
             MethodHandles.privateLookupIn(f.getDeclaringClass(), MethodHandles.lookup())
                     .findStaticVarHandle(f.getDeclaringClass(), f.getName(), long.class).setVolatile(address);
         } catch (ReflectiveOperationException | RuntimeException e) {
@@ -355,6 +356,7 @@ public final class Executable implements AutoCloseable {
      */
     private static Kernel bind(Class<?> owner, Method m) {
         try {
+            Executable.class.getModule().addReads(owner.getModule()); // for the module path
             MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(owner, MethodHandles.lookup());
             MethodHandle target = lookup.unreflect(m);
             MethodType type = MethodType.methodType(void.class, WorkItem.class);

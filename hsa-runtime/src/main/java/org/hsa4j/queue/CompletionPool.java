@@ -3,7 +3,6 @@ package org.hsa4j.queue;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicReference;
 
-import org.hsa4j.agent.Agent;
 import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.memory.MemoryPool;
 import org.hsa4j.signal.Signal;
@@ -37,7 +36,7 @@ final class CompletionPool {
         }
     }
 
-    private final Agent agent;
+    private final QueueAgent agent;
     /** The slot given back last: a one-producer round trip takes and gives it with one atomic each. */
     private final AtomicReference<Slot> hot = new AtomicReference<>();
     private final Slot[] free = new Slot[KEEP];
@@ -49,7 +48,7 @@ final class CompletionPool {
         return agent.idleStrategy();
     }
 
-    CompletionPool(Agent agent) {
+    CompletionPool(QueueAgent agent) {
         this.agent = agent;
     }
 

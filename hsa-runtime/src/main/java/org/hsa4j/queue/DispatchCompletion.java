@@ -7,7 +7,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import org.hsa4j.agent.RunningPacket;
 import org.hsa4j.idle.Idler;
 import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.signal.Signal;

@@ -6,8 +6,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.function.Consumer;
 
-import org.hsa4j.agent.Agent;
-import org.hsa4j.agent.RunningPacket;
 import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.idle.Idler;
 import org.hsa4j.memory.Allocation;
@@ -61,7 +59,7 @@ public final class Queue {
     /** Longest park of a producer waiting for space in a full queue. */
     private static final long MAX_SPACE_PARK_NANOS = 1_000_000;
 
-    private final Agent agent;
+    private final QueueAgent agent;
     private final Allocation descriptorAllocation;
     private final Allocation ringAllocation;
     private final MemorySegment descriptor;
@@ -84,8 +82,8 @@ public final class Queue {
     /** The launch call's completion signals and kernarg blocks ({@link #dispatch}). */
     private final CompletionPool completions;
 
-    /** Called by {@link Agent#createQueue}; not for applications. */
-    public Queue(Agent agent, Allocation descriptorAllocation, Allocation ringAllocation, int size, long id,
+    /** Package-private: the runtime and device modules make queues through {@code agent.spi.QueueFactory}. */
+    Queue(QueueAgent agent, Allocation descriptorAllocation, Allocation ringAllocation, int size, long id,
                  QueueType type, int features, Signal doorbell, QueueErrorCallback errorCallback,
                  Consumer<Queue> destroyer, Consumer<Queue> inactivator) {
         this(agent, agent, descriptorAllocation, ringAllocation, size, id, type, features, doorbell, errorCallback,
@@ -94,16 +92,16 @@ public final class Queue {
 
     /**
      * A soft queue ({@code hsa_soft_queue_create}): no agent consumes it; {@code host} (the runtime's
-     * CPU agent) lends its idle strategy and the launch call's pool. Called by {@code HsaRuntime}.
+     * CPU agent) lends its idle strategy and the launch call's pool. Made through {@code QueueFactory}.
      */
-    public static Queue soft(Agent host, Allocation descriptorAllocation, Allocation ringAllocation, int size, long id,
+    static Queue soft(QueueAgent host, Allocation descriptorAllocation, Allocation ringAllocation, int size, long id,
                              QueueType type, int features, Signal doorbell, Consumer<Queue> destroyer) {
         return new Queue(null, host, descriptorAllocation, ringAllocation, size, id, type, features, doorbell, null,
                 destroyer, q -> {
                 });
     }
 
-    private Queue(Agent agent, Agent host, Allocation descriptorAllocation, Allocation ringAllocation, int size, long id,
+    private Queue(QueueAgent agent, QueueAgent host, Allocation descriptorAllocation, Allocation ringAllocation, int size, long id,
                   QueueType type, int features, Signal doorbell, QueueErrorCallback errorCallback,
                   Consumer<Queue> destroyer, Consumer<Queue> inactivator) {
         this.agent = agent;
@@ -144,7 +142,7 @@ public final class Queue {
     }
 
     /** The agent whose packet processor consumes this queue; null for a soft queue, which the application consumes. */
-    public Agent agent() {
+    public QueueAgent agent() {
         return agent;
     }
 

@@ -18,7 +18,7 @@ public interface AgentProvider {
 
     /**
      * Opens this provider's agents for {@code runtime}, numbered from {@code firstIndex} (each
-     * made with {@link Agent#provided}). Called once while {@link HsaRuntime#init()} builds the
+     * made with {@code runtime.spi.AgentFactory.provided}). Called once while {@link HsaRuntime#init()} builds the
      * runtime: its memory, signals, pools, clock and own agents are ready.
      *
      * @throws HsaException when the provider's configuration demands a device it cannot find (the

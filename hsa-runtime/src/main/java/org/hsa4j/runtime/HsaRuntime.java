@@ -14,6 +14,7 @@ import org.hsa4j.agent.Agent;
 import org.hsa4j.agent.AgentFeature;
 import org.hsa4j.agent.AgentProperties;
 import org.hsa4j.agent.DeviceType;
+import org.hsa4j.agent.spi.QueueFactory;
 import org.hsa4j.kernel.Executable;
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.CacheGeometry;
@@ -34,6 +35,7 @@ import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueDescriptor;
 import org.hsa4j.queue.QueueType;
+import org.hsa4j.runtime.spi.AgentFactory;
 import org.hsa4j.signal.AsyncHandlerService;
 import org.hsa4j.signal.AsyncSignalHandler;
 import org.hsa4j.signal.Signal;
@@ -109,7 +111,7 @@ public final class HsaRuntime implements AutoCloseable {
         AgentProperties cpu = new AgentProperties("cpu0", DeviceType.CPU, EnumSet.of(AgentFeature.AGENT_DISPATCH),
                 cpuUnits, 1, new int[] {1, 1, 1}, 1, new long[] {1, 1, 1}, 1, config.queueMinSize(),
                 config.queueMaxSize(), config.queuesMax(), 0, 0);
-        made.add(new Agent(0, cpu, memory, signals, systemFine, List.of(systemFine, kernargPool, systemCoarse),
+        made.add(AgentFactory.create(0, cpu, memory, signals, systemFine, List.of(systemFine, kernargPool, systemCoarse),
                 this::timestamp, coherence, tracer));
         for (int g = 1; g <= gpus; g++) {
             String name = "gpu" + (g - 1);
@@ -130,7 +132,7 @@ public final class HsaRuntime implements AutoCloseable {
                     Math.min(max, 65535)}, max, new long[] {0xFFFF_FFFFL, 0xFFFF_FFFFL, 0xFFFF_FFFFL}, 0xFFFF_FFFFL,
                     config.queueMinSize(), config.queueMaxSize(), config.queuesMax(), config.groupSegmentMax(),
                     config.privateSegmentMax());
-            made.add(new Agent(g, props, memory, signals, systemFine, List.of(coarse, fine, group, priv),
+            made.add(AgentFactory.create(g, props, memory, signals, systemFine, List.of(coarse, fine, group, priv),
                     this::timestamp, coherence, tracer));
         }
         agents = List.copyOf(made);
@@ -753,7 +755,7 @@ public final class HsaRuntime implements AutoCloseable {
             memory.release(descriptor);
             throw e;
         }
-        return Queue.soft(cpuAgent(), descriptor, ring, size, Agent.nextQueueId(), type, features, doorbell, q -> {
+        return QueueFactory.soft(cpuAgent(), descriptor, ring, size, Agent.nextQueueId(), type, features, doorbell, q -> {
             q.markDestroyed();
             for (Allocation a : q.allocations()) {
                 memory.release(a);

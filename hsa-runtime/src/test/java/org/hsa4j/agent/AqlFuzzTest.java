@@ -125,7 +125,7 @@ class AqlFuzzTest {
             int i = random.nextInt(LIVE_QUEUES);
             while (!submitRandom(live[i].queue(), random)) {
                 retired.add(retire(live[i], seed));
-                live[i] = newQueue(live[i].queue().agent());
+                live[i] = newQueue((Agent) live[i].queue().agent());
             }
             if (n % HEALTH_CHECK_EVERY == HEALTH_CHECK_EVERY - 1) {
                 assertHealthy(healthy, seed);
@@ -189,7 +189,7 @@ class AqlFuzzTest {
     private void assertHealthy(List<Queue> healthy, long seed) {
         for (Queue q : healthy) {
             Signal done = rt.createSignal(1);
-            if (q.agent().hasFeature(AgentFeature.KERNEL_DISPATCH)) {
+            if (((Agent) q.agent()).hasFeature(AgentFeature.KERNEL_DISPATCH)) {
                 Submit.kernel(q, noop).grid(300).workgroup(64).completion(done).submit();
             } else {
                 Submit.barrierAnd(q, done, zeroDeps.get(0).handle());
@@ -214,7 +214,7 @@ class AqlFuzzTest {
             case 0 -> randomBytes(ring, off, random);
             case 1, 2 -> randomDispatch(ring, off, random);
             case 3, 4 -> randomBarrier(ring, off, random);
-            default -> goodPacket(ring, off, q.agent(), random);
+            default -> goodPacket(ring, off, (Agent) q.agent(), random);
         };
         q.agent().svm().atomicStoreInt(q.packetAddress(id), word, MemoryOrder.RELEASE, MemoryScope.SYSTEM);
         q.ringDoorbell(id);

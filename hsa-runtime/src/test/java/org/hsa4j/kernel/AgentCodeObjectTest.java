@@ -17,7 +17,7 @@ import org.hsa4j.agent.Agent;
 import org.hsa4j.agent.AgentFeature;
 import org.hsa4j.agent.AgentProperties;
 import org.hsa4j.agent.DeviceType;
-import org.hsa4j.agent.QueueBackend;
+import org.hsa4j.agent.spi.QueueBackend;
 import org.hsa4j.queue.Await;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueErrorCallback;
@@ -26,6 +26,7 @@ import org.hsa4j.queue.Submit;
 import org.hsa4j.runtime.AgentProvider;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.RuntimeConfig;
+import org.hsa4j.runtime.spi.AgentFactory;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.status.HsaException;
 import org.hsa4j.status.HsaStatus;
@@ -116,9 +117,9 @@ class AgentCodeObjectTest {
                         new long[] {1L << 31, 65535, 65535}, 0xFFFF_FFFFL, 4, 1 << 16, 8, 48 * 1024, 0);
                 int index = firstIndex + made.size();
                 made.add(l == null
-                        ? Agent.provided(index, p, runtime.memory(), runtime.signals(), runtime.systemPool(), List.of(),
+                        ? AgentFactory.provided(index, p, runtime.memory(), runtime.signals(), runtime.systemPool(), List.of(),
                                 runtime::timestamp, new NoQueues())
-                        : Agent.provided(index, p, runtime.memory(), runtime.signals(), runtime.systemPool(), List.of(),
+                        : AgentFactory.provided(index, p, runtime.memory(), runtime.signals(), runtime.systemPool(), List.of(),
                                 runtime::timestamp, new NoQueues(), l));
             }
             return new Found(made, made.size() + " device(s)");

@@ -16,12 +16,13 @@ import org.hsa4j.agent.Agent;
 import org.hsa4j.agent.AgentFeature;
 import org.hsa4j.agent.AgentProperties;
 import org.hsa4j.agent.DeviceType;
-import org.hsa4j.agent.QueueBackend;
+import org.hsa4j.agent.spi.QueueBackend;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueErrorCallback;
 import org.hsa4j.queue.QueueType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.hsa4j.runtime.spi.AgentFactory;
 import org.hsa4j.status.HsaException;
 import org.hsa4j.status.HsaStatus;
 
@@ -68,7 +69,7 @@ class AgentProviderTest {
             List<Agent> made = new ArrayList<>();
             for (FakeBackend b : backends) {
                 b.rt = runtime;
-                made.add(Agent.provided(firstIndex + made.size(), props("dev" + made.size()), runtime.memory(),
+                made.add(AgentFactory.provided(firstIndex + made.size(), props("dev" + made.size()), runtime.memory(),
                         runtime.signals(), runtime.systemPool(), List.of(), runtime::timestamp, b));
             }
             return new Found(made, made.isEmpty() ? "no device: none here" : made.size() + " device(s)");
@@ -177,7 +178,7 @@ class AgentProviderTest {
             @Override
             public Found open(HsaRuntime runtime, int firstIndex) {
                 FakeBackend b = new FakeBackend();
-                return new Found(List.of(Agent.provided(firstIndex + 5, props("x"), runtime.memory(), runtime.signals(),
+                return new Found(List.of(AgentFactory.provided(firstIndex + 5, props("x"), runtime.memory(), runtime.signals(),
                         runtime.systemPool(), List.of(), runtime::timestamp, b)), "one");
             }
         };

@@ -28,10 +28,11 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.invoke.SerializedLambda;
 import java.lang.reflect.AccessFlag;
-import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.hsa4j.amp.Fences;
@@ -109,6 +110,9 @@ public final class TileCompiler {
     private static final Set<String> BARRIER_WAITS = Set.of("await", "waitWithAllMemoryFence",
             "waitWithGlobalMemoryFence", "waitWithTileStaticMemoryFence");
 
+    /** The lookups modules granted ({@link #grant}), by module. */
+    private static final Map<Module, MethodHandles.Lookup> GRANTS = new ConcurrentHashMap<>();
+
     private static final ClassValue<AtomicReference<Compiled>> CACHE = new ClassValue<>() {
         @Override
         protected AtomicReference<Compiled> computeValue(Class<?> type) {
@@ -138,11 +142,11 @@ public final class TileCompiler {
 
     /** The outcome for one kernel class: a program factory, or the reason to run as continuations. */
     public static final class Compiled {
-        private final Method writeReplace;
+        private final MethodHandle writeReplace;
         private final MethodHandle factory;
         private final String reason;
 
-        private Compiled(Method writeReplace, MethodHandle factory, String reason) {
+        private Compiled(MethodHandle writeReplace, MethodHandle factory, String reason) {
             this.writeReplace = writeReplace;
             this.factory = factory;
             this.reason = reason;
@@ -184,15 +188,53 @@ public final class TileCompiler {
 
     // ---- analysis ---------------------------------------------------------------------------------
 
+    /**
+     * Lets the compiler define work-item loops in {@code lookup}'s module (see
+     * {@code Amp.grantTileCompiler}).
+     *
+     * @throws HsaException INVALID_ARGUMENT when {@code lookup} lacks full privilege access
+     */
+    public static void grant(MethodHandles.Lookup lookup) {
+        HsaException.requireNonNull(lookup, "lookup");
+        if (!lookup.hasFullPrivilegeAccess()) {
+            throw new HsaException(HsaStatus.INVALID_ARGUMENT, "the tile compiler needs a full-privilege lookup"
+                    + " (MethodHandles.lookup() called in the kernels' module), not " + lookup);
+        }
+        GRANTS.put(lookup.lookupClass().getModule(), lookup);
+    }
+
+    /**
+     * A lookup on {@code c} with private access: through its module's grant (full privilege), else
+     * through this module's, which has full privilege when both share a module (the class path);
+     * across named modules it needs {@code c}'s package opened to this module and lacks full privilege.
+     */
+    private static MethodHandles.Lookup lookupIn(Class<?> c) throws IllegalAccessException {
+        MethodHandles.Lookup granted = GRANTS.get(c.getModule());
+        if (granted != null) {
+            return MethodHandles.privateLookupIn(c, granted);
+        }
+        TileCompiler.class.getModule().addReads(c.getModule());
+        return MethodHandles.privateLookupIn(c, MethodHandles.lookup());
+    }
+
+    private static String notGranted(Class<?> c) {
+        return "module " + c.getModule().getName() + " did not grant the tile compiler its lookup:"
+                + " call Amp.grantTileCompiler(MethodHandles.lookup()) there";
+    }
+
     private static Compiled analyze(TiledKernel kernel) {
         Class<?> kernelClass = kernel.getClass();
-        Method writeReplace;
+        MethodHandle writeReplace;
         SerializedLambda sl;
         try {
-            writeReplace = kernelClass.getDeclaredMethod("writeReplace");
-            writeReplace.setAccessible(true);
+            writeReplace = lookupIn(kernelClass).unreflect(kernelClass.getDeclaredMethod("writeReplace"));
             sl = (SerializedLambda) writeReplace.invoke(kernel);
-        } catch (ReflectiveOperationException | RuntimeException e) {
+        } catch (IllegalAccessException e) {
+            return new Compiled(null, null, notGranted(kernelClass));
+        } catch (Throwable e) {
+            if (e instanceof Error error) {
+                throw error;
+            }
             return new Compiled(null, null, kernelClass.getName() + " is not a lambda or method reference ("
                     + e.getClass().getSimpleName() + ")");
         }
@@ -214,7 +256,7 @@ public final class TileCompiler {
         }
     }
 
-    private static Compiled compile(Class<?> kernelClass, Method writeReplace, SerializedLambda sl)
+    private static Compiled compile(Class<?> kernelClass, MethodHandle writeReplace, SerializedLambda sl)
             throws Throwable {
         int kind = sl.getImplMethodKind();
         boolean instance = kind == MethodHandleInfo.REF_invokeVirtual || kind == MethodHandleInfo.REF_invokeSpecial;
@@ -341,7 +383,10 @@ public final class TileCompiler {
                     b -> emitStep(b, elements, sites, tSlot, maxLocals, implDesc));
         });
 
-        MethodHandles.Lookup host = MethodHandles.privateLookupIn(implClass, MethodHandles.lookup());
+        MethodHandles.Lookup host = lookupIn(implClass);
+        if (!host.hasFullPrivilegeAccess()) {
+            throw new Unsupported(notGranted(implClass));
+        }
         MethodHandles.Lookup defined = host.defineHiddenClass(program, true, MethodHandles.Lookup.ClassOption.NESTMATE);
         MethodHandle factory = defined.findConstructor(defined.lookupClass(),
                 MethodType.methodType(void.class, Object[].class)).asType(

@@ -3,6 +3,7 @@ package org.hsa4j.services.aql;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
+import org.hsa4j.agent.Agent;
 import org.hsa4j.agent.DeviceType;
 import org.hsa4j.idle.Idler;
 import org.hsa4j.kernel.ServiceCaller;
@@ -47,7 +48,7 @@ public final class AgentDispatchClient implements AutoCloseable {
         this.runtime = Objects.requireNonNull(runtime, "runtime");
         this.queue = Objects.requireNonNull(queue, "queue");
         this.waitState = Objects.requireNonNull(waitState, "waitState");
-        if (queue.agent().deviceType() != DeviceType.CPU) {
+        if (!(queue.agent() instanceof Agent agent) || agent.deviceType() != DeviceType.CPU) {
             throw new IllegalArgumentException("service calls go to a queue of the CPU agent, not " + queue.agent());
         }
         if (slots < 1) {

@@ -1,12 +1,13 @@
-package org.hsa4j.agent;
+package org.hsa4j.agent.spi;
 
+import org.hsa4j.agent.Agent;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueErrorCallback;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.status.HsaException;
 
 /**
- * What serves the queues of a <i>provided</i> agent ({@link Agent#provided}): an agent whose packets
+ * What serves the queues of a <i>provided</i> agent ({@code runtime.spi.AgentFactory.provided}): an agent whose packets
  * something other than the runtime's compute units process, such as a real GPU behind a driver
  * (module hsa-cuda). Chosen once, when the agent is made: {@link Agent#createQueue} of a provided
  * agent hands the call to its backend, which returns one of the runtime's own {@link Queue}s with

@@ -1,4 +1,4 @@
-package org.hsa4j.agent;
+package org.hsa4j.queue;
 
 /**
  * The packet a compute unit is running, as {@code ComputeUnitThread.currentWork()} shows it: which
