@@ -5,6 +5,8 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
 import org.hsa4j.memory.MemoryOrder;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
 
 /**
  * A checked view of the calling work-item's group segment: typed plain accesses and atomics at
@@ -95,18 +97,28 @@ public abstract sealed class GroupMemory permits GroupMemory.Direct, CheckedGrou
         item.groupSegment.set(ValueLayout.JAVA_DOUBLE, offset, value);
     }
 
-    /** Atomic load of the int at {@code offset}: RELAXED opaque, else volatile. */
+    /**
+     * Atomic load of the int at {@code offset}: RELAXED opaque, ACQUIRE and SEQ_CST volatile.
+     *
+     * @throws HsaException INVALID_ARGUMENT for an order a load cannot have
+     */
     public final int atomicLoadInt(long offset, MemoryOrder order) {
+        boolean relaxed = loadOrder(order);
         beforeAtomic(offset, Integer.BYTES);
         MemorySegment s = item.groupSegment;
-        return order == MemoryOrder.RELAXED ? (int) INT.getOpaque(s, offset) : (int) INT.getVolatile(s, offset);
+        return relaxed ? (int) INT.getOpaque(s, offset) : (int) INT.getVolatile(s, offset);
     }
 
-    /** Atomic store of the int at {@code offset}: RELAXED opaque, else volatile. */
+    /**
+     * Atomic store of the int at {@code offset}: RELAXED opaque, RELEASE and SEQ_CST volatile.
+     *
+     * @throws HsaException INVALID_ARGUMENT for an order a store cannot have
+     */
     public final void atomicStoreInt(long offset, int value, MemoryOrder order) {
+        boolean relaxed = storeOrder(order);
         beforeAtomic(offset, Integer.BYTES);
         MemorySegment s = item.groupSegment;
-        if (order == MemoryOrder.RELAXED) {
+        if (relaxed) {
             INT.setOpaque(s, offset, value);
         } else {
             INT.setVolatile(s, offset, value);
@@ -125,18 +137,28 @@ public abstract sealed class GroupMemory permits GroupMemory.Direct, CheckedGrou
         return (int) INT.compareAndExchange(item.groupSegment, offset, expected, desired);
     }
 
-    /** Atomic load of the long at {@code offset}: RELAXED opaque, else volatile. */
+    /**
+     * Atomic load of the long at {@code offset}: RELAXED opaque, ACQUIRE and SEQ_CST volatile.
+     *
+     * @throws HsaException INVALID_ARGUMENT for an order a load cannot have
+     */
     public final long atomicLoadLong(long offset, MemoryOrder order) {
+        boolean relaxed = loadOrder(order);
         beforeAtomic(offset, Long.BYTES);
         MemorySegment s = item.groupSegment;
-        return order == MemoryOrder.RELAXED ? (long) LONG.getOpaque(s, offset) : (long) LONG.getVolatile(s, offset);
+        return relaxed ? (long) LONG.getOpaque(s, offset) : (long) LONG.getVolatile(s, offset);
     }
 
-    /** Atomic store of the long at {@code offset}: RELAXED opaque, else volatile. */
+    /**
+     * Atomic store of the long at {@code offset}: RELAXED opaque, RELEASE and SEQ_CST volatile.
+     *
+     * @throws HsaException INVALID_ARGUMENT for an order a store cannot have
+     */
     public final void atomicStoreLong(long offset, long value, MemoryOrder order) {
+        boolean relaxed = storeOrder(order);
         beforeAtomic(offset, Long.BYTES);
         MemorySegment s = item.groupSegment;
-        if (order == MemoryOrder.RELAXED) {
+        if (relaxed) {
             LONG.setOpaque(s, offset, value);
         } else {
             LONG.setVolatile(s, offset, value);
@@ -153,6 +175,24 @@ public abstract sealed class GroupMemory permits GroupMemory.Direct, CheckedGrou
     public final long compareExchangeLong(long offset, long expected, long desired) {
         beforeAtomic(offset, Long.BYTES);
         return (long) LONG.compareAndExchange(item.groupSegment, offset, expected, desired);
+    }
+
+    /** True for RELAXED, false for the scacquire orders of a load; INVALID_ARGUMENT for the others. */
+    private static boolean loadOrder(MemoryOrder order) {
+        return switch (order) {
+            case RELAXED -> true;
+            case ACQUIRE, SEQ_CST -> false;
+            default -> throw new HsaException(HsaStatus.INVALID_ARGUMENT, "an atomic load cannot be " + order);
+        };
+    }
+
+    /** True for RELAXED, false for the screlease orders of a store; INVALID_ARGUMENT for the others. */
+    private static boolean storeOrder(MemoryOrder order) {
+        return switch (order) {
+            case RELAXED -> true;
+            case RELEASE, SEQ_CST -> false;
+            default -> throw new HsaException(HsaStatus.INVALID_ARGUMENT, "an atomic store cannot be " + order);
+        };
     }
 
     /** Normal mode's view: every access goes straight to the segment. */
