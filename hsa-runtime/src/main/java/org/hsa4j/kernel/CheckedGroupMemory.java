@@ -24,9 +24,9 @@ final class CheckedGroupMemory extends GroupMemory {
     }
 
     @Override
-    void beforeAtomic(long offset, int bytes) {
+    void beforeAtomic(long offset, int bytes, int sync) {
         checkRange(offset, bytes);
-        shadow.atomic(item.flatLocalId(), shadow.stamp(item.groupPhase), offset, bytes);
+        shadow.atomic(item.flatLocalId(), shadow.stamp(item.groupPhase), offset, bytes, sync);
     }
 
     private void checkRange(long offset, int bytes) {

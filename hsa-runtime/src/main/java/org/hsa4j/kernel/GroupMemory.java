@@ -20,7 +20,7 @@ import org.hsa4j.status.HsaStatus;
  * out {@link CheckedGroupMemory}, which records every access in the compute unit's
  * {@link GroupShadow} and fails the dispatch (EXCEPTION, on the queue's error callback and the
  * completion signal) at the first access that races with another work-item's access to the same
- * bytes in the same barrier phase. The executor picks the kind once, so normal mode tests nothing
+ * bytes in the same barrier phase, unordered by a release and an acquire of these atomics. The executor picks the kind once, so normal mode tests nothing
  * per access. Take it with {@link WorkItem#groupMemory()}; it belongs to its work-item and its
  * workgroup, like the {@code WorkItem}.
  */
@@ -41,8 +41,11 @@ public abstract sealed class GroupMemory permits GroupMemory.Direct, CheckedGrou
     /** A plain write of {@code bytes} bytes at {@code offset} is about to happen. */
     abstract void beforeWrite(long offset, int bytes);
 
-    /** An atomic access of {@code bytes} bytes at {@code offset} is about to happen. */
-    abstract void beforeAtomic(long offset, int bytes);
+    /**
+     * An atomic access of {@code bytes} bytes at {@code offset} is about to happen; {@code sync}
+     * holds {@link GroupShadow#ACQUIRE} and {@link GroupShadow#RELEASE} as its order has them.
+     */
+    abstract void beforeAtomic(long offset, int bytes, int sync);
 
     /** Size of the group segment in bytes, as the packet asked for it. */
     public final long byteSize() {
@@ -104,7 +107,7 @@ public abstract sealed class GroupMemory permits GroupMemory.Direct, CheckedGrou
      */
     public final int atomicLoadInt(long offset, MemoryOrder order) {
         boolean relaxed = loadOrder(order);
-        beforeAtomic(offset, Integer.BYTES);
+        beforeAtomic(offset, Integer.BYTES, relaxed ? 0 : GroupShadow.ACQUIRE);
         MemorySegment s = item.groupSegment;
         return relaxed ? (int) INT.getOpaque(s, offset) : (int) INT.getVolatile(s, offset);
     }
@@ -116,7 +119,7 @@ public abstract sealed class GroupMemory permits GroupMemory.Direct, CheckedGrou
      */
     public final void atomicStoreInt(long offset, int value, MemoryOrder order) {
         boolean relaxed = storeOrder(order);
-        beforeAtomic(offset, Integer.BYTES);
+        beforeAtomic(offset, Integer.BYTES, relaxed ? 0 : GroupShadow.RELEASE);
         MemorySegment s = item.groupSegment;
         if (relaxed) {
             INT.setOpaque(s, offset, value);
@@ -127,13 +130,13 @@ public abstract sealed class GroupMemory permits GroupMemory.Direct, CheckedGrou
 
     /** Atomic fetch-and-add on the int at {@code offset} (sequentially consistent); returns the previous value. */
     public final int fetchAddInt(long offset, int delta) {
-        beforeAtomic(offset, Integer.BYTES);
+        beforeAtomic(offset, Integer.BYTES, GroupShadow.ACQUIRE | GroupShadow.RELEASE);
         return (int) INT.getAndAdd(item.groupSegment, offset, delta);
     }
 
     /** Atomic compare-and-swap on the int at {@code offset} (sequentially consistent); returns the value found. */
     public final int compareExchangeInt(long offset, int expected, int desired) {
-        beforeAtomic(offset, Integer.BYTES);
+        beforeAtomic(offset, Integer.BYTES, GroupShadow.ACQUIRE | GroupShadow.RELEASE);
         return (int) INT.compareAndExchange(item.groupSegment, offset, expected, desired);
     }
 
@@ -144,7 +147,7 @@ public abstract sealed class GroupMemory permits GroupMemory.Direct, CheckedGrou
      */
     public final long atomicLoadLong(long offset, MemoryOrder order) {
         boolean relaxed = loadOrder(order);
-        beforeAtomic(offset, Long.BYTES);
+        beforeAtomic(offset, Long.BYTES, relaxed ? 0 : GroupShadow.ACQUIRE);
         MemorySegment s = item.groupSegment;
         return relaxed ? (long) LONG.getOpaque(s, offset) : (long) LONG.getVolatile(s, offset);
     }
@@ -156,7 +159,7 @@ public abstract sealed class GroupMemory permits GroupMemory.Direct, CheckedGrou
      */
     public final void atomicStoreLong(long offset, long value, MemoryOrder order) {
         boolean relaxed = storeOrder(order);
-        beforeAtomic(offset, Long.BYTES);
+        beforeAtomic(offset, Long.BYTES, relaxed ? 0 : GroupShadow.RELEASE);
         MemorySegment s = item.groupSegment;
         if (relaxed) {
             LONG.setOpaque(s, offset, value);
@@ -167,13 +170,13 @@ public abstract sealed class GroupMemory permits GroupMemory.Direct, CheckedGrou
 
     /** Atomic fetch-and-add on the long at {@code offset} (sequentially consistent); returns the previous value. */
     public final long fetchAddLong(long offset, long delta) {
-        beforeAtomic(offset, Long.BYTES);
+        beforeAtomic(offset, Long.BYTES, GroupShadow.ACQUIRE | GroupShadow.RELEASE);
         return (long) LONG.getAndAdd(item.groupSegment, offset, delta);
     }
 
     /** Atomic compare-and-swap on the long at {@code offset} (sequentially consistent); returns the value found. */
     public final long compareExchangeLong(long offset, long expected, long desired) {
-        beforeAtomic(offset, Long.BYTES);
+        beforeAtomic(offset, Long.BYTES, GroupShadow.ACQUIRE | GroupShadow.RELEASE);
         return (long) LONG.compareAndExchange(item.groupSegment, offset, expected, desired);
     }
 
@@ -210,7 +213,7 @@ public abstract sealed class GroupMemory permits GroupMemory.Direct, CheckedGrou
         }
 
         @Override
-        void beforeAtomic(long offset, int bytes) {
+        void beforeAtomic(long offset, int bytes, int sync) {
         }
     }
 }

@@ -110,7 +110,8 @@ abstract class GroupModel {
         void beginGroup(Dispatch d, long flatGroup, MemorySegment group) {
             if (d.groupSegmentSize > 0) {
                 group.fill(POISON);
-                shadow.beginGroup(d.groupSegmentSize, d.code.name(), flatGroup);
+                shadow.beginGroup(d.groupSegmentSize, d.code.name(), flatGroup,
+                        d.workgroupX * d.workgroupY * d.workgroupZ);
             }
         }
 

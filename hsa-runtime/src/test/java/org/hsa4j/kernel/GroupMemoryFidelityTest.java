@@ -230,6 +230,69 @@ class GroupMemoryFidelityTest {
     }
 
     @Test
+    void shouldNotReportWritesPublishedThroughAnAtomicCounter() {
+        try (KernelFixture f = new KernelFixture(1, true)) {
+            AtomicLongArray sums = new AtomicLongArray(1);
+            long k = f.kernel("last_arriver", KernelDescriptor.EMPTY.withBarriers(), wi -> {
+                GroupMemory g = wi.groupMemory();
+                int id = wi.flatLocalId();
+                if (id == 0) {
+                    g.atomicStoreInt(4L * SIZE, 0, MemoryOrder.RELAXED);
+                }
+                wi.barrier().await();
+                g.setInt(4L * id, id + 1);
+                if (g.fetchAddInt(4L * SIZE, 1) == SIZE - 1) {
+                    long sum = 0;
+                    for (int i = 0; i < SIZE; i++) {
+                        sum += g.getInt(4L * i);
+                    }
+                    sums.set(0, sum);
+                }
+            });
+            f.run(f.dispatch(k).grid(SIZE).workgroup(SIZE).groupSegment(4 * SIZE + 4));
+            assertTrue(f.errors.isEmpty(), f.errors.toString());
+            assertEquals(expected(SIZE), sums.get(0));
+        }
+    }
+
+    /** Work-item 1 writes data and stores a flag with {@code store}; work-item 0 loads it with {@code load}, then reads the data. */
+    private static long flagHandoff(KernelFixture f, MemoryOrder store, MemoryOrder load) {
+        AtomicLongArray seen = new AtomicLongArray(1);
+        long k = f.kernel("flag_handoff", KernelDescriptor.EMPTY.withBarriers(), wi -> {
+            GroupMemory g = wi.groupMemory();
+            if (wi.flatLocalId() == 0) {
+                g.atomicStoreInt(0, 0, MemoryOrder.RELAXED);
+            }
+            wi.barrier().await();
+            if (wi.flatLocalId() == 1) {
+                g.setInt(4, 42);
+                g.atomicStoreInt(0, 1, store);
+            } else if (g.atomicLoadInt(0, load) == 1) {
+                seen.set(0, g.getInt(4));
+            }
+        });
+        f.run(f.dispatch(k).grid(2).workgroup(2).groupSegment(8));
+        return seen.get(0);
+    }
+
+    @Test
+    void shouldNotReportDataPublishedThroughAReleaseAndAnAcquire() {
+        try (KernelFixture f = new KernelFixture(1, true)) {
+            assertEquals(42, flagHandoff(f, MemoryOrder.RELEASE, MemoryOrder.ACQUIRE));
+            assertTrue(f.errors.isEmpty(), f.errors.toString());
+        }
+    }
+
+    @Test
+    void shouldReportDataPublishedThroughARelaxedFlag() {
+        try (KernelFixture f = new KernelFixture(1, true)) {
+            assertThrows(HsaException.class, () -> flagHandoff(f, MemoryOrder.RELAXED, MemoryOrder.ACQUIRE));
+            assertTrue(f.errors.get(0).getMessage().contains("offset 4 of workgroup 0: work-item 1 wrote it and"
+                    + " work-item 0 read it"), f.errors.get(0).getMessage());
+        }
+    }
+
+    @Test
     void shouldNotReportARaceInNormalMode() {
         try (KernelFixture f = new KernelFixture(1, false)) {
             AtomicLongArray sums = new AtomicLongArray(1);
