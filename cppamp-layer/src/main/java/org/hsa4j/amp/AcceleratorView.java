@@ -222,7 +222,7 @@ public final class AcceleratorView implements AutoCloseable {
         int r = extent.rank();
         int[] grid = {extent.get(r - 1), r > 1 ? extent.get(r - 2) : 1, r > 2 ? extent.get(0) : 1};
         int[] wg = {tiled.tileDim(r - 1), r > 1 ? tiled.tileDim(r - 2) : 1, r > 2 ? tiled.tileDim(0) : 1};
-        long object = program != null ? amp.trampolines().tileLoops : amp.trampolines().tileContinuations;
+        long object = amp.trampolines().tiled(program);
         return submit(what, deps, FenceScope.SYSTEM, launch, r, grid, wg, tiled.groupSegmentSize(), object);
     }
 

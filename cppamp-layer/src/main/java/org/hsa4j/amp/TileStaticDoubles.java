@@ -1,7 +1,5 @@
 package org.hsa4j.amp;
 
-import java.lang.foreign.ValueLayout;
-
 /** A {@link TileStatic} array of doubles, declared with {@link TiledExtent#tileStaticDoubles(int)}. */
 public final class TileStaticDoubles extends TileStatic {
     TileStaticDoubles(long offset, int length) {
@@ -10,11 +8,11 @@ public final class TileStaticDoubles extends TileStatic {
 
     /** Element {@code i} of the calling work-item's tile. */
     public double get(TiledIndex t, int i) {
-        return t.group.get(ValueLayout.JAVA_DOUBLE, at(i));
+        return t.memory.getDouble(at(i));
     }
 
     /** Sets element {@code i} of the calling work-item's tile. */
     public void set(TiledIndex t, int i, double value) {
-        t.group.set(ValueLayout.JAVA_DOUBLE, at(i), value);
+        t.memory.setDouble(at(i), value);
     }
 }

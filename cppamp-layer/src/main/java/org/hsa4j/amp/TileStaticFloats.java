@@ -1,7 +1,5 @@
 package org.hsa4j.amp;
 
-import java.lang.foreign.ValueLayout;
-
 /** A {@link TileStatic} array of floats, declared with {@link TiledExtent#tileStaticFloats(int)}. */
 public final class TileStaticFloats extends TileStatic {
     TileStaticFloats(long offset, int length) {
@@ -10,11 +8,11 @@ public final class TileStaticFloats extends TileStatic {
 
     /** Element {@code i} of the calling work-item's tile. */
     public float get(TiledIndex t, int i) {
-        return t.group.get(ValueLayout.JAVA_FLOAT, at(i));
+        return t.memory.getFloat(at(i));
     }
 
     /** Sets element {@code i} of the calling work-item's tile. */
     public void set(TiledIndex t, int i, float value) {
-        t.group.set(ValueLayout.JAVA_FLOAT, at(i), value);
+        t.memory.setFloat(at(i), value);
     }
 }

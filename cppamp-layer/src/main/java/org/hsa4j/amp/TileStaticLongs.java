@@ -1,7 +1,5 @@
 package org.hsa4j.amp;
 
-import java.lang.foreign.ValueLayout;
-
 /** A {@link TileStatic} array of longs, declared with {@link TiledExtent#tileStaticLongs(int)}. */
 public final class TileStaticLongs extends TileStatic {
     TileStaticLongs(long offset, int length) {
@@ -10,11 +8,11 @@ public final class TileStaticLongs extends TileStatic {
 
     /** Element {@code i} of the calling work-item's tile. */
     public long get(TiledIndex t, int i) {
-        return t.group.get(ValueLayout.JAVA_LONG, at(i));
+        return t.memory.getLong(at(i));
     }
 
     /** Sets element {@code i} of the calling work-item's tile. */
     public void set(TiledIndex t, int i, long value) {
-        t.group.set(ValueLayout.JAVA_LONG, at(i), value);
+        t.memory.setLong(at(i), value);
     }
 }

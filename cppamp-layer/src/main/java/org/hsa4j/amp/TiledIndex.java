@@ -1,6 +1,6 @@
 package org.hsa4j.amp;
 
-import java.lang.foreign.MemorySegment;
+import org.hsa4j.kernel.GroupMemory;
 
 /**
  * What a work-item of a tiled kernel sees of itself ({@code concurrency::tiled_index}): its global
@@ -22,7 +22,8 @@ public final class TiledIndex {
     int o0;
     int o1;
     int o2;
-    MemorySegment group;
+    /** The tile's group memory, as the runtime's work-item sees it (checked in fidelity mode). */
+    GroupMemory memory;
     final TileBarrier barrier;
     final TileFrame frame;
 
@@ -131,12 +132,12 @@ public final class TiledIndex {
         return dim;
     }
 
-    /** Places this index at tile origin {@code (a, b, c)} with group segment {@code group}. */
-    void placeTile(int a, int b, int c, MemorySegment group) {
+    /** Places this index at tile origin {@code (a, b, c)} with group memory {@code memory}. */
+    void placeTile(int a, int b, int c, GroupMemory memory) {
         o0 = a;
         o1 = b;
         o2 = c;
-        this.group = group;
+        this.memory = memory;
     }
 
     /** Places this index at local position {@code (a, b, c)}. */

@@ -26,6 +26,10 @@ import org.hsa4j.status.HsaStatus;
  *     virtual thread by default, a JDK continuation with {@code HSA4J_BARRIERS=continuations}) and
  *     a tile barrier is its workgroup barrier.</li>
  * </ul>
+ * In the runtime's fidelity mode every tiled launch takes {@code amp_tiled_continuations}, compiled
+ * or not: there each work-item is one of the runtime's, so the runtime's last-first order and
+ * group-memory race detector see every tile_static access (issue 21 part 4); the compiled loops
+ * are normal mode's speed-up.
  */
 final class Trampolines implements AutoCloseable {
     static final String UNTILED = "amp_untiled";
@@ -39,6 +43,8 @@ final class Trampolines implements AutoCloseable {
     final long untiled;
     final long tileLoops;
     final long tileContinuations;
+    /** True in fidelity mode: tiled launches never take the compiled loops. */
+    private final boolean fidelity;
 
     Trampolines(Amp amp, HsaRuntime runtime) {
         this.amp = amp;
@@ -51,6 +57,12 @@ final class Trampolines implements AutoCloseable {
         untiled = executable.symbol(UNTILED).kernelObject();
         tileLoops = executable.symbol(TILE_LOOPS).kernelObject();
         tileContinuations = executable.symbol(TILE_CONTINUATIONS).kernelObject();
+        fidelity = runtime.config().fidelity();
+    }
+
+    /** The kernel object of a tiled launch: the loops when the kernel compiled ({@code program} not null) outside fidelity mode. */
+    long tiled(TileProgram program) {
+        return program != null && !fidelity ? tileLoops : tileContinuations;
     }
 
     private Launch launchOf(WorkItem w) {
@@ -114,7 +126,7 @@ final class Trampolines implements AutoCloseable {
         int o0 = (int) (w.groupId(r - 1) * w.workgroupSize(r - 1));
         int o1 = r > 1 ? (int) (w.groupId(r - 2) * w.workgroupSize(r - 2)) : 0;
         int o2 = r > 2 ? (int) (w.groupId(0) * w.workgroupSize(0)) : 0;
-        t.placeTile(o0, o1, o2, w.groupSegment());
+        t.placeTile(o0, o1, o2, w.groupMemory());
     }
 
     @Override

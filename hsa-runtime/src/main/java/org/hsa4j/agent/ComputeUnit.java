@@ -71,7 +71,7 @@ final class ComputeUnit implements Runnable {
     ComputeUnit(int id, PacketProcessor processor, int groupSegmentMax, HelperPacer pacer) {
         this.id = id;
         this.processor = processor;
-        this.executor = new WorkgroupExecutor(groupSegmentMax);
+        this.executor = new WorkgroupExecutor(groupSegmentMax, processor != null && processor.fidelity());
         this.pacer = pacer;
         this.counters = processor != null ? processor.unitCounters : new UnitCounters(id + 1);
     }

@@ -222,6 +222,11 @@ final class PacketProcessor {
         watchdog.start();
     }
 
+    /** True in fidelity mode (the agent's SVM runs the coherence model). */
+    boolean fidelity() {
+        return coherence != null;
+    }
+
     int agentIndex() {
         return agent.index();
     }

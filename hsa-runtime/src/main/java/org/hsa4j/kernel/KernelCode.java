@@ -10,6 +10,8 @@ public final class KernelCode {
     private final Kernel kernel;
     /** How a workgroup without barriers runs: the kernel class's own work-item loop, or one workgroup call. */
     final WorkgroupRunner runner;
+    /** The same in fidelity mode's last-first order ({@link GroupModel}); a {@link WorkgroupKernel} keeps its one call. */
+    final WorkgroupRunner lastFirst;
     Allocation object;
     volatile boolean released;
 
@@ -18,6 +20,7 @@ public final class KernelCode {
         this.descriptor = descriptor;
         this.kernel = kernel;
         this.runner = KernelLoops.forKernel(kernel);
+        this.lastFirst = (w, cx, cy, cz) -> GroupModel.runLastFirst(kernel, w, cx, cy, cz);
     }
 
     KernelCode(String name, KernelDescriptor descriptor, WorkgroupSetup setup) {
@@ -25,6 +28,12 @@ public final class KernelCode {
         this.descriptor = descriptor;
         this.kernel = wi -> setup.prepare(wi.group).execute(wi);
         this.runner = KernelLoops.forSetup(setup);
+        this.lastFirst = (w, cx, cy, cz) -> {
+            w.localX = 0;
+            w.localY = 0;
+            w.localZ = 0;
+            GroupModel.runLastFirst(setup.prepare(w.group), w, cx, cy, cz);
+        };
     }
 
     KernelCode(String name, KernelDescriptor descriptor, WorkgroupKernel kernel) {
@@ -38,6 +47,7 @@ public final class KernelCode {
             ComputeUnitThread.checkAbort();
             kernel.execute(w.group);
         };
+        this.lastFirst = runner;
     }
 
     /** The symbol name. */

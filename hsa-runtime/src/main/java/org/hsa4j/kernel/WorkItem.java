@@ -38,6 +38,10 @@ public final class WorkItem implements ServiceCaller {
     MemorySegment groupSegment;
     MemorySegment privateSegment;
     final WorkgroupBarrier barrier;
+    /** This item's view of its group segment, of the executor's {@link GroupModel}; set once, right after construction. */
+    GroupMemory groupMemory;
+    /** Barriers this item passed in its workgroup: its barrier phase, for fidelity mode's race detector. */
+    int groupPhase;
     /** Kernel arguments read once per workgroup, and the typed views over the first of them. */
     private static final int ARGS = 32;
     private static final int ARG_VIEWS = 8;
@@ -228,9 +232,20 @@ public final class WorkItem implements ServiceCaller {
         };
     }
 
-    /** This workgroup's group segment, as many bytes as the packet asked for. */
+    /**
+     * This workgroup's group segment, as many bytes as the packet asked for: a raw segment, which
+     * fidelity mode orders adversarially but cannot check; {@link #groupMemory()} is checked.
+     */
     public MemorySegment groupSegment() {
         return groupSegment;
+    }
+
+    /**
+     * This workgroup's group segment as a checked view: typed accesses at byte offsets which, in
+     * fidelity mode, fail the dispatch at a group-memory race (see {@link GroupMemory}).
+     */
+    public GroupMemory groupMemory() {
+        return groupMemory;
     }
 
     /** This work-item's private segment, as many bytes as the packet asked for. */

@@ -20,6 +20,10 @@ import org.hsa4j.memory.ComputeUnitThread;
  * when a group outnumbered its threads), and a barrier that only part of the workgroup reaches is
  * detected exactly: some work-items finished while others wait.
  *
+ * <p>How the work-items meet in group memory is a {@link GroupModel} chosen once per executor: in
+ * flat-id order with unchecked {@link GroupMemory} views, or in fidelity mode last-first on a
+ * poisoned segment with views checked by a race detector.
+ *
  * <p>The start of each work-item, each barrier and each barrier round are abort points
  * ({@link ComputeUnitThread#checkAbort()}): an aborted dispatch stops there.
  */
@@ -31,7 +35,8 @@ public final class WorkgroupExecutor implements AutoCloseable {
     private static final MemorySegment EMPTY = MemorySegment.ofArray(new byte[0]);
 
     private final Arena arena = Arena.ofShared();
-    private final WorkItem plain = new WorkItem(new WorkgroupBarrier(this, 0));
+    private final GroupModel groupModel;
+    private final WorkItem plain;
     private final BarrierStrategy barriers;
     private final MemorySegment groupBuffer;
     private MemorySegment privateBuffer;
@@ -39,8 +44,18 @@ public final class WorkgroupExecutor implements AutoCloseable {
     private int mode;
     private String kernelName;
 
-    /** An executor whose group segment holds up to {@code groupSegmentMax} bytes. */
+    /** An executor whose group segment holds up to {@code groupSegmentMax} bytes, in normal mode. */
     public WorkgroupExecutor(int groupSegmentMax) {
+        this(groupSegmentMax, false);
+    }
+
+    /**
+     * An executor whose group segment holds up to {@code groupSegmentMax} bytes; in fidelity mode
+     * when {@code fidelity} (work-items last-first, group memory poisoned and race-checked).
+     */
+    public WorkgroupExecutor(int groupSegmentMax, boolean fidelity) {
+        this.groupModel = fidelity ? GroupModel.adversarial() : GroupModel.inOrder();
+        this.plain = newItem(0);
         this.groupBuffer = arena.allocate(Math.max(groupSegmentMax, 8), 64);
         this.privateBuffer = arena.allocate(4096, 64);
         this.barriers = BarrierStrategy.configured();
@@ -85,6 +100,7 @@ public final class WorkgroupExecutor implements AutoCloseable {
         if (unit != null) {
             unit.enterKernel(kernelName);
         }
+        groupModel.beginGroup(d, flatGroup, group);
         if (n > 1 && d.code.descriptor().barriers()) {
             runBarriers(d, gx, gy, gz, cx, cy, cz, n, group);
         } else {
@@ -98,7 +114,7 @@ public final class WorkgroupExecutor implements AutoCloseable {
         bind(w, d, gx, gy, gz, cx, cy, cz, group);
         w.privateSegment = d.privateSegmentSize == 0 ? EMPTY
                 : privateSlices(d.privateSegmentSize, 1).asSlice(0, d.privateSegmentSize);
-        d.code.runner.run(w, cx, cy, cz);
+        groupModel.runPlain(d, w, cx, cy, cz);
     }
 
     private void runBarriers(Dispatch d, long gx, long gy, long gz, int cx, int cy, int cz, int n,
@@ -107,21 +123,23 @@ public final class WorkgroupExecutor implements AutoCloseable {
             WorkItem[] grown = new WorkItem[n];
             System.arraycopy(items, 0, grown, 0, items.length);
             for (int i = items.length; i < n; i++) {
-                grown[i] = new WorkItem(new WorkgroupBarrier(this, i));
+                grown[i] = newItem(i);
             }
             items = grown;
         }
         MemorySegment privates = privateSlices(d.privateSegmentSize, n);
+        boolean lastFirst = groupModel.lastFirst();
         int i = 0;
         for (int z = 0; z < cz; z++) {
             for (int y = 0; y < cy; y++) {
                 for (int x = 0; x < cx; x++) {
-                    WorkItem w = items[i];
+                    int lane = lastFirst ? n - 1 - i : i;
+                    WorkItem w = items[lane];
                     bind(w, d, gx, gy, gz, cx, cy, cz, group);
                     w.localX = x;
                     w.localY = y;
                     w.localZ = z;
-                    w.privateSegment = privates.asSlice((long) i * d.privateSegmentSize, d.privateSegmentSize);
+                    w.privateSegment = privates.asSlice((long) lane * d.privateSegmentSize, d.privateSegmentSize);
                     i++;
                 }
             }
@@ -155,6 +173,7 @@ public final class WorkgroupExecutor implements AutoCloseable {
         w.currentY = cy;
         w.currentZ = cz;
         w.groupSegment = group;
+        w.groupPhase = 0;
         w.clearViews();
     }
 
@@ -166,12 +185,22 @@ public final class WorkgroupExecutor implements AutoCloseable {
         return privateBuffer;
     }
 
+    /** A work-item for lane {@code lane}, with its barrier and its group-memory view. */
+    private WorkItem newItem(int lane) {
+        WorkItem w = new WorkItem(new WorkgroupBarrier(this, lane));
+        w.groupMemory = groupModel.view(w);
+        return w;
+    }
+
     void barrier(int lane) {
         switch (mode) {
             case MODE_SINGLE -> {
             }
             case MODE_PLAIN -> throw WorkgroupBarrier.undeclared(kernelName);
-            default -> barriers.barrier(lane);
+            default -> {
+                items[lane].groupPhase++;
+                barriers.barrier(lane);
+            }
         }
     }
 

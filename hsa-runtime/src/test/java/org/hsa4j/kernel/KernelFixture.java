@@ -19,7 +19,12 @@ final class KernelFixture implements AutoCloseable {
     final List<HsaException> errors = new CopyOnWriteArrayList<>();
 
     KernelFixture(int computeUnits) {
-        rt = HsaRuntime.init(RuntimeConfig.builder().computeUnits(computeUnits).build());
+        this(computeUnits, false);
+    }
+
+    /** A fixture whose runtime runs in fidelity mode when {@code fidelity}. */
+    KernelFixture(int computeUnits, boolean fidelity) {
+        rt = HsaRuntime.init(RuntimeConfig.builder().computeUnits(computeUnits).fidelity(fidelity).build());
         queue = rt.gpuAgent().createQueue(64, QueueType.MULTI, (e, q) -> errors.add(e));
     }
 

@@ -32,7 +32,9 @@ public final class MutantCatalogue {
                 new HostSideTwins.HostRingsRelaxed(),
                 new HostSideTwins.HostReadsFlagRelaxed(),
                 new AdversarialTwins.NeverCachedLine(),
-                new AdversarialTwins.MissingBarrierBit());
+                new AdversarialTwins.MissingBarrierBit(),
+                new GroupMemoryTwins.RawSegment(),
+                new GroupMemoryTwins.CheckedView());
     }
 
     /** The stress tests without a twin. */

@@ -89,7 +89,12 @@ public final class TwinRig implements AutoCloseable {
 
     /** Loads {@code body} as a kernel named {@code name}; returns its kernel object. */
     long kernel(String name, Kernel body) {
-        return rt.createExecutable().define(name, KernelDescriptor.EMPTY, body).freeze().symbol(name).kernelObject();
+        return kernel(name, KernelDescriptor.EMPTY, body);
+    }
+
+    /** Loads {@code body} as a kernel named {@code name} with {@code descriptor}; returns its kernel object. */
+    long kernel(String name, KernelDescriptor descriptor, Kernel body) {
+        return rt.createExecutable().define(name, descriptor, body).freeze().symbol(name).kernelObject();
     }
 
     /**
@@ -98,6 +103,15 @@ public final class TwinRig implements AutoCloseable {
      */
     DispatchCompletion dispatch(long kernelObject, int workgroups, FenceScope acquire, FenceScope release) {
         return queue.launch(kernelObject).grid(workgroups).workgroup(1).fences(acquire, release).dispatch();
+    }
+
+    /**
+     * Dispatches {@code kernelObject} as one workgroup of {@code items} work-items with a group
+     * segment of {@code groupBytes}, system-scope fences on both ends; returns its completion signal.
+     */
+    DispatchCompletion dispatchGroup(long kernelObject, int items, int groupBytes) {
+        return queue.launch(kernelObject).grid(items).workgroup(items).groupSegment(groupBytes)
+                .fences(FenceScope.SYSTEM, FenceScope.SYSTEM).dispatch();
     }
 
     /** Dispatches with system-scope fences on both ends, as a correct program does. */
