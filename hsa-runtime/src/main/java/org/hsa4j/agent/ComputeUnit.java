@@ -90,15 +90,20 @@ final class ComputeUnit implements Runnable {
         processor.complete(work, failure, work.completion, releaseScope);
     }
 
-    /** Runs a claimed {@code part} of {@code work}; {@code last} when no part is left to claim behind it. */
-    void runPart(Work work, long part, boolean last) {
-        if (last) {
+    /**
+     * Runs a claimed {@code part} of {@code work}: {@code last} when no part of {@code work} is left
+     * to claim, {@code worksBehind} the launched works queued behind it. Only a part with nothing
+     * behind it, in its work or in the ring, ends the pacer's run, so a stream of one-workgroup
+     * dispatches is paced as one long work: helpers wake only once it looks long enough.
+     */
+    void runPart(Work work, long part, boolean last, long worksBehind) {
+        if (last && worksBehind <= 0) {
             pacer.endRun();
             work.run(part, this);
         } else {
             pacer.beforeSharedPart();
             work.run(part, this);
-            pacer.afterSharedPart(work);
+            pacer.afterSharedPart(work, worksBehind);
         }
     }
 

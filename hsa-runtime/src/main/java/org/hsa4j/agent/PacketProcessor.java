@@ -89,7 +89,11 @@ import org.hsa4j.trace.Tracer;
  * park as soon as they find nothing to claim; a dispatch with 2 to N workgroups on N units wakes a
  * unit per group at launch (its groups may wait on each other); a larger one wakes helpers only
  * when its running unit's {@link HelperPacer} estimates the unclaimed groups at
- * {@link #HELPER_WAKE_NANOS} or more; and launched work queued behind other work wakes one unit.
+ * {@link #HELPER_WAKE_NANOS} or more. Launched works queued behind each other are paced the same
+ * way, as one long work: a stream of one-workgroup dispatches stays on the unit that launched it
+ * (waking a unit per launch batch cost more than the batch on 2 cores), and a part that blocks with
+ * works queued behind it is rescued by the watchdog, which wakes a unit when the ring's head has
+ * not moved for a whole period while work waits there.
  *
  * <h2>Aborts and shutdown</h2>
  * A Java thread cannot be killed, so running work is aborted cooperatively ({@link Work#abort}):
@@ -159,6 +163,8 @@ final class PacketProcessor {
     final IdleStrategy helperIdle;
     /** How a thread outside the units waits for the role or for aborted work (bounded by a deadline). */
     private final IdleStrategy roleTakeWait;
+    /** The machine's processors, read once: helpers woken for computing work never outnumber them. */
+    private final int cores = Runtime.getRuntime().availableProcessors();
     private final AtomicLong epoch = new AtomicLong();
     private final LaunchRing launchRing = new LaunchRing(LaunchRing.CAPACITY);
     /** How launched dispatches enter the ring: in order, or (fidelity mode) overlapping adversarially. */
@@ -350,9 +356,25 @@ final class PacketProcessor {
         }
     }
 
-    /** Wakes idle units to help with {@code parts} unclaimed parts: at most one per part and never all of them. */
-    void wakeHelpers(long parts) {
-        wakeIdle(Math.min(units.length - 1, parts));
+    /**
+     * Wakes up to {@code helpers} idle units to help with unclaimed parts, never all of the units and
+     * never more than leave every core one running unit: a unit beyond the cores adds no throughput
+     * to work that computes, only wake-ups and hand-offs (work that blocks is the watchdog's to rescue).
+     */
+    void wakeHelpers(long helpers) {
+        long room = cores - runningUnits();
+        wakeIdle(Math.min(Math.min(units.length - 1, helpers), room));
+    }
+
+    /** Units claiming or running a part now (volatile reads of each unit's current work). */
+    private int runningUnits() {
+        int n = 0;
+        for (ComputeUnit u : units) {
+            if (u.current() != null) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** True when a unit other than {@code self} is claiming or running a part. */
@@ -429,8 +451,6 @@ final class PacketProcessor {
                 long groups = w instanceof KernelWork k ? k.dispatch.totalGroups() : 1;
                 if (groups > 1 && groups <= units.length) {
                     wakeIdle(groups - 1);
-                } else if (launchRing.size() > 1) {
-                    wakeIdle(1);
                 }
             }
         }
@@ -1049,6 +1069,8 @@ final class PacketProcessor {
         private final Map<Work, Long> firstSeen = new IdentityHashMap<>();
         /** When each unit was first seen blocked in a barrier round, or 0. */
         private final long[] blockedSince;
+        /** The ring's head sequence at the last look while it had claimable work, or -1. */
+        private long stalledHead = -1;
 
         Watchdog(long limitNanos) {
             this.limitNanos = limitNanos;
@@ -1066,7 +1088,21 @@ final class PacketProcessor {
                     enforceTimeLimit(now);
                 }
                 rescueMonitorDeadlocks(now);
+                rescueStalledRing();
             }
+        }
+
+        /**
+         * Wakes an idle unit when claimable work waited at the ring's head for a whole period: the
+         * running units are blocked in parts (say a kernel waiting for a dispatch queued behind it),
+         * and the pacer, which looks only between parts, cannot ask for help.
+         */
+        private void rescueStalledRing() {
+            long head = launchRing.headSequence();
+            if (head == stalledHead && hasClaimableWork()) {
+                wakeIdle(1);
+            }
+            stalledHead = hasClaimableWork() ? head : -1;
         }
 
         private void enforceTimeLimit(long now) {
