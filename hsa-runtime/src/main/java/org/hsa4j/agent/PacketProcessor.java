@@ -21,20 +21,13 @@ import java.util.function.LongSupplier;
 import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.idle.Idler;
 import org.hsa4j.kernel.Dispatch;
-import org.hsa4j.kernel.Executable;
-import org.hsa4j.kernel.KernelCode;
-import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.kernel.WorkgroupExecutor;
-import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.ComputeUnitThread;
-import org.hsa4j.memory.MemoryFaultException;
 import org.hsa4j.memory.MemoryManager;
 import org.hsa4j.memory.Svm;
-import org.hsa4j.packet.AgentDispatchPacket;
 import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.packet.BarrierPacket;
-import org.hsa4j.packet.KernelDispatchPacket;
 import org.hsa4j.packet.PacketHeader;
 import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
@@ -57,6 +50,7 @@ import org.hsa4j.trace.Tracer;
  * read index; INVALID means nothing is published. Packets launch in order: a set barrier bit waits
  * until the queue has nothing in flight; a barrier-AND/OR packet waits (without blocking the other
  * queues) until its dependencies are observed at 0, with the agent registered as a waiter on them.
+ * A {@link PacketDecoder} reads and checks each packet (no threads, no signals: it is tested alone).
  * Launching copies what the packet says into a {@link Dispatch}, sets the slot back to INVALID and
  * advances the read index with a screlease store, so the slot is free for the producer at once and
  * packets may complete out of order. The launched work goes into the agent's {@link LaunchRing},
@@ -141,9 +135,8 @@ final class PacketProcessor {
     }
 
     private final Agent agent;
-    private final int[] workgroupMaxDim;
-    private final long[] gridMaxDim;
-    private final MemoryManager memory;
+    /** Reads and checks each packet (role holder only). */
+    private final PacketDecoder decoder;
     private final SignalManager signals;
     private final Svm svm;
     /** Fidelity mode's caches, or null: packet fences and workgroup ends act on them. */
@@ -192,7 +185,6 @@ final class PacketProcessor {
 
     PacketProcessor(Agent agent, MemoryManager memory, SignalManager signals, Svm svm, LongSupplier clock) {
         this.agent = agent;
-        this.memory = memory;
         this.signals = signals;
         this.svm = svm;
         this.coherence = svm.coherence();
@@ -206,8 +198,7 @@ final class PacketProcessor {
                 .withParks(ComputeUnit.MIN_IDLE_PARK_NANOS, ComputeUnit.MAX_IDLE_PARK_NANOS);
         this.helperIdle = unitIdle.withParks(ComputeUnit.MAX_IDLE_PARK_NANOS, ComputeUnit.MAX_HELPER_IDLE_PARK_NANOS);
         this.roleTakeWait = idle;
-        this.workgroupMaxDim = agent.properties().workgroupMaxDim();
-        this.gridMaxDim = agent.properties().gridMaxDim();
+        this.decoder = new PacketDecoder(agent.name(), agent.index(), agent.properties(), memory, svm);
     }
 
     void start(int computeUnits, int groupSegmentMax, String threadPrefix, long kernelTimeLimitNanos) {
@@ -567,12 +558,13 @@ final class PacketProcessor {
                 }
                 q.blockedIndex = -1;
             }
-            int acquire = PacketHeader.acquireScopeCode(word);
-            int release = PacketHeader.releaseScopeCode(word);
-            if (acquire == 3 || release == 3) {
-                reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, "reserved fence scope value 3 in the header");
+            String bad = decoder.checkHeader(word);
+            if (bad != null) {
+                reject(q, index, off, decoder.status, bad);
                 return true;
             }
+            int acquire = PacketHeader.acquireScopeCode(word);
+            int release = PacketHeader.releaseScopeCode(word);
             if (acquire != 0) {
                 VarHandle.acquireFence();
                 if (coherence != null) {
@@ -622,8 +614,7 @@ final class PacketProcessor {
         if (type == PacketType.AGENT_DISPATCH.code()) {
             return launchAgentDispatch(q, index, off, word, release) ? 1 : -1;
         }
-        reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, type == PacketType.VENDOR_SPECIFIC.code()
-                ? "vendor-specific packets are not supported" : "unknown packet type " + type);
+        reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, decoder.unsupportedType(type));
         return -1;
     }
 
@@ -637,124 +628,21 @@ final class PacketProcessor {
         q.queue.storeReadIndexScrelease(index + 1);
     }
 
-    /** {@code a * b} for non-negative factors, or Long.MAX_VALUE when it overflows. */
-    private static long saturatingProduct(long a, long b) {
-        long low = a * b;
-        return Math.multiplyHigh(a, b) != 0 || low < 0 ? Long.MAX_VALUE : low;
-    }
-
-    /** The problem with the grid of axis {@code d} of a {@code dims}-dimensional dispatch, or null. */
-    private String checkGridAxis(int d, int dims, int wg, long grid) {
-        char axis = "xyz".charAt(d);
-        if (d >= dims) {
-            return wg != 1 || grid != 1 ? "workgroup_size_" + axis + " and grid_size_" + axis + " must be 1 in a "
-                    + dims + "-dimensional dispatch" : null;
-        }
-        return grid < 1 || grid > gridMaxDim[d] ? "grid_size_" + axis + " " + grid + " is outside 1.." + gridMaxDim[d] : null;
-    }
-
-    /** The problem with the workgroup size of used axis {@code d}, or null. */
-    private String checkWorkgroupAxis(int d, int wg) {
-        return wg < 1 || wg > workgroupMaxDim[d]
-                ? "workgroup_size_" + "xyz".charAt(d) + " " + wg + " is outside 1.." + workgroupMaxDim[d] : null;
-    }
-
     private boolean launchKernel(QueueSlot q, long index, long off, int word, int release) {
         MemorySegment ring = q.ring;
-        AgentProperties p = agent.properties();
-        if (!agent.hasFeature(AgentFeature.KERNEL_DISPATCH)) {
-            reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, agent.name() + " does not run kernel dispatch packets");
-            return false;
-        }
-        int dims = KernelDispatchPacket.dimensions(word >>> 16);
-        int wgX = Short.toUnsignedInt(ring.get(ValueLayout.JAVA_SHORT, off + KernelDispatchPacket.WORKGROUP_SIZE_X));
-        int wgY = Short.toUnsignedInt(ring.get(ValueLayout.JAVA_SHORT, off + KernelDispatchPacket.WORKGROUP_SIZE_Y));
-        int wgZ = Short.toUnsignedInt(ring.get(ValueLayout.JAVA_SHORT, off + KernelDispatchPacket.WORKGROUP_SIZE_Z));
-        long gridX = Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GRID_SIZE_X));
-        long gridY = Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GRID_SIZE_Y));
-        long gridZ = Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GRID_SIZE_Z));
-        long privateSize = Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.PRIVATE_SEGMENT_SIZE));
-        long groupSize = Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GROUP_SEGMENT_SIZE));
-        long kernelObject = ring.get(ValueLayout.JAVA_LONG, off + KernelDispatchPacket.KERNEL_OBJECT);
-        long kernargAddress = ring.get(ValueLayout.JAVA_LONG, off + KernelDispatchPacket.KERNARG_ADDRESS);
-        long completionHandle = ring.get(ValueLayout.JAVA_LONG, off + AqlPacket.COMPLETION_SIGNAL);
-
-        // each check names the status ROCR or the spec gives it: dimensions and grid sizes that do
-        // not fit together are INCOMPATIBLE_ARGUMENTS, a workgroup size outside the agent's limits is
-        // INVALID_ARGUMENT, segments larger than the agent has are INVALID_ALLOCATION, a kernel
-        // object that names no kernel is INVALID_CODE_OBJECT
-        HsaStatus status = HsaStatus.INCOMPATIBLE_ARGUMENTS;
-        String problem = dims < 1 ? "setup gives 0 dimensions (must be 1 to 3)" : null;
-        for (int d = 0; d < 3 && problem == null; d++) {
-            problem = checkGridAxis(d, dims, d == 0 ? wgX : d == 1 ? wgY : wgZ, d == 0 ? gridX : d == 1 ? gridY : gridZ);
-        }
-        long gridTotal = saturatingProduct(saturatingProduct(gridX, gridY), gridZ);
-        if (problem == null && gridTotal > p.gridMaxSize()) {
-            problem = "grid of " + Long.toUnsignedString(gridX * gridY * gridZ) + " work-items exceeds the agent's maximum "
-                    + p.gridMaxSize();
-        }
-        if (problem == null) {
-            status = HsaStatus.INVALID_ARGUMENT;
-            for (int d = 0; d < dims && problem == null; d++) {
-                problem = checkWorkgroupAxis(d, d == 0 ? wgX : d == 1 ? wgY : wgZ);
-            }
-        }
-        long wgTotal = (long) wgX * wgY * wgZ;
-        if (problem == null && wgTotal > p.workgroupMaxSize()) {
-            problem = "workgroup of " + wgTotal + " work-items exceeds the agent's maximum " + p.workgroupMaxSize();
-        }
-        if (problem == null) {
-            status = HsaStatus.INVALID_ALLOCATION;
-            if (groupSize > p.groupSegmentMax()) {
-                problem = "group segment of " + groupSize + " bytes exceeds the agent's maximum " + p.groupSegmentMax();
-            } else if (privateSize > p.privateSegmentMax()) {
-                problem = "private segment of " + privateSize + " bytes exceeds the agent's maximum "
-                        + p.privateSegmentMax();
-            }
-        }
-        KernelCode code = null;
-        if (problem == null) {
-            status = HsaStatus.INVALID_CODE_OBJECT;
-            code = Executable.fromHandle(memory, kernelObject);
-            if (code == null) {
-                problem = String.format("unknown kernel object 0x%x", kernelObject);
-            }
-        }
-        MemorySegment kernarg = MemorySegment.NULL;
-        if (problem == null) {
-            KernelDescriptor kd = code.descriptor();
-            status = HsaStatus.INCOMPATIBLE_ARGUMENTS;
-            if (groupSize < kd.groupSegmentSize()) {
-                problem = "group segment of " + groupSize + " bytes is below kernel " + code.name() + "'s "
-                        + kd.groupSegmentSize();
-            } else if (privateSize < kd.privateSegmentSize()) {
-                problem = "private segment of " + privateSize + " bytes is below kernel " + code.name() + "'s "
-                        + kd.privateSegmentSize();
-            } else if (kd.kernargSegmentSize() > 0) {
-                try {
-                    kernarg = svm.segment(kernargAddress, kd.kernargSegmentSize());
-                } catch (MemoryFaultException e) {
-                    status = e.status();
-                    problem = String.format("kernarg segment of %d bytes at 0x%x is outside memory %s may read (%s)",
-                            kd.kernargSegmentSize(), kernargAddress, agent.name(), e.getMessage());
-                }
-            } else if (kernargAddress != 0) {
-                Allocation a = memory.find(kernargAddress);
-                if (a != null && (a.accessMask() & (1L << agent.index())) != 0) {
-                    kernarg = a.segment().asSlice(kernargAddress - a.base());
-                }
-            }
-        }
+        PacketDecoder d = decoder;
+        String problem = d.decodeKernel(ring, off, word);
         if (problem != null) {
-            reject(q, index, off, status, problem);
+            reject(q, index, off, d.status, problem);
             return false;
         }
+        long completionHandle = ring.get(ValueLayout.JAVA_LONG, off + AqlPacket.COMPLETION_SIGNAL);
         Signal completion = completionSignal(q, index, off, completionHandle);
         if (completion == null && completionHandle != 0) {
             return false;
         }
-        Dispatch dispatch = new Dispatch(code, dims, wgX, wgY, wgZ, gridX, gridY, gridZ, kernargAddress,
-                kernarg, (int) groupSize, (int) privateSize, svm, index, q);
+        Dispatch dispatch = new Dispatch(d.code, d.dims, d.wgX, d.wgY, d.wgZ, d.gridX, d.gridY, d.gridZ, d.kernargAddress,
+                d.kernarg, d.groupSize, d.privateSize, svm, index, q);
         consume(q, index, off);
         if (completion != null) {
             completion.recordStart(clock.getAsLong());
@@ -765,15 +653,11 @@ final class PacketProcessor {
     }
 
     private boolean launchAgentDispatch(QueueSlot q, long index, long off, int word, int release) {
-        if (!agent.hasFeature(AgentFeature.AGENT_DISPATCH)) {
-            reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, agent.name() + " does not run agent dispatch packets");
-            return false;
-        }
-        int type = (word >>> 16) & 0xFFFF;
+        int type = PacketDecoder.agentDispatchType(word);
         AgentDispatchHandler handler = agent.handler(type);
-        if (handler == null) {
-            reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, "no agent dispatch handler for type " + type
-                    + " on " + agent.name());
+        String problem = decoder.checkAgentDispatch(word, handler);
+        if (problem != null) {
+            reject(q, index, off, decoder.status, problem);
             return false;
         }
         MemorySegment ring = q.ring;
@@ -782,13 +666,7 @@ final class PacketProcessor {
         if (completion == null && completionHandle != 0) {
             return false;
         }
-        AgentDispatchRequest request = new AgentDispatchRequest(type,
-                ring.get(ValueLayout.JAVA_LONG, off + AgentDispatchPacket.RETURN_ADDRESS),
-                ring.get(ValueLayout.JAVA_LONG, off + AgentDispatchPacket.ARG0),
-                ring.get(ValueLayout.JAVA_LONG, off + AgentDispatchPacket.ARG0 + 8),
-                ring.get(ValueLayout.JAVA_LONG, off + AgentDispatchPacket.ARG0 + 16),
-                ring.get(ValueLayout.JAVA_LONG, off + AgentDispatchPacket.ARG0 + 24),
-                index, svm);
+        AgentDispatchRequest request = decoder.agentDispatchRequest(ring, off, type, index);
         consume(q, index, off);
         if (completion != null) {
             completion.recordStart(clock.getAsLong());
