@@ -55,6 +55,8 @@ final class ComputeUnit implements Runnable {
     private volatile boolean parked;
     /** The agent's per-unit counters (this unit writes only its own run). */
     private final UnitCounters counters;
+    /** Where the works this unit finishes are completed (null for units tests drive without a processor). */
+    private final WorkCompletion completion;
     /** When to wake idle units to help with the work this unit runs. */
     private final HelperPacer pacer;
     /** This unit's progress through its idle strategy since it last found work, or null while it finds work. */
@@ -74,6 +76,7 @@ final class ComputeUnit implements Runnable {
         this.executor = new WorkgroupExecutor(groupSegmentMax);
         this.pacer = pacer;
         this.counters = processor != null ? processor.unitCounters : new UnitCounters(id + 1);
+        this.completion = processor != null ? processor.completion : null;
     }
 
     /**
@@ -87,7 +90,7 @@ final class ComputeUnit implements Runnable {
         if (failure == null && !roleTaken) {
             roleTaken = processor.takeRoleWhenIdle(this);
         }
-        processor.complete(work, failure, work.completion, releaseScope);
+        completion.complete(work, failure, work.completion, releaseScope);
     }
 
     /**

@@ -59,6 +59,7 @@ import org.hsa4j.trace.Tracer;
  * later dispatches without the barrier bit first.
  *
  * <h2>Completion</h2>
+ * Completion flows one way, unit to work to {@link WorkCompletion}, never back into the processor.
  * The unit that finishes the last workgroup applies the release fence of the packet's scope,
  * records the end timestamp, and decrements the completion signal with screlease order (which
  * wakes its waiters); only then does it drop the queue's in-flight count, so a barrier-bit packet
@@ -162,6 +163,8 @@ final class PacketProcessor {
     private final LaunchRing launchRing = new LaunchRing(LaunchRing.CAPACITY);
     /** How launched dispatches enter the ring: in order, or (fidelity mode) overlapping adversarially. */
     private final LaunchOrder launchOrder;
+    /** How finished work is completed (the units call it; it never calls back here). */
+    final WorkCompletion completion;
     final SignalWaiter waiter = s -> notifyWork();
     private final SignalWaiter doorbellWaiter = s -> notifyDoorbell();
     private volatile QueueSlot[] queues = new QueueSlot[0];
@@ -191,6 +194,7 @@ final class PacketProcessor {
         this.launchOrder = coherence != null ? LaunchOrder.overlapping(launchRing, this::notifyWork, OVERLAP_WINDOW_NANOS)
                 : LaunchOrder.inOrder(launchRing);
         this.clock = clock;
+        this.completion = new WorkCompletion(agent.index(), coherence, clock, epoch, launchOrder);
         this.tracer = agent.tracer();
         IdleStrategy idle = agent.idleStrategy();
         this.roleWait = idle.background().withBusyNanos(PROCESSOR_SPIN_NANOS);
@@ -820,45 +824,6 @@ final class PacketProcessor {
             consume(q, index, off);
             failCompletion(completion, reason);
             progress = true;
-        }
-    }
-
-    /**
-     * Completes launched work: release fence, then the queue's error or the end timestamp and the
-     * completion signal's decrement, and only then the in-flight count, so a packet with the
-     * barrier bit behind it starts after all of this. When the processor is blocked on this queue
-     * ({@code blockedIndex}), bumping the epoch makes the role holder (or this unit, next round) scan
-     * again; otherwise there is nothing to wake, and no shared counter is touched per packet.
-     * The release fence orders the kernel's writes before the signal's (volatile) decrement and
-     * the in-flight count, which are what other agents acquire.
-     */
-    void complete(Work work, HsaException failure, Signal completion, int releaseScope) {
-        work.finished();
-        if (releaseScope != 0) {
-            if (coherence != null) {
-                coherence.packetRelease(agent.index(), releaseScope);
-            }
-            VarHandle.releaseFence();
-        }
-        try {
-            if (failure != null) {
-                work.slot.queue.raiseError(failure);
-                if (completion != null) {
-                    completion.fail(failure);
-                }
-            } else if (completion != null) {
-                completion.recordEnd(clock.getAsLong());
-                completion.subtractScrelease(1);
-            }
-        } catch (HsaException e) {
-            work.slot.queue.raiseError(new HsaException(HsaStatus.INVALID_SIGNAL, "completion signal of " + work
-                    + " on queue " + work.slot.queue.id() + " could not be signalled: " + e.getMessage(), e));
-        } finally {
-            work.slot.inflight.decrementAndGet();
-            if (work.slot.blockedIndex != -1) {
-                epoch.incrementAndGet();
-            }
-            launchOrder.completed(work);
         }
     }
 
