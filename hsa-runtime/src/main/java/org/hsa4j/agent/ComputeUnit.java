@@ -17,7 +17,7 @@ import org.hsa4j.status.HsaException;
  * the agent's processor role and act as the packet processor for a bounded spin (one scan when
  * another unit is running a part); else park. A unit that took the role as it completed a packet
  * scans first, before it claims anything. A parked unit is woken by
- * {@link PacketProcessor#notifyWork()} (doorbell, dependency signal, queue state change), by a
+ * {@link ProcessorRole#notifyWork()} (doorbell, dependency signal, queue state change), by a
  * dispatch with a workgroup per unit, or by a {@link HelperPacer} asking for help with a long
  * dispatch, and it also re-checks on a timer that backs off to {@link #MAX_IDLE_PARK_NANOS} (the
  * agent's idle strategy for units, {@link PacketProcessor#unitIdle}), so a
@@ -55,6 +55,8 @@ final class ComputeUnit implements Runnable {
     private volatile boolean parked;
     /** The agent's per-unit counters (this unit writes only its own run). */
     private final UnitCounters counters;
+    /** The processor's role and wake protocol (null for units tests drive without a processor). */
+    private final ProcessorRole role;
     /** Where the works this unit finishes are completed (null for units tests drive without a processor). */
     private final WorkCompletion completion;
     /** When to wake idle units to help with the work this unit runs. */
@@ -66,7 +68,7 @@ final class ComputeUnit implements Runnable {
 
     ComputeUnit(int id, PacketProcessor processor, int groupSegmentMax) {
         this(id, processor, groupSegmentMax,
-                new HelperPacer(PacketProcessor.HELPER_WAKE_NANOS, System::nanoTime, processor::wakeHelpers));
+                new HelperPacer(PacketProcessor.HELPER_WAKE_NANOS, System::nanoTime, processor.role()::wakeHelpers));
     }
 
     /** A unit with its own {@code pacer} (tests drive units without a processor). */
@@ -77,6 +79,7 @@ final class ComputeUnit implements Runnable {
         this.pacer = pacer;
         this.counters = processor != null ? processor.unitCounters : new UnitCounters(id + 1);
         this.completion = processor != null ? processor.completion : null;
+        this.role = processor != null ? processor.role() : null;
     }
 
     /**
@@ -161,27 +164,27 @@ final class ComputeUnit implements Runnable {
             }
         }
         if (roleTaken) {
-            processor.releaseRole();
+            role.release();
         }
         executor.close();
     }
 
     /** One round of the loop: run work, or act as processor, or idle one step of {@link PacketProcessor#unitIdle}. */
     private void round() {
-        long epoch = processor.epoch();
-        boolean role = roleTaken;
+        long epoch = role.epoch();
+        boolean holding = roleTaken;
         roleTaken = false;
-        if (!role) {
+        if (!holding) {
             if (processor.runWork(this)) {
                 idler = null;
                 return;
             }
             pacer.endRun();
-            role = processor.tryAcquireRole(this);
+            holding = role.tryAcquire(this);
         }
         boolean backingOff = idler != null && idler.parks() > 0;
-        long spin = backingOff || processor.anotherUnitRunning(this) ? 0 : PacketProcessor.PROCESSOR_SPIN_NANOS;
-        if (role && processor.actAsProcessor(this, spin)) {
+        long spin = backingOff || role.anotherUnitRunning(this) ? 0 : PacketProcessor.PROCESSOR_SPIN_NANOS;
+        if (holding && processor.actAsProcessor(this, spin)) {
             idler = null;
             return;
         }
@@ -189,8 +192,8 @@ final class ComputeUnit implements Runnable {
         // published work keeps this unit up only while nobody holds the role: a holder looks for it
         // itself after it releases the role (before it parks), so the unit that lost the role race
         // parks instead of looping hot beside a holder that may be waiting for a core
-        if (processor.epoch() != epoch || processor.hasClaimableWork()
-                || (!processor.roleHeld() && processor.hasPublishedWork()) || processor.isShutdown()) {
+        if (role.epoch() != epoch || processor.hasClaimableWork()
+                || (!role.held() && processor.hasPublishedWork()) || processor.isShutdown()) {
             parked = false;
             return;
         }

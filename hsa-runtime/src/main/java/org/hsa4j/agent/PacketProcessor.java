@@ -2,7 +2,6 @@ package org.hsa4j.agent;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
@@ -13,7 +12,6 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -69,7 +67,8 @@ import org.hsa4j.trace.Tracer;
  * are drained the same way. Other queues and agents are untouched.
  *
  * <h2>Waking</h2>
- * {@link #notifyWork()} bumps an epoch and, if no unit holds the role, unparks one idle unit.
+ * The role, the epoch and the wakes are {@link ProcessorRole}'s. {@link #notifyWork()} bumps the
+ * epoch and, if no unit holds the role, unparks one idle unit.
  * Completing work bumps the epoch too (without unparking). A unit about to signal a packet's
  * success with no launched work left takes the role first, so the producer it wakes finds the
  * role held and submits its next packet without an unpark; the unit scans next. A unit that is
@@ -124,16 +123,7 @@ final class PacketProcessor {
     /** How long a unit must stay blocked on an unowned monitor in a barrier round before the watchdog rescues it. */
     static final long MONITOR_DEADLOCK_NANOS = 200_000_000;
 
-    private static final VarHandle ROLE;
     private static final VarHandle DEP = ValueLayout.JAVA_LONG.varHandle();
-
-    static {
-        try {
-            ROLE = MethodHandles.lookup().findVarHandle(PacketProcessor.class, "role", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     private final Agent agent;
     /** Reads and checks each packet (role holder only). */
@@ -157,16 +147,15 @@ final class PacketProcessor {
     final IdleStrategy helperIdle;
     /** How a thread outside the units waits for the role or for aborted work (bounded by a deadline). */
     private final IdleStrategy roleTakeWait;
-    /** The machine's processors, read once: helpers woken for computing work never outnumber them. */
-    private final int cores = Runtime.getRuntime().availableProcessors();
-    private final AtomicLong epoch = new AtomicLong();
+    /** Who acts as processor, the epoch, and whom to wake. */
+    private final ProcessorRole role = new ProcessorRole();
     private final LaunchRing launchRing = new LaunchRing(LaunchRing.CAPACITY);
     /** How launched dispatches enter the ring: in order, or (fidelity mode) overlapping adversarially. */
     private final LaunchOrder launchOrder;
     /** How finished work is completed (the units call it; it never calls back here). */
     final WorkCompletion completion;
-    final SignalWaiter waiter = s -> notifyWork();
-    private final SignalWaiter doorbellWaiter = s -> notifyDoorbell();
+    final SignalWaiter waiter = s -> role.notifyWork();
+    private final SignalWaiter doorbellWaiter = s -> role.notifyDoorbell();
     private volatile QueueSlot[] queues = new QueueSlot[0];
     private ComputeUnit[] units = new ComputeUnit[0];
     /** Per-unit counters (wake-ups, role hand-offs, CAS retries, parks, packets), sized at start. */
@@ -176,10 +165,6 @@ final class PacketProcessor {
     /** The watchdog thread (kernel time limit, monitor deadlocks at barriers), or null before start. */
     private Thread watchdog;
     private volatile boolean shutdown;
-    @SuppressWarnings("unused")
-    private volatile int role;
-    /** The thread holding the role, so a queue's error callback may destroy its queue under the role. */
-    private volatile Thread roleHolder;
     /** Completed scans over all queues, for diagnostics and tests. */
     private volatile long scans;
     private int nextQueue;
@@ -191,10 +176,10 @@ final class PacketProcessor {
         this.signals = signals;
         this.svm = svm;
         this.coherence = svm.coherence();
-        this.launchOrder = coherence != null ? LaunchOrder.overlapping(launchRing, this::notifyWork, OVERLAP_WINDOW_NANOS)
+        this.launchOrder = coherence != null ? LaunchOrder.overlapping(launchRing, role::notifyWork, OVERLAP_WINDOW_NANOS)
                 : LaunchOrder.inOrder(launchRing);
         this.clock = clock;
-        this.completion = new WorkCompletion(agent.index(), coherence, clock, epoch, launchOrder);
+        this.completion = new WorkCompletion(agent.index(), coherence, clock, role, launchOrder);
         this.tracer = agent.tracer();
         IdleStrategy idle = agent.idleStrategy();
         this.roleWait = idle.background().withBusyNanos(PROCESSOR_SPIN_NANOS);
@@ -212,6 +197,7 @@ final class PacketProcessor {
             made[i] = new ComputeUnit(i, this, groupSegmentMax);
         }
         units = made;
+        role.start(made);
         for (ComputeUnit u : made) {
             u.bindThread(threadPrefix + "-cu" + u.id, agent.index(), coherence);
         }
@@ -242,35 +228,14 @@ final class PacketProcessor {
         return shutdown;
     }
 
-    long epoch() {
-        return epoch.get();
-    }
-
-    boolean tryAcquireRole() {
-        if (role == 0 && ROLE.compareAndSet(this, 0, 1)) {
-            roleHolder = Thread.currentThread();
-            return true;
-        }
-        return false;
-    }
-
-    /** {@link #tryAcquireRole()} by {@code unit}, counting the hand-off or the failed compare-and-set. */
-    boolean tryAcquireRole(ComputeUnit unit) {
-        if (role != 0) {
-            return false;
-        }
-        if (ROLE.compareAndSet(this, 0, 1)) {
-            roleHolder = Thread.currentThread();
-            unit.count(UnitCounters.ROLE_HANDOFFS);
-            return true;
-        }
-        unit.count(UnitCounters.CAS_RETRIES);
-        return false;
+    /** The role and wake protocol. */
+    ProcessorRole role() {
+        return role;
     }
 
     /** Takes the role for {@code unit} when no launched work is left to claim; true when taken. */
     boolean takeRoleWhenIdle(ComputeUnit unit) {
-        return launchRing.peekClaimable() == null && tryAcquireRole(unit);
+        return launchRing.peekClaimable() == null && role.tryAcquire(unit);
     }
 
     /** Parks of unit {@code unit} so far (tests). */
@@ -283,16 +248,6 @@ final class PacketProcessor {
         return unitCounters.snapshot();
     }
 
-    /** True while some thread holds the processor role (a volatile read). */
-    boolean roleHeld() {
-        return role != 0;
-    }
-
-    void releaseRole() {
-        roleHolder = null;
-        role = 0;
-    }
-
     /** Number of completed scans over all queues: each one looked at the head of every queue. */
     long scans() {
         return scans;
@@ -300,24 +255,7 @@ final class PacketProcessor {
 
     /** Something may be ready: a doorbell rang, a dependency changed, a queue changed state. */
     void notifyWork() {
-        epoch.incrementAndGet();
-        if (role == 0) {
-            wakeIdle(1);
-        }
-    }
-
-    /**
-     * A doorbell rang. This is on every submission, so it costs one volatile read when a unit holds
-     * the role: that unit either sees the packet in its scan, or gives the role up before the
-     * producer read it as held, and then finds the packet in {@link #hasPublishedWork()} before it
-     * parks (the header store, the role read, the role release and the header load are all
-     * volatile, so one of the two sides sees the other). Only with the role free does the producer
-     * bump the epoch and unpark a unit.
-     */
-    void notifyDoorbell() {
-        if (role == 0) {
-            notifyWork();
-        }
+        role.notifyWork();
     }
 
     /**
@@ -335,48 +273,6 @@ final class PacketProcessor {
                 }
             } catch (IllegalStateException destroyedMeanwhile) {
                 // the queue was destroyed after this snapshot of the queues: its memory is gone, it has no work
-            }
-        }
-        return false;
-    }
-
-    private void wakeIdle(long count) {
-        for (ComputeUnit u : units) {
-            if (count <= 0) {
-                return;
-            }
-            if (u.wake()) {
-                count--;
-            }
-        }
-    }
-
-    /**
-     * Wakes up to {@code helpers} idle units to help with unclaimed parts, never all of the units and
-     * never more than leave every core one running unit: a unit beyond the cores adds no throughput
-     * to work that computes, only wake-ups and hand-offs (work that blocks is the watchdog's to rescue).
-     */
-    void wakeHelpers(long helpers) {
-        long room = cores - runningUnits();
-        wakeIdle(Math.min(Math.min(units.length - 1, helpers), room));
-    }
-
-    /** Units claiming or running a part now (volatile reads of each unit's current work). */
-    private int runningUnits() {
-        int n = 0;
-        for (ComputeUnit u : units) {
-            if (u.current() != null) {
-                n++;
-            }
-        }
-        return n;
-    }
-
-    /** True when a unit other than {@code self} is claiming or running a part. */
-    boolean anotherUnitRunning(ComputeUnit self) {
-        for (ComputeUnit u : units) {
-            if (u != self && u.current() != null) {
-                return true;
             }
         }
         return false;
@@ -437,15 +333,15 @@ final class PacketProcessor {
             return false;
         } finally {
             scanningUnit = null;
-            releaseRole();
+            role.release();
             if (launched && hasPublishedWork()) {
-                wakeIdle(1);
+                role.wakeIdle(1);
             }
             if (launched) {
                 Work w = launchRing.peekClaimable();
                 long groups = w instanceof KernelWork k ? k.dispatch.totalGroups() : 1;
                 if (groups > 1 && groups <= units.length) {
-                    wakeIdle(groups - 1);
+                    role.wakeIdle(groups - 1);
                 }
             }
         }
@@ -471,11 +367,11 @@ final class PacketProcessor {
      * is reading the ring, fails every published packet's completion signal, then removes it.
      */
     void detach(Queue queue, HsaException reason) {
-        boolean reentrant = roleHolder == Thread.currentThread();
+        boolean reentrant = role.heldByCurrentThread();
         boolean held = reentrant;
         long deadline = System.nanoTime() + 5_000_000_000L;
         Idler idler = roleTakeWait.idler().blocker(this);
-        while (!held && !(held = tryAcquireRole())) {
+        while (!held && !(held = role.tryAcquire())) {
             long left = deadline - System.nanoTime();
             if (left < 0) {
                 break;
@@ -502,7 +398,7 @@ final class PacketProcessor {
             }
         } finally {
             if (held && !reentrant) {
-                releaseRole();
+                role.release();
             }
         }
         queue.doorbell().removeWaiter(doorbellWaiter);
@@ -943,7 +839,7 @@ final class PacketProcessor {
         private void rescueStalledRing() {
             long head = launchRing.headSequence();
             if (head == stalledHead && hasClaimableWork()) {
-                wakeIdle(1);
+                role.wakeIdle(1);
             }
             stalledHead = hasClaimableWork() ? head : -1;
         }
@@ -1011,10 +907,10 @@ final class PacketProcessor {
         }
         long deadline = System.nanoTime() + timeoutNanos;
         // an error callback may shut the runtime down from the unit that holds the role
-        boolean held = roleHolder == Thread.currentThread();
+        boolean held = role.heldByCurrentThread();
         Idler idler = roleTakeWait.idler().blocker(this);
         long roleLeft;
-        while (!held && !(held = tryAcquireRole()) && (roleLeft = deadline - System.nanoTime()) > 0) {
+        while (!held && !(held = role.tryAcquire()) && (roleLeft = deadline - System.nanoTime()) > 0) {
             idler.idle(roleLeft);
         }
         for (QueueSlot q : queues) {

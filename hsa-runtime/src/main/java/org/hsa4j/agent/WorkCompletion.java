@@ -1,7 +1,6 @@
 package org.hsa4j.agent;
 
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 import org.hsa4j.memory.CoherenceModel;
@@ -13,22 +12,22 @@ import org.hsa4j.status.HsaStatus;
  * How an agent completes launched work. Completion flows one way: a compute unit runs a work's
  * last part, the work hands itself here, and nothing calls back into the packet processor; the
  * processor learns of it only through what this writes (the queue's in-flight count, and the
- * processor's epoch when it waits on that count).
+ * role protocol's epoch when the processor waits on that count).
  */
 final class WorkCompletion {
     private final int agentIndex;
     /** Fidelity mode's caches, or null: a packet's release fence acts on them. */
     private final CoherenceModel coherence;
     private final LongSupplier clock;
-    /** The processor's epoch: bumped when a queue waits for its in-flight count (a barrier bit). */
-    private final AtomicLong epoch;
+    /** The processor's role protocol: its epoch is bumped when a queue waits for its in-flight count (a barrier bit). */
+    private final ProcessorRole role;
     private final LaunchOrder launchOrder;
 
-    WorkCompletion(int agentIndex, CoherenceModel coherence, LongSupplier clock, AtomicLong epoch, LaunchOrder launchOrder) {
+    WorkCompletion(int agentIndex, CoherenceModel coherence, LongSupplier clock, ProcessorRole role, LaunchOrder launchOrder) {
         this.agentIndex = agentIndex;
         this.coherence = coherence;
         this.clock = clock;
-        this.epoch = epoch;
+        this.role = role;
         this.launchOrder = launchOrder;
     }
 
@@ -65,7 +64,7 @@ final class WorkCompletion {
         } finally {
             work.slot.inflight.decrementAndGet();
             if (work.slot.blockedIndex != -1) {
-                epoch.incrementAndGet();
+                role.bumpEpoch();
             }
             launchOrder.completed(work);
         }
