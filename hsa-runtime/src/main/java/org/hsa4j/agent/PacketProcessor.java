@@ -25,7 +25,6 @@ import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.memory.MemoryManager;
 import org.hsa4j.memory.Svm;
 import org.hsa4j.packet.AqlPacket;
-import org.hsa4j.packet.BarrierPacket;
 import org.hsa4j.packet.PacketHeader;
 import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
@@ -123,7 +122,6 @@ final class PacketProcessor {
     /** How long a unit must stay blocked on an unowned monitor in a barrier round before the watchdog rescues it. */
     static final long MONITOR_DEADLOCK_NANOS = 200_000_000;
 
-    private static final VarHandle DEP = ValueLayout.JAVA_LONG.varHandle();
 
     private final Agent agent;
     /** Reads and checks each packet (role holder only). */
@@ -352,7 +350,7 @@ final class PacketProcessor {
     void attach(Queue queue) {
         synchronized (this) {
             QueueSlot[] grown = Arrays.copyOf(queues, queues.length + 1);
-            grown[queues.length] = new QueueSlot(queue);
+            grown[queues.length] = new QueueSlot(queue, new BarrierWatch(signals, waiter, clock));
             queues = grown;
         }
         queue.doorbell().addWaiter(doorbellWaiter);
@@ -391,7 +389,7 @@ final class PacketProcessor {
                 }
                 if (held) {
                     drain(found, reason);
-                    unwatch(found);
+                    found.barrier.unwatch();
                 }
                 QueueSlot target = found;
                 queues = Arrays.stream(queues).filter(s -> s != target).toArray(QueueSlot[]::new);
@@ -583,57 +581,17 @@ final class PacketProcessor {
     private int barrier(QueueSlot q, long index, long off, boolean and) {
         launchOrder.endRun(q);
         MemorySegment ring = q.ring;
-        if (q.barrierIndex != index) {
-            unwatch(q);
-            q.barrierIndex = index;
-            q.barrierSince = clock.getAsLong();
-            q.satisfied = 0;
+        BarrierWatch watch = q.barrier;
+        int outcome = watch.evaluate(ring, off, index, and);
+        if (outcome == BarrierWatch.REJECT) {
+            reject(q, index, off, watch.status, watch.problem);
+            return -1;
         }
-        int pending = 0;
-        Signal[] deps = new Signal[BarrierPacket.DEP_SIGNAL_COUNT];
-        boolean any = false;
-        for (int i = 0; i < BarrierPacket.DEP_SIGNAL_COUNT; i++) {
-            long handle = (long) DEP.get(ring, off + BarrierPacket.DEP_SIGNAL0 + 8L * i);
-            if (handle == 0) {
-                continue;
-            }
-            if ((q.satisfied & (1 << i)) != 0) {
-                any = true;
-                continue;
-            }
-            Signal s;
-            try {
-                s = signals.fromHandle(handle);
-            } catch (HsaException e) {
-                reject(q, index, off, HsaStatus.INVALID_SIGNAL, "barrier dependency " + i + ": " + e.getMessage());
-                return -1;
-            }
-            HsaException failed = s.failure();
-            if (failed != null) {
-                reject(q, index, off, failed.status(), "barrier dependency " + i + " (signal " + s + ") failed: "
-                        + failed.getMessage());
-                return -1;
-            }
-            if (s.loadScacquire() == 0) {
-                q.satisfied |= 1 << i;
-                any = true;
-            } else {
-                deps[pending++] = s;
-            }
-        }
-        boolean done = and ? pending == 0 : any;
-        if (!done) {
-            if (q.watched == null) {
-                q.watched = Arrays.copyOf(deps, pending);
-                for (Signal s : q.watched) {
-                    s.addWaiter(waiter);
-                }
-                return barrier(q, index, off, and);
-            }
+        if (outcome == BarrierWatch.WAIT) {
             return 0;
         }
-        unwatch(q);
-        q.barrierIndex = -1;
+        long since = watch.since();
+        watch.clear();
         long completionHandle = ring.get(ValueLayout.JAVA_LONG, off + AqlPacket.COMPLETION_SIGNAL);
         Signal completion = completionSignal(q, index, off, completionHandle);
         if (completion == null && completionHandle != 0) {
@@ -642,7 +600,7 @@ final class PacketProcessor {
         int word = AqlPacket.loadHeaderWordAcquire(ring, off);
         consume(q, index, off);
         long now = clock.getAsLong();
-        tracer.barrier(agent.index(), agent.name(), q.queue.id(), index, and, q.barrierSince, now);
+        tracer.barrier(agent.index(), agent.name(), q.queue.id(), index, and, since, now);
         if (PacketHeader.releaseScopeCode(word) != 0) {
             VarHandle.fullFence();
             if (coherence != null) {
@@ -655,15 +613,6 @@ final class PacketProcessor {
             completion.subtractScrelease(1);
         }
         return 1;
-    }
-
-    private void unwatch(QueueSlot q) {
-        if (q.watched != null) {
-            for (Signal s : q.watched) {
-                s.removeWaiter(waiter);
-            }
-            q.watched = null;
-        }
     }
 
     private Signal completionSignal(QueueSlot q, long index, long off, long handle) {
@@ -687,8 +636,7 @@ final class PacketProcessor {
         HsaException e = new HsaException(status, "packet " + index + " on queue " + q.queue.id() + " ("
                 + agent.name() + "): " + problem);
         long completion = q.ring.get(ValueLayout.JAVA_LONG, off + AqlPacket.COMPLETION_SIGNAL);
-        unwatch(q);
-        q.barrierIndex = -1;
+        q.barrier.clear();
         consume(q, index, off);
         q.queue.raiseError(e);
         failCompletion(completion, e);
@@ -707,8 +655,7 @@ final class PacketProcessor {
     /** Fails and consumes every published packet of a queue that is no longer active. */
     private boolean drain(QueueSlot q, HsaException reason) {
         boolean progress = false;
-        unwatch(q);
-        q.barrierIndex = -1;
+        q.barrier.clear();
         while (true) {
             long index = q.readIndex;
             long off = (index & q.mask) * AqlPacket.SIZE;
@@ -918,7 +865,7 @@ final class PacketProcessor {
             if (held) {
                 drain(q, reason);
             }
-            unwatch(q);
+            q.barrier.unwatch();
         }
         launchRing.forEach(w -> failCompletion(w, reason));
         launchOrder.forEach(w -> failCompletion(w, reason));
