@@ -2,7 +2,7 @@ package org.hsa4j.agent;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.atomic.AtomicLong;
+
 
 /**
  * The role and wake protocol of an agent's packet processor: which thread acts as processor, the
@@ -24,26 +24,18 @@ import java.util.concurrent.atomic.AtomicLong;
  * ({@link #wakeHelpers}) never make the running units outnumber the machine's processors, read once,
  * because on a machine with as many cores as units each extra runnable unit takes the core that the
  * running one, or the host thread waiting for it, needs.
+ *
+ * <h2>Layout</h2>
+ * The role word, its holder and the epoch are the lines the host (at each doorbell) and the units
+ * share; {@link ProcessorRolePad} and this class's first fields pad them with 64 bytes on each side, so no other object's field
+ * (after a GC moves things around) ends up on their line.
  */
-final class ProcessorRole {
-    private static final VarHandle ROLE;
-
-    static {
-        try {
-            ROLE = MethodHandles.lookup().findVarHandle(ProcessorRole.class, "role", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
+final class ProcessorRole extends ProcessorRoleWords {
+    /** 64 bytes behind the shared words (a subclass's longs are laid out before its other fields). */
+    long p11, p12, p13, p14, p15, p16, p17, p18;
     /** The machine's processors, read once: helpers woken for computing work never outnumber them. */
     private final int cores = Runtime.getRuntime().availableProcessors();
-    private final AtomicLong epoch = new AtomicLong();
     private ComputeUnit[] units = new ComputeUnit[0];
-    @SuppressWarnings("unused")
-    private volatile int role;
-    /** The thread holding the role, so a queue's error callback may destroy its queue under the role. */
-    private volatile Thread roleHolder;
 
     /** Names the agent's units, once, before their threads start. */
     void start(ComputeUnit[] made) {
@@ -52,12 +44,12 @@ final class ProcessorRole {
 
     /** The epoch (a volatile read): it changes whenever something may have become ready. */
     long epoch() {
-        return epoch.get();
+        return epoch;
     }
 
     /** Something changed that a processor blocked on a queue waits for: bumps the epoch, wakes nobody. */
     void bumpEpoch() {
-        epoch.incrementAndGet();
+        EPOCH.getAndAdd(this, 1L);
     }
 
     /** Takes the role for the calling thread (not a unit: nothing is counted); true when taken. */
@@ -101,7 +93,7 @@ final class ProcessorRole {
 
     /** Something may be ready: a doorbell rang, a dependency changed, a queue changed state. */
     void notifyWork() {
-        epoch.incrementAndGet();
+        EPOCH.getAndAdd(this, 1L);
         if (role == 0) {
             wakeIdle(1);
         }
@@ -156,4 +148,32 @@ final class ProcessorRole {
         }
         return false;
     }
+}
+
+/** 64 bytes ahead of {@link ProcessorRoleWords}' fields. */
+abstract class ProcessorRolePad {
+    long p01, p02, p03, p04, p05, p06, p07, p08;
+}
+
+/** The shared words of {@link ProcessorRole}, padded on both sides. */
+abstract class ProcessorRoleWords extends ProcessorRolePad {
+    static final VarHandle ROLE;
+    static final VarHandle EPOCH;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            ROLE = lookup.findVarHandle(ProcessorRoleWords.class, "role", int.class);
+            EPOCH = lookup.findVarHandle(ProcessorRoleWords.class, "epoch", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** 1 while some thread holds the processor role. */
+    volatile int role;
+    /** The thread holding the role, so a queue's error callback may destroy its queue under the role. */
+    volatile Thread roleHolder;
+    /** Bumped whenever something may have become ready. */
+    volatile long epoch;
 }
