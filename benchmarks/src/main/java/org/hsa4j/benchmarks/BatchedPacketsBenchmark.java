@@ -82,7 +82,7 @@ public class BatchedPacketsBenchmark {
             PacketHeader.of(PacketType.BARRIER_AND, false, FenceScope.SYSTEM, FenceScope.SYSTEM);
     private static final short KERNEL =
             PacketHeader.of(PacketType.KERNEL_DISPATCH, false, FenceScope.SYSTEM, FenceScope.NONE);
-    private static final short LAST_KERNEL =
+    static final short LAST_KERNEL =
             PacketHeader.of(PacketType.KERNEL_DISPATCH, true, FenceScope.SYSTEM, FenceScope.SYSTEM);
 
     private HsaRuntime rt;

@@ -44,6 +44,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * with {@code -p computeUnits=...} when it is larger. Each configuration is kept short (one fork,
  * three short iterations) so the whole scaling set stays within a few minutes.
  *
+ * <p>{@link #realWork} is the other half of scaling: one dispatch of {@value #REAL_GROUPS} workgroups
+ * of one work-item, each about {@value #REAL_WORK_NANOS} ns of arithmetic (an iteration count
+ * calibrated on the host at setup), BLOCKED wait so the host thread leaves the cores to the units
+ * (dispatches/s; the goal: 2 units at least 1.8x one unit). It keeps a redesign from buying
+ * empty-dispatch speed with real-work parallelism.
+ *
  * <p>Auxiliary counters ({@link Counters}): the agent's packets, wake-ups, role hand-offs, CAS
  * retries and parks over the measurement, which say (per packet) why a configuration scales or not.
  */
@@ -63,6 +69,16 @@ public class DispatchScalingBenchmark {
     private Signal done;
     private Executable executable;
     private long kernelObject;
+    /** Workgroups of {@link #realWork}'s dispatch. */
+    static final int REAL_GROUPS = 64;
+    /** Target time of one {@link #realWork} workgroup. */
+    static final long REAL_WORK_NANOS = 20_000;
+    private long realKernelObject;
+    private Signal realDone;
+    /** Iterations of {@link #work} that take about {@link #REAL_WORK_NANOS} on the host. */
+    private static long realIterations;
+    /** Where the work-items' results go, so the arithmetic is not optimised away. */
+    static volatile long sink;
     private final KernelDispatchPacket kernel = new KernelDispatchPacket();
 
     @Setup(Level.Trial)
@@ -73,6 +89,31 @@ public class DispatchScalingBenchmark {
         executable = rt.createExecutable().define("empty", KernelDescriptor.EMPTY, wi -> {
         }).freeze();
         kernelObject = executable.symbol("empty").kernelObject();
+        realIterations = calibrate();
+        realDone = rt.createSignal(0);
+        realKernelObject = rt.createExecutable().define("work", KernelDescriptor.EMPTY,
+                wi -> sink = work(realIterations + (wi.flatGroupId() & 1))).freeze().symbol("work").kernelObject();
+    }
+
+    /** A chain of multiply-adds that depends on every step: {@code n} of them. */
+    static long work(long n) {
+        long x = n;
+        for (long i = 0; i < n; i++) {
+            x = x * 6364136223846793005L + 1442695040888963407L;
+        }
+        return x;
+    }
+
+    /** Iterations of {@link #work} that take about {@link #REAL_WORK_NANOS} ns here, once warmed up. */
+    private static long calibrate() {
+        long n = 1_000_000;
+        long best = Long.MAX_VALUE;
+        for (int round = 0; round < 20; round++) {
+            long t0 = System.nanoTime();
+            sink = work(n);
+            best = Math.min(best, System.nanoTime() - t0);
+        }
+        return Math.max(1, n * REAL_WORK_NANOS / Math.max(1, best));
     }
 
     @TearDown(Level.Trial)
@@ -124,6 +165,27 @@ public class DispatchScalingBenchmark {
     @OperationsPerInvocation(BatchedPacketsBenchmark.BATCH)
     public long batch(Counters counters) {
         long value = submitBatch();
+        counters.update(rt.gpuAgent().counters());
+        return value;
+    }
+
+    /** One dispatch of {@value #REAL_GROUPS} workgroups of about {@value #REAL_WORK_NANOS} ns each, BLOCKED wait; scored per dispatch. */
+    @Benchmark
+    public long realWork(Counters counters) {
+        realDone.storeRelaxed(1);
+        long id = queue.addWriteIndexScacqScrel(1);
+        queue.waitForSpace(id);
+        kernel.wrap(queue.ring(), queue.slotOffset(id))
+                .workgroupSize(1, 1, 1)
+                .gridSize(REAL_GROUPS, 1, 1)
+                .privateSegmentSize(0)
+                .groupSegmentSize(0)
+                .kernelObject(realKernelObject)
+                .kernargAddress(0)
+                .completionSignal(realDone.handle())
+                .publish(BatchedPacketsBenchmark.LAST_KERNEL, 1);
+        queue.ringDoorbell(id);
+        long value = Waits.await(realDone, SignalCondition.EQ, 0, WaitState.BLOCKED);
         counters.update(rt.gpuAgent().counters());
         return value;
     }

@@ -17,7 +17,7 @@ import org.hsa4j.status.HsaException;
  * the agent's processor role and act as the packet processor for a bounded spin (one scan when
  * another unit is running a part); else park. A unit that took the role as it completed a packet
  * scans first, before it claims anything. A parked unit is woken by
- * {@link PacketProcessor#notifyWork()} (doorbell, dependency signal, queue state change), by a
+ * {@link ProcessorRole#notifyWork()} (doorbell, dependency signal, queue state change), by a
  * dispatch with a workgroup per unit, or by a {@link HelperPacer} asking for help with a long
  * dispatch, and it also re-checks on a timer that backs off to {@link #MAX_IDLE_PARK_NANOS} (the
  * agent's idle strategy for units, {@link PacketProcessor#unitIdle}), so a
@@ -55,6 +55,10 @@ final class ComputeUnit implements Runnable {
     private volatile boolean parked;
     /** The agent's per-unit counters (this unit writes only its own run). */
     private final UnitCounters counters;
+    /** The processor's role and wake protocol (null for units tests drive without a processor). */
+    private final ProcessorRole role;
+    /** Where the works this unit finishes are completed (null for units tests drive without a processor). */
+    private final WorkCompletion completion;
     /** When to wake idle units to help with the work this unit runs. */
     private final HelperPacer pacer;
     /** This unit's progress through its idle strategy since it last found work, or null while it finds work. */
@@ -64,7 +68,7 @@ final class ComputeUnit implements Runnable {
 
     ComputeUnit(int id, PacketProcessor processor, int groupSegmentMax) {
         this(id, processor, groupSegmentMax,
-                new HelperPacer(PacketProcessor.HELPER_WAKE_NANOS, System::nanoTime, processor::wakeHelpers));
+                new HelperPacer(PacketProcessor.HELPER_WAKE_NANOS, System::nanoTime, processor.role()::wakeHelpers));
     }
 
     /** A unit with its own {@code pacer} (tests drive units without a processor). */
@@ -74,6 +78,8 @@ final class ComputeUnit implements Runnable {
         this.executor = new WorkgroupExecutor(groupSegmentMax, processor != null && processor.fidelity());
         this.pacer = pacer;
         this.counters = processor != null ? processor.unitCounters : new UnitCounters(id + 1);
+        this.completion = processor != null ? processor.completion : null;
+        this.role = processor != null ? processor.role() : null;
     }
 
     /**
@@ -87,18 +93,23 @@ final class ComputeUnit implements Runnable {
         if (failure == null && !roleTaken) {
             roleTaken = processor.takeRoleWhenIdle(this);
         }
-        processor.complete(work, failure, work.completion, releaseScope);
+        completion.complete(work, failure, work.completion, releaseScope);
     }
 
-    /** Runs a claimed {@code part} of {@code work}; {@code last} when no part is left to claim behind it. */
-    void runPart(Work work, long part, boolean last) {
-        if (last) {
+    /**
+     * Runs a claimed {@code part} of {@code work}: {@code last} when no part of {@code work} is left
+     * to claim, {@code worksBehind} the launched works queued behind it. Only a part with nothing
+     * behind it, in its work or in the ring, ends the pacer's run, so a stream of one-workgroup
+     * dispatches is paced as one long work: helpers wake only once it looks long enough.
+     */
+    void runPart(Work work, long part, boolean last, long worksBehind) {
+        if (last && worksBehind <= 0) {
             pacer.endRun();
             work.run(part, this);
         } else {
             pacer.beforeSharedPart();
             work.run(part, this);
-            pacer.afterSharedPart(work);
+            pacer.afterSharedPart(work, worksBehind);
         }
     }
 
@@ -153,27 +164,27 @@ final class ComputeUnit implements Runnable {
             }
         }
         if (roleTaken) {
-            processor.releaseRole();
+            role.release();
         }
         executor.close();
     }
 
     /** One round of the loop: run work, or act as processor, or idle one step of {@link PacketProcessor#unitIdle}. */
     private void round() {
-        long epoch = processor.epoch();
-        boolean role = roleTaken;
+        long epoch = role.epoch();
+        boolean holding = roleTaken;
         roleTaken = false;
-        if (!role) {
+        if (!holding) {
             if (processor.runWork(this)) {
                 idler = null;
                 return;
             }
             pacer.endRun();
-            role = processor.tryAcquireRole(this);
+            holding = role.tryAcquire(this);
         }
         boolean backingOff = idler != null && idler.parks() > 0;
-        long spin = backingOff || processor.anotherUnitRunning(this) ? 0 : PacketProcessor.PROCESSOR_SPIN_NANOS;
-        if (role && processor.actAsProcessor(this, spin)) {
+        long spin = backingOff || role.anotherUnitRunning(this) ? 0 : PacketProcessor.PROCESSOR_SPIN_NANOS;
+        if (holding && processor.actAsProcessor(this, spin)) {
             idler = null;
             return;
         }
@@ -181,8 +192,8 @@ final class ComputeUnit implements Runnable {
         // published work keeps this unit up only while nobody holds the role: a holder looks for it
         // itself after it releases the role (before it parks), so the unit that lost the role race
         // parks instead of looping hot beside a holder that may be waiting for a core
-        if (processor.epoch() != epoch || processor.hasClaimableWork()
-                || (!processor.roleHeld() && processor.hasPublishedWork()) || processor.isShutdown()) {
+        if (role.epoch() != epoch || processor.hasClaimableWork()
+                || (!role.held() && processor.hasPublishedWork()) || processor.isShutdown()) {
             parked = false;
             return;
         }

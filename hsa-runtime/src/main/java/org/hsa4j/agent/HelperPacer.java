@@ -15,10 +15,13 @@ import java.util.function.LongSupplier;
  * that is long enough to repay the wake-up, and only the running unit can tell how long that is.
  *
  * <h2>How it works</h2>
- * Each unit owns one pacer. Before a part that leaves parts of its work unclaimed, the pacer starts
- * timing (once per run of such parts). After the 1st, 2nd, 4th, 8th, ... part of the run it
+ * Each unit owns one pacer. Before a part that leaves parts unclaimed behind it (of its own work,
+ * or launched works queued behind it in the ring, so a stream of one-workgroup dispatches is one
+ * run), the pacer starts timing (once per run of such parts). After the 1st, 2nd, 4th, 8th, ... part of the run it
  * estimates what is left as the mean part time so far times the unclaimed parts, and when that
- * reaches the threshold it wakes up to that many idle units (the agent caps it at its other units).
+ * reaches the threshold it asks for one helper per threshold's worth of what is left, at most one
+ * per part (the agent caps it at its other units): a helper costs about a threshold to wake, so a
+ * run estimated at a few thresholds (often a preempted run of tiny parts) wakes a few, not a unit per part.
  * Doubling the spacing keeps the clock reads to a logarithm of the parts, and a dispatch whose
  * parts grow slower than the first ones is still caught within twice its elapsed time. A part
  * with nothing left behind it, or a look that found no work, ends the run.
@@ -39,8 +42,8 @@ final class HelperPacer {
     private long parts;
 
     /**
-     * A pacer that calls {@code wake} with the unclaimed parts once their estimated time reaches
-     * {@code thresholdNanos}, reading time from {@code clock}.
+     * A pacer that calls {@code wake} with the helpers to wake once the unclaimed parts' estimated
+     * time reaches {@code thresholdNanos}, reading time from {@code clock}.
      */
     HelperPacer(long thresholdNanos, LongSupplier clock, LongConsumer wake) {
         if (thresholdNanos < 0) {
@@ -51,7 +54,7 @@ final class HelperPacer {
         this.wake = wake;
     }
 
-    /** Before a part that leaves parts of its work unclaimed: starts timing unless a run is on. */
+    /** Before a part that leaves parts unclaimed behind it: starts timing unless a run is on. */
     void beforeSharedPart() {
         if (!timing) {
             timing = true;
@@ -60,16 +63,29 @@ final class HelperPacer {
         }
     }
 
-    /** After such a part of {@code work}: at 1, 2, 4, ... parts, wakes helpers if what is left looks long enough. */
-    void afterSharedPart(Work work) {
+    /**
+     * After such a part of {@code work}, with {@code worksBehind} launched works queued behind it
+     * (each counted as one part): at 1, 2, 4, ... parts, wakes helpers if what is left looks long enough.
+     */
+    void afterSharedPart(Work work, long worksBehind) {
         long n = ++parts;
         if ((n & (n - 1)) != 0) {
             return;
         }
-        long left = work.unclaimedParts();
-        if (left > 0 && (clock.getAsLong() - since) / n * left >= thresholdNanos) {
-            wake.accept(left);
+        long left = work.unclaimedParts() + Math.max(0, worksBehind);
+        if (left <= 0) {
+            return;
         }
+        long estimate = saturatingProduct((clock.getAsLong() - since) / n, left);
+        if (estimate >= thresholdNanos) {
+            wake.accept(Math.min(left, Math.max(1, estimate / Math.max(1, thresholdNanos))));
+        }
+    }
+
+    /** {@code a * b} for non-negative factors, or Long.MAX_VALUE when it overflows. */
+    private static long saturatingProduct(long a, long b) {
+        long low = a * b;
+        return Math.multiplyHigh(a, b) != 0 || low < 0 ? Long.MAX_VALUE : low;
     }
 
     /** Ends the run: the unit ran a part with nothing left behind it, or found no work. */

@@ -89,6 +89,11 @@ final class LaunchRing {
         return (long) SEQUENCE.getAcquire(sequences, TAIL);
     }
 
+    /** The head's sequence (an acquire load): it moves on as units claim the last parts of works. */
+    long headSequence() {
+        return head();
+    }
+
     /** Works appended and not yet moved past (some of them may be fully claimed and still running). */
     long size() {
         long head = head();
@@ -124,7 +129,8 @@ final class LaunchRing {
                     unit.countCasRetry();
                 }
                 long head = head();
-                if (head >= tail()) {
+                long tail = tail();
+                if (head >= tail) {
                     return false;
                 }
                 Work w = (Work) SLOT.getAcquire(slots, (int) head & mask);
@@ -138,7 +144,7 @@ final class LaunchRing {
                     movePast(head, w);
                 }
                 if (part >= 0) {
-                    unit.runPart(w, part, last);
+                    unit.runPart(w, part, last, tail - head - 1);
                     return true;
                 }
             }

@@ -2,7 +2,6 @@ package org.hsa4j.agent;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
@@ -13,7 +12,6 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -21,20 +19,12 @@ import java.util.function.LongSupplier;
 import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.idle.Idler;
 import org.hsa4j.kernel.Dispatch;
-import org.hsa4j.kernel.Executable;
-import org.hsa4j.kernel.KernelCode;
-import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.kernel.WorkgroupExecutor;
-import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.ComputeUnitThread;
-import org.hsa4j.memory.MemoryFaultException;
 import org.hsa4j.memory.MemoryManager;
 import org.hsa4j.memory.Svm;
-import org.hsa4j.packet.AgentDispatchPacket;
 import org.hsa4j.packet.AqlPacket;
-import org.hsa4j.packet.BarrierPacket;
-import org.hsa4j.packet.KernelDispatchPacket;
 import org.hsa4j.packet.PacketHeader;
 import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
@@ -57,6 +47,7 @@ import org.hsa4j.trace.Tracer;
  * read index; INVALID means nothing is published. Packets launch in order: a set barrier bit waits
  * until the queue has nothing in flight; a barrier-AND/OR packet waits (without blocking the other
  * queues) until its dependencies are observed at 0, with the agent registered as a waiter on them.
+ * A {@link PacketDecoder} reads and checks each packet (no threads, no signals: it is tested alone).
  * Launching copies what the packet says into a {@link Dispatch}, sets the slot back to INVALID and
  * advances the read index with a screlease store, so the slot is free for the producer at once and
  * packets may complete out of order. The launched work goes into the agent's {@link LaunchRing},
@@ -65,6 +56,7 @@ import org.hsa4j.trace.Tracer;
  * later dispatches without the barrier bit first.
  *
  * <h2>Completion</h2>
+ * Completion flows one way, unit to work to {@link WorkCompletion}, never back into the processor.
  * The unit that finishes the last workgroup applies the release fence of the packet's scope,
  * records the end timestamp, and decrements the completion signal with screlease order (which
  * wakes its waiters); only then does it drop the queue's in-flight count, so a barrier-bit packet
@@ -74,7 +66,8 @@ import org.hsa4j.trace.Tracer;
  * are drained the same way. Other queues and agents are untouched.
  *
  * <h2>Waking</h2>
- * {@link #notifyWork()} bumps an epoch and, if no unit holds the role, unparks one idle unit.
+ * The role, the epoch and the wakes are {@link ProcessorRole}'s. {@link #notifyWork()} bumps the
+ * epoch and, if no unit holds the role, unparks one idle unit.
  * Completing work bumps the epoch too (without unparking). A unit about to signal a packet's
  * success with no launched work left takes the role first, so the producer it wakes finds the
  * role held and submits its next packet without an unpark; the unit scans next. A unit that is
@@ -89,7 +82,11 @@ import org.hsa4j.trace.Tracer;
  * park as soon as they find nothing to claim; a dispatch with 2 to N workgroups on N units wakes a
  * unit per group at launch (its groups may wait on each other); a larger one wakes helpers only
  * when its running unit's {@link HelperPacer} estimates the unclaimed groups at
- * {@link #HELPER_WAKE_NANOS} or more; and launched work queued behind other work wakes one unit.
+ * {@link #HELPER_WAKE_NANOS} or more. Launched works queued behind each other are paced the same
+ * way, as one long work: a stream of one-workgroup dispatches stays on the unit that launched it
+ * (waking a unit per launch batch cost more than the batch on 2 cores), and a part that blocks with
+ * works queued behind it is rescued by the watchdog, which wakes a unit when the ring's head has
+ * not moved for a whole period while work waits there.
  *
  * <h2>Aborts and shutdown</h2>
  * A Java thread cannot be killed, so running work is aborted cooperatively ({@link Work#abort}):
@@ -125,21 +122,10 @@ final class PacketProcessor {
     /** How long a unit must stay blocked on an unowned monitor in a barrier round before the watchdog rescues it. */
     static final long MONITOR_DEADLOCK_NANOS = 200_000_000;
 
-    private static final VarHandle ROLE;
-    private static final VarHandle DEP = ValueLayout.JAVA_LONG.varHandle();
-
-    static {
-        try {
-            ROLE = MethodHandles.lookup().findVarHandle(PacketProcessor.class, "role", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     private final Agent agent;
-    private final int[] workgroupMaxDim;
-    private final long[] gridMaxDim;
-    private final MemoryManager memory;
+    /** Reads and checks each packet (role holder only). */
+    private final PacketDecoder decoder;
     private final SignalManager signals;
     private final Svm svm;
     /** Fidelity mode's caches, or null: packet fences and workgroup ends act on them. */
@@ -159,12 +145,15 @@ final class PacketProcessor {
     final IdleStrategy helperIdle;
     /** How a thread outside the units waits for the role or for aborted work (bounded by a deadline). */
     private final IdleStrategy roleTakeWait;
-    private final AtomicLong epoch = new AtomicLong();
+    /** Who acts as processor, the epoch, and whom to wake. */
+    private final ProcessorRole role = new ProcessorRole();
     private final LaunchRing launchRing = new LaunchRing(LaunchRing.CAPACITY);
     /** How launched dispatches enter the ring: in order, or (fidelity mode) overlapping adversarially. */
     private final LaunchOrder launchOrder;
-    final SignalWaiter waiter = s -> notifyWork();
-    private final SignalWaiter doorbellWaiter = s -> notifyDoorbell();
+    /** How finished work is completed (the units call it; it never calls back here). */
+    final WorkCompletion completion;
+    final SignalWaiter waiter = s -> role.notifyWork();
+    private final SignalWaiter doorbellWaiter = s -> role.notifyDoorbell();
     private volatile QueueSlot[] queues = new QueueSlot[0];
     private ComputeUnit[] units = new ComputeUnit[0];
     /** Per-unit counters (wake-ups, role hand-offs, CAS retries, parks, packets), sized at start. */
@@ -174,10 +163,6 @@ final class PacketProcessor {
     /** The watchdog thread (kernel time limit, monitor deadlocks at barriers), or null before start. */
     private Thread watchdog;
     private volatile boolean shutdown;
-    @SuppressWarnings("unused")
-    private volatile int role;
-    /** The thread holding the role, so a queue's error callback may destroy its queue under the role. */
-    private volatile Thread roleHolder;
     /** Completed scans over all queues, for diagnostics and tests. */
     private volatile long scans;
     private int nextQueue;
@@ -186,13 +171,13 @@ final class PacketProcessor {
 
     PacketProcessor(Agent agent, MemoryManager memory, SignalManager signals, Svm svm, LongSupplier clock) {
         this.agent = agent;
-        this.memory = memory;
         this.signals = signals;
         this.svm = svm;
         this.coherence = svm.coherence();
-        this.launchOrder = coherence != null ? LaunchOrder.overlapping(launchRing, this::notifyWork, OVERLAP_WINDOW_NANOS)
+        this.launchOrder = coherence != null ? LaunchOrder.overlapping(launchRing, role::notifyWork, OVERLAP_WINDOW_NANOS)
                 : LaunchOrder.inOrder(launchRing);
         this.clock = clock;
+        this.completion = new WorkCompletion(agent.index(), coherence, clock, role, launchOrder);
         this.tracer = agent.tracer();
         IdleStrategy idle = agent.idleStrategy();
         this.roleWait = idle.background().withBusyNanos(PROCESSOR_SPIN_NANOS);
@@ -200,8 +185,7 @@ final class PacketProcessor {
                 .withParks(ComputeUnit.MIN_IDLE_PARK_NANOS, ComputeUnit.MAX_IDLE_PARK_NANOS);
         this.helperIdle = unitIdle.withParks(ComputeUnit.MAX_IDLE_PARK_NANOS, ComputeUnit.MAX_HELPER_IDLE_PARK_NANOS);
         this.roleTakeWait = idle;
-        this.workgroupMaxDim = agent.properties().workgroupMaxDim();
-        this.gridMaxDim = agent.properties().gridMaxDim();
+        this.decoder = new PacketDecoder(agent.name(), agent.index(), agent.properties(), memory, svm);
     }
 
     void start(int computeUnits, int groupSegmentMax, String threadPrefix, long kernelTimeLimitNanos) {
@@ -211,6 +195,7 @@ final class PacketProcessor {
             made[i] = new ComputeUnit(i, this, groupSegmentMax);
         }
         units = made;
+        role.start(made);
         for (ComputeUnit u : made) {
             u.bindThread(threadPrefix + "-cu" + u.id, agent.index(), coherence);
         }
@@ -246,35 +231,14 @@ final class PacketProcessor {
         return shutdown;
     }
 
-    long epoch() {
-        return epoch.get();
-    }
-
-    boolean tryAcquireRole() {
-        if (role == 0 && ROLE.compareAndSet(this, 0, 1)) {
-            roleHolder = Thread.currentThread();
-            return true;
-        }
-        return false;
-    }
-
-    /** {@link #tryAcquireRole()} by {@code unit}, counting the hand-off or the failed compare-and-set. */
-    boolean tryAcquireRole(ComputeUnit unit) {
-        if (role != 0) {
-            return false;
-        }
-        if (ROLE.compareAndSet(this, 0, 1)) {
-            roleHolder = Thread.currentThread();
-            unit.count(UnitCounters.ROLE_HANDOFFS);
-            return true;
-        }
-        unit.count(UnitCounters.CAS_RETRIES);
-        return false;
+    /** The role and wake protocol. */
+    ProcessorRole role() {
+        return role;
     }
 
     /** Takes the role for {@code unit} when no launched work is left to claim; true when taken. */
     boolean takeRoleWhenIdle(ComputeUnit unit) {
-        return launchRing.peekClaimable() == null && tryAcquireRole(unit);
+        return launchRing.peekClaimable() == null && role.tryAcquire(unit);
     }
 
     /** Parks of unit {@code unit} so far (tests). */
@@ -287,16 +251,6 @@ final class PacketProcessor {
         return unitCounters.snapshot();
     }
 
-    /** True while some thread holds the processor role (a volatile read). */
-    boolean roleHeld() {
-        return role != 0;
-    }
-
-    void releaseRole() {
-        roleHolder = null;
-        role = 0;
-    }
-
     /** Number of completed scans over all queues: each one looked at the head of every queue. */
     long scans() {
         return scans;
@@ -304,24 +258,7 @@ final class PacketProcessor {
 
     /** Something may be ready: a doorbell rang, a dependency changed, a queue changed state. */
     void notifyWork() {
-        epoch.incrementAndGet();
-        if (role == 0) {
-            wakeIdle(1);
-        }
-    }
-
-    /**
-     * A doorbell rang. This is on every submission, so it costs one volatile read when a unit holds
-     * the role: that unit either sees the packet in its scan, or gives the role up before the
-     * producer read it as held, and then finds the packet in {@link #hasPublishedWork()} before it
-     * parks (the header store, the role read, the role release and the header load are all
-     * volatile, so one of the two sides sees the other). Only with the role free does the producer
-     * bump the epoch and unpark a unit.
-     */
-    void notifyDoorbell() {
-        if (role == 0) {
-            notifyWork();
-        }
+        role.notifyWork();
     }
 
     /**
@@ -339,32 +276,6 @@ final class PacketProcessor {
                 }
             } catch (IllegalStateException destroyedMeanwhile) {
                 // the queue was destroyed after this snapshot of the queues: its memory is gone, it has no work
-            }
-        }
-        return false;
-    }
-
-    private void wakeIdle(long count) {
-        for (ComputeUnit u : units) {
-            if (count <= 0) {
-                return;
-            }
-            if (u.wake()) {
-                count--;
-            }
-        }
-    }
-
-    /** Wakes idle units to help with {@code parts} unclaimed parts: at most one per part and never all of them. */
-    void wakeHelpers(long parts) {
-        wakeIdle(Math.min(units.length - 1, parts));
-    }
-
-    /** True when a unit other than {@code self} is claiming or running a part. */
-    boolean anotherUnitRunning(ComputeUnit self) {
-        for (ComputeUnit u : units) {
-            if (u != self && u.current() != null) {
-                return true;
             }
         }
         return false;
@@ -425,17 +336,15 @@ final class PacketProcessor {
             return false;
         } finally {
             scanningUnit = null;
-            releaseRole();
+            role.release();
             if (launched && hasPublishedWork()) {
-                wakeIdle(1);
+                role.wakeIdle(1);
             }
             if (launched) {
                 Work w = launchRing.peekClaimable();
                 long groups = w instanceof KernelWork k ? k.dispatch.totalGroups() : 1;
                 if (groups > 1 && groups <= units.length) {
-                    wakeIdle(groups - 1);
-                } else if (launchRing.size() > 1) {
-                    wakeIdle(1);
+                    role.wakeIdle(groups - 1);
                 }
             }
         }
@@ -446,7 +355,7 @@ final class PacketProcessor {
     void attach(Queue queue) {
         synchronized (this) {
             QueueSlot[] grown = Arrays.copyOf(queues, queues.length + 1);
-            grown[queues.length] = new QueueSlot(queue);
+            grown[queues.length] = new QueueSlot(queue, new BarrierWatch(signals, waiter, clock));
             queues = grown;
         }
         queue.doorbell().addWaiter(doorbellWaiter);
@@ -461,11 +370,11 @@ final class PacketProcessor {
      * is reading the ring, fails every published packet's completion signal, then removes it.
      */
     void detach(Queue queue, HsaException reason) {
-        boolean reentrant = roleHolder == Thread.currentThread();
+        boolean reentrant = role.heldByCurrentThread();
         boolean held = reentrant;
         long deadline = System.nanoTime() + 5_000_000_000L;
         Idler idler = roleTakeWait.idler().blocker(this);
-        while (!held && !(held = tryAcquireRole())) {
+        while (!held && !(held = role.tryAcquire())) {
             long left = deadline - System.nanoTime();
             if (left < 0) {
                 break;
@@ -485,14 +394,14 @@ final class PacketProcessor {
                 }
                 if (held) {
                     drain(found, reason);
-                    unwatch(found);
+                    found.barrier.unwatch();
                 }
                 QueueSlot target = found;
                 queues = Arrays.stream(queues).filter(s -> s != target).toArray(QueueSlot[]::new);
             }
         } finally {
             if (held && !reentrant) {
-                releaseRole();
+                role.release();
             }
         }
         queue.doorbell().removeWaiter(doorbellWaiter);
@@ -552,12 +461,13 @@ final class PacketProcessor {
                 }
                 q.blockedIndex = -1;
             }
-            int acquire = PacketHeader.acquireScopeCode(word);
-            int release = PacketHeader.releaseScopeCode(word);
-            if (acquire == 3 || release == 3) {
-                reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, "reserved fence scope value 3 in the header");
+            String bad = decoder.checkHeader(word);
+            if (bad != null) {
+                reject(q, index, off, decoder.status, bad);
                 return true;
             }
+            int acquire = PacketHeader.acquireScopeCode(word);
+            int release = PacketHeader.releaseScopeCode(word);
             if (acquire != 0) {
                 VarHandle.acquireFence();
                 if (coherence != null) {
@@ -607,8 +517,7 @@ final class PacketProcessor {
         if (type == PacketType.AGENT_DISPATCH.code()) {
             return launchAgentDispatch(q, index, off, word, release) ? 1 : -1;
         }
-        reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, type == PacketType.VENDOR_SPECIFIC.code()
-                ? "vendor-specific packets are not supported" : "unknown packet type " + type);
+        reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, decoder.unsupportedType(type));
         return -1;
     }
 
@@ -622,124 +531,21 @@ final class PacketProcessor {
         q.queue.storeReadIndexScrelease(index + 1);
     }
 
-    /** {@code a * b} for non-negative factors, or Long.MAX_VALUE when it overflows. */
-    private static long saturatingProduct(long a, long b) {
-        long low = a * b;
-        return Math.multiplyHigh(a, b) != 0 || low < 0 ? Long.MAX_VALUE : low;
-    }
-
-    /** The problem with the grid of axis {@code d} of a {@code dims}-dimensional dispatch, or null. */
-    private String checkGridAxis(int d, int dims, int wg, long grid) {
-        char axis = "xyz".charAt(d);
-        if (d >= dims) {
-            return wg != 1 || grid != 1 ? "workgroup_size_" + axis + " and grid_size_" + axis + " must be 1 in a "
-                    + dims + "-dimensional dispatch" : null;
-        }
-        return grid < 1 || grid > gridMaxDim[d] ? "grid_size_" + axis + " " + grid + " is outside 1.." + gridMaxDim[d] : null;
-    }
-
-    /** The problem with the workgroup size of used axis {@code d}, or null. */
-    private String checkWorkgroupAxis(int d, int wg) {
-        return wg < 1 || wg > workgroupMaxDim[d]
-                ? "workgroup_size_" + "xyz".charAt(d) + " " + wg + " is outside 1.." + workgroupMaxDim[d] : null;
-    }
-
     private boolean launchKernel(QueueSlot q, long index, long off, int word, int release) {
         MemorySegment ring = q.ring;
-        AgentProperties p = agent.properties();
-        if (!agent.hasFeature(AgentFeature.KERNEL_DISPATCH)) {
-            reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, agent.name() + " does not run kernel dispatch packets");
-            return false;
-        }
-        int dims = KernelDispatchPacket.dimensions(word >>> 16);
-        int wgX = Short.toUnsignedInt(ring.get(ValueLayout.JAVA_SHORT, off + KernelDispatchPacket.WORKGROUP_SIZE_X));
-        int wgY = Short.toUnsignedInt(ring.get(ValueLayout.JAVA_SHORT, off + KernelDispatchPacket.WORKGROUP_SIZE_Y));
-        int wgZ = Short.toUnsignedInt(ring.get(ValueLayout.JAVA_SHORT, off + KernelDispatchPacket.WORKGROUP_SIZE_Z));
-        long gridX = Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GRID_SIZE_X));
-        long gridY = Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GRID_SIZE_Y));
-        long gridZ = Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GRID_SIZE_Z));
-        long privateSize = Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.PRIVATE_SEGMENT_SIZE));
-        long groupSize = Integer.toUnsignedLong(ring.get(ValueLayout.JAVA_INT, off + KernelDispatchPacket.GROUP_SEGMENT_SIZE));
-        long kernelObject = ring.get(ValueLayout.JAVA_LONG, off + KernelDispatchPacket.KERNEL_OBJECT);
-        long kernargAddress = ring.get(ValueLayout.JAVA_LONG, off + KernelDispatchPacket.KERNARG_ADDRESS);
-        long completionHandle = ring.get(ValueLayout.JAVA_LONG, off + AqlPacket.COMPLETION_SIGNAL);
-
-        // each check names the status ROCR or the spec gives it: dimensions and grid sizes that do
-        // not fit together are INCOMPATIBLE_ARGUMENTS, a workgroup size outside the agent's limits is
-        // INVALID_ARGUMENT, segments larger than the agent has are INVALID_ALLOCATION, a kernel
-        // object that names no kernel is INVALID_CODE_OBJECT
-        HsaStatus status = HsaStatus.INCOMPATIBLE_ARGUMENTS;
-        String problem = dims < 1 ? "setup gives 0 dimensions (must be 1 to 3)" : null;
-        for (int d = 0; d < 3 && problem == null; d++) {
-            problem = checkGridAxis(d, dims, d == 0 ? wgX : d == 1 ? wgY : wgZ, d == 0 ? gridX : d == 1 ? gridY : gridZ);
-        }
-        long gridTotal = saturatingProduct(saturatingProduct(gridX, gridY), gridZ);
-        if (problem == null && gridTotal > p.gridMaxSize()) {
-            problem = "grid of " + Long.toUnsignedString(gridX * gridY * gridZ) + " work-items exceeds the agent's maximum "
-                    + p.gridMaxSize();
-        }
-        if (problem == null) {
-            status = HsaStatus.INVALID_ARGUMENT;
-            for (int d = 0; d < dims && problem == null; d++) {
-                problem = checkWorkgroupAxis(d, d == 0 ? wgX : d == 1 ? wgY : wgZ);
-            }
-        }
-        long wgTotal = (long) wgX * wgY * wgZ;
-        if (problem == null && wgTotal > p.workgroupMaxSize()) {
-            problem = "workgroup of " + wgTotal + " work-items exceeds the agent's maximum " + p.workgroupMaxSize();
-        }
-        if (problem == null) {
-            status = HsaStatus.INVALID_ALLOCATION;
-            if (groupSize > p.groupSegmentMax()) {
-                problem = "group segment of " + groupSize + " bytes exceeds the agent's maximum " + p.groupSegmentMax();
-            } else if (privateSize > p.privateSegmentMax()) {
-                problem = "private segment of " + privateSize + " bytes exceeds the agent's maximum "
-                        + p.privateSegmentMax();
-            }
-        }
-        KernelCode code = null;
-        if (problem == null) {
-            status = HsaStatus.INVALID_CODE_OBJECT;
-            code = Executable.fromHandle(memory, kernelObject);
-            if (code == null) {
-                problem = String.format("unknown kernel object 0x%x", kernelObject);
-            }
-        }
-        MemorySegment kernarg = MemorySegment.NULL;
-        if (problem == null) {
-            KernelDescriptor kd = code.descriptor();
-            status = HsaStatus.INCOMPATIBLE_ARGUMENTS;
-            if (groupSize < kd.groupSegmentSize()) {
-                problem = "group segment of " + groupSize + " bytes is below kernel " + code.name() + "'s "
-                        + kd.groupSegmentSize();
-            } else if (privateSize < kd.privateSegmentSize()) {
-                problem = "private segment of " + privateSize + " bytes is below kernel " + code.name() + "'s "
-                        + kd.privateSegmentSize();
-            } else if (kd.kernargSegmentSize() > 0) {
-                try {
-                    kernarg = svm.segment(kernargAddress, kd.kernargSegmentSize());
-                } catch (MemoryFaultException e) {
-                    status = e.status();
-                    problem = String.format("kernarg segment of %d bytes at 0x%x is outside memory %s may read (%s)",
-                            kd.kernargSegmentSize(), kernargAddress, agent.name(), e.getMessage());
-                }
-            } else if (kernargAddress != 0) {
-                Allocation a = memory.find(kernargAddress);
-                if (a != null && (a.accessMask() & (1L << agent.index())) != 0) {
-                    kernarg = a.segment().asSlice(kernargAddress - a.base());
-                }
-            }
-        }
+        PacketDecoder d = decoder;
+        String problem = d.decodeKernel(ring, off, word);
         if (problem != null) {
-            reject(q, index, off, status, problem);
+            reject(q, index, off, d.status, problem);
             return false;
         }
+        long completionHandle = ring.get(ValueLayout.JAVA_LONG, off + AqlPacket.COMPLETION_SIGNAL);
         Signal completion = completionSignal(q, index, off, completionHandle);
         if (completion == null && completionHandle != 0) {
             return false;
         }
-        Dispatch dispatch = new Dispatch(code, dims, wgX, wgY, wgZ, gridX, gridY, gridZ, kernargAddress,
-                kernarg, (int) groupSize, (int) privateSize, svm, index, q);
+        Dispatch dispatch = new Dispatch(d.code, d.dims, d.wgX, d.wgY, d.wgZ, d.gridX, d.gridY, d.gridZ, d.kernargAddress,
+                d.kernarg, d.groupSize, d.privateSize, svm, index, q);
         consume(q, index, off);
         if (completion != null) {
             completion.recordStart(clock.getAsLong());
@@ -750,15 +556,11 @@ final class PacketProcessor {
     }
 
     private boolean launchAgentDispatch(QueueSlot q, long index, long off, int word, int release) {
-        if (!agent.hasFeature(AgentFeature.AGENT_DISPATCH)) {
-            reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, agent.name() + " does not run agent dispatch packets");
-            return false;
-        }
-        int type = (word >>> 16) & 0xFFFF;
+        int type = PacketDecoder.agentDispatchType(word);
         AgentDispatchHandler handler = agent.handler(type);
-        if (handler == null) {
-            reject(q, index, off, HsaStatus.INVALID_PACKET_FORMAT, "no agent dispatch handler for type " + type
-                    + " on " + agent.name());
+        String problem = decoder.checkAgentDispatch(word, handler);
+        if (problem != null) {
+            reject(q, index, off, decoder.status, problem);
             return false;
         }
         MemorySegment ring = q.ring;
@@ -767,13 +569,7 @@ final class PacketProcessor {
         if (completion == null && completionHandle != 0) {
             return false;
         }
-        AgentDispatchRequest request = new AgentDispatchRequest(type,
-                ring.get(ValueLayout.JAVA_LONG, off + AgentDispatchPacket.RETURN_ADDRESS),
-                ring.get(ValueLayout.JAVA_LONG, off + AgentDispatchPacket.ARG0),
-                ring.get(ValueLayout.JAVA_LONG, off + AgentDispatchPacket.ARG0 + 8),
-                ring.get(ValueLayout.JAVA_LONG, off + AgentDispatchPacket.ARG0 + 16),
-                ring.get(ValueLayout.JAVA_LONG, off + AgentDispatchPacket.ARG0 + 24),
-                index, svm);
+        AgentDispatchRequest request = decoder.agentDispatchRequest(ring, off, type, index);
         consume(q, index, off);
         if (completion != null) {
             completion.recordStart(clock.getAsLong());
@@ -790,57 +586,17 @@ final class PacketProcessor {
     private int barrier(QueueSlot q, long index, long off, boolean and) {
         launchOrder.endRun(q);
         MemorySegment ring = q.ring;
-        if (q.barrierIndex != index) {
-            unwatch(q);
-            q.barrierIndex = index;
-            q.barrierSince = clock.getAsLong();
-            q.satisfied = 0;
+        BarrierWatch watch = q.barrier;
+        int outcome = watch.evaluate(ring, off, index, and);
+        if (outcome == BarrierWatch.REJECT) {
+            reject(q, index, off, watch.status, watch.problem);
+            return -1;
         }
-        int pending = 0;
-        Signal[] deps = new Signal[BarrierPacket.DEP_SIGNAL_COUNT];
-        boolean any = false;
-        for (int i = 0; i < BarrierPacket.DEP_SIGNAL_COUNT; i++) {
-            long handle = (long) DEP.get(ring, off + BarrierPacket.DEP_SIGNAL0 + 8L * i);
-            if (handle == 0) {
-                continue;
-            }
-            if ((q.satisfied & (1 << i)) != 0) {
-                any = true;
-                continue;
-            }
-            Signal s;
-            try {
-                s = signals.fromHandle(handle);
-            } catch (HsaException e) {
-                reject(q, index, off, HsaStatus.INVALID_SIGNAL, "barrier dependency " + i + ": " + e.getMessage());
-                return -1;
-            }
-            HsaException failed = s.failure();
-            if (failed != null) {
-                reject(q, index, off, failed.status(), "barrier dependency " + i + " (signal " + s + ") failed: "
-                        + failed.getMessage());
-                return -1;
-            }
-            if (s.loadScacquire() == 0) {
-                q.satisfied |= 1 << i;
-                any = true;
-            } else {
-                deps[pending++] = s;
-            }
-        }
-        boolean done = and ? pending == 0 : any;
-        if (!done) {
-            if (q.watched == null) {
-                q.watched = Arrays.copyOf(deps, pending);
-                for (Signal s : q.watched) {
-                    s.addWaiter(waiter);
-                }
-                return barrier(q, index, off, and);
-            }
+        if (outcome == BarrierWatch.WAIT) {
             return 0;
         }
-        unwatch(q);
-        q.barrierIndex = -1;
+        long since = watch.since();
+        watch.clear();
         long completionHandle = ring.get(ValueLayout.JAVA_LONG, off + AqlPacket.COMPLETION_SIGNAL);
         Signal completion = completionSignal(q, index, off, completionHandle);
         if (completion == null && completionHandle != 0) {
@@ -849,7 +605,7 @@ final class PacketProcessor {
         int word = AqlPacket.loadHeaderWordAcquire(ring, off);
         consume(q, index, off);
         long now = clock.getAsLong();
-        tracer.barrier(agent.index(), agent.name(), q.queue.id(), index, and, q.barrierSince, now);
+        tracer.barrier(agent.index(), agent.name(), q.queue.id(), index, and, since, now);
         if (PacketHeader.releaseScopeCode(word) != 0) {
             VarHandle.fullFence();
             if (coherence != null) {
@@ -862,15 +618,6 @@ final class PacketProcessor {
             completion.subtractScrelease(1);
         }
         return 1;
-    }
-
-    private void unwatch(QueueSlot q) {
-        if (q.watched != null) {
-            for (Signal s : q.watched) {
-                s.removeWaiter(waiter);
-            }
-            q.watched = null;
-        }
     }
 
     private Signal completionSignal(QueueSlot q, long index, long off, long handle) {
@@ -894,8 +641,7 @@ final class PacketProcessor {
         HsaException e = new HsaException(status, "packet " + index + " on queue " + q.queue.id() + " ("
                 + agent.name() + "): " + problem);
         long completion = q.ring.get(ValueLayout.JAVA_LONG, off + AqlPacket.COMPLETION_SIGNAL);
-        unwatch(q);
-        q.barrierIndex = -1;
+        q.barrier.clear();
         consume(q, index, off);
         q.queue.raiseError(e);
         failCompletion(completion, e);
@@ -914,8 +660,7 @@ final class PacketProcessor {
     /** Fails and consumes every published packet of a queue that is no longer active. */
     private boolean drain(QueueSlot q, HsaException reason) {
         boolean progress = false;
-        unwatch(q);
-        q.barrierIndex = -1;
+        q.barrier.clear();
         while (true) {
             long index = q.readIndex;
             long off = (index & q.mask) * AqlPacket.SIZE;
@@ -927,45 +672,6 @@ final class PacketProcessor {
             consume(q, index, off);
             failCompletion(completion, reason);
             progress = true;
-        }
-    }
-
-    /**
-     * Completes launched work: release fence, then the queue's error or the end timestamp and the
-     * completion signal's decrement, and only then the in-flight count, so a packet with the
-     * barrier bit behind it starts after all of this. When the processor is blocked on this queue
-     * ({@code blockedIndex}), bumping the epoch makes the role holder (or this unit, next round) scan
-     * again; otherwise there is nothing to wake, and no shared counter is touched per packet.
-     * The release fence orders the kernel's writes before the signal's (volatile) decrement and
-     * the in-flight count, which are what other agents acquire.
-     */
-    void complete(Work work, HsaException failure, Signal completion, int releaseScope) {
-        work.finished();
-        if (releaseScope != 0) {
-            if (coherence != null) {
-                coherence.packetRelease(agent.index(), releaseScope);
-            }
-            VarHandle.releaseFence();
-        }
-        try {
-            if (failure != null) {
-                work.slot.queue.raiseError(failure);
-                if (completion != null) {
-                    completion.fail(failure);
-                }
-            } else if (completion != null) {
-                completion.recordEnd(clock.getAsLong());
-                completion.subtractScrelease(1);
-            }
-        } catch (HsaException e) {
-            work.slot.queue.raiseError(new HsaException(HsaStatus.INVALID_SIGNAL, "completion signal of " + work
-                    + " on queue " + work.slot.queue.id() + " could not be signalled: " + e.getMessage(), e));
-        } finally {
-            work.slot.inflight.decrementAndGet();
-            if (work.slot.blockedIndex != -1) {
-                epoch.incrementAndGet();
-            }
-            launchOrder.completed(work);
         }
     }
 
@@ -1054,6 +760,8 @@ final class PacketProcessor {
         private final Map<Work, Long> firstSeen = new IdentityHashMap<>();
         /** When each unit was first seen blocked in a barrier round, or 0. */
         private final long[] blockedSince;
+        /** The ring's head sequence at the last look while it had claimable work, or -1. */
+        private long stalledHead = -1;
 
         Watchdog(long limitNanos) {
             this.limitNanos = limitNanos;
@@ -1071,7 +779,21 @@ final class PacketProcessor {
                     enforceTimeLimit(now);
                 }
                 rescueMonitorDeadlocks(now);
+                rescueStalledRing();
             }
+        }
+
+        /**
+         * Wakes an idle unit when claimable work waited at the ring's head for a whole period: the
+         * running units are blocked in parts (say a kernel waiting for a dispatch queued behind it),
+         * and the pacer, which looks only between parts, cannot ask for help.
+         */
+        private void rescueStalledRing() {
+            long head = launchRing.headSequence();
+            if (head == stalledHead && hasClaimableWork()) {
+                role.wakeIdle(1);
+            }
+            stalledHead = hasClaimableWork() ? head : -1;
         }
 
         private void enforceTimeLimit(long now) {
@@ -1137,10 +859,10 @@ final class PacketProcessor {
         }
         long deadline = System.nanoTime() + timeoutNanos;
         // an error callback may shut the runtime down from the unit that holds the role
-        boolean held = roleHolder == Thread.currentThread();
+        boolean held = role.heldByCurrentThread();
         Idler idler = roleTakeWait.idler().blocker(this);
         long roleLeft;
-        while (!held && !(held = tryAcquireRole()) && (roleLeft = deadline - System.nanoTime()) > 0) {
+        while (!held && !(held = role.tryAcquire()) && (roleLeft = deadline - System.nanoTime()) > 0) {
             idler.idle(roleLeft);
         }
         for (QueueSlot q : queues) {
@@ -1148,7 +870,7 @@ final class PacketProcessor {
             if (held) {
                 drain(q, reason);
             }
-            unwatch(q);
+            q.barrier.unwatch();
         }
         launchRing.forEach(w -> failCompletion(w, reason));
         launchOrder.forEach(w -> failCompletion(w, reason));

@@ -4,7 +4,6 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.hsa4j.queue.Queue;
-import org.hsa4j.signal.Signal;
 
 /**
  * The packet processor's private state for one queue. Plain fields are touched only by the
@@ -19,14 +18,8 @@ final class QueueSlot {
     final AtomicInteger inflight = new AtomicInteger();
     /** Next packet id to consume (mirrors the read index). */
     long readIndex;
-    /** Packet id of the barrier packet whose dependencies are being watched, or -1. */
-    long barrierIndex = -1;
-    /** When the processor first looked at that barrier packet (the runtime's clock), for the tracer. */
-    long barrierSince;
-    /** Dependencies of that barrier packet already observed at 0. */
-    int satisfied;
-    /** Dependency signals the agent's waiter is registered on. */
-    Signal[] watched;
+    /** The dependencies of the barrier packet at the read index, when there is one. */
+    final BarrierWatch barrier;
     /**
      * Packet id the processor stopped at because it cannot launch yet (barrier bit with packets in
      * flight, or a barrier packet's dependencies), or -1. Read without the role by
@@ -34,8 +27,9 @@ final class QueueSlot {
      */
     volatile long blockedIndex = -1;
 
-    QueueSlot(Queue queue) {
+    QueueSlot(Queue queue, BarrierWatch barrier) {
         this.queue = queue;
+        this.barrier = barrier;
         this.ring = queue.ring();
         this.mask = queue.size() - 1;
     }

@@ -56,7 +56,7 @@ class HelperPacerTest {
         pacer.beforeSharedPart();
         now += nanos;
         work.unclaimed = left;
-        pacer.afterSharedPart(work);
+        pacer.afterSharedPart(work, 0);
     }
 
     @Test
@@ -72,7 +72,7 @@ class HelperPacerTest {
     void shouldWakeHelpersAfterTheFirstPartWhenTheRestIsLong() {
         Left work = new Left(0);
         part(2_000, work, 127);
-        assertEquals(List.of(127L), wakes, "127 parts of 2 us left: 254 us");
+        assertEquals(List.of(5L), wakes, "127 parts of 2 us left: 254 us, a helper per 50 us");
     }
 
     @Test
@@ -91,7 +91,7 @@ class HelperPacerTest {
         part(100, work, 998);
         assertEquals(List.of(), wakes, "a mean of 60 ns times 998 would reach it, but the clock is not read after part 3");
         part(40, work, 997);
-        assertEquals(List.of(997L), wakes, "after part 4 the mean of 55 ns times 997 parts reaches 50 us");
+        assertEquals(List.of(1L), wakes, "after part 4 the mean of 55 ns times 997 parts reaches 50 us: one helper");
     }
 
     @Test
@@ -101,7 +101,7 @@ class HelperPacerTest {
         part(10, work, 99);
         part(10_000, work, 98);
         part(10_000, work, 97);
-        assertEquals(List.of(97L), wakes, "mean of 5 us over four parts times 97 left");
+        assertEquals(List.of(9L), wakes, "mean of 5 us over four parts times 97 left: 485 us, a helper per 50 us");
     }
 
     @Test
@@ -133,5 +133,25 @@ class HelperPacerTest {
     @Test
     void shouldRejectANegativeThreshold() {
         assertThrows(IllegalArgumentException.class, () -> new HelperPacer(-1, () -> 0, parts -> { }));
+    }
+
+    @Test
+    void shouldAskForOneHelperPerThresholdOfWorkLeftNotOnePerPart() {
+        Left work = new Left(0);
+        part(1_000, work, 255);
+        assertEquals(List.of(5L), wakes, "255 parts of 1 us left are 255 us: five helpers' worth, not 255");
+    }
+
+    @Test
+    void shouldCountWorksQueuedBehindAsPartsLeft() {
+        Left work = new Left(0);
+        part(1_000_000, work, 0);
+        pacer.beforeSharedPart();
+        assertEquals(List.of(), wakes, "nothing left: nobody to wake");
+        pacer.endRun();
+        pacer.beforeSharedPart();
+        now += 1_000_000;
+        pacer.afterSharedPart(work, 3);
+        assertEquals(List.of(3L), wakes, "three one-part works queued behind a 1 ms part");
     }
 }

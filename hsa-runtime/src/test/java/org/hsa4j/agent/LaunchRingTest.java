@@ -304,4 +304,40 @@ class LaunchRingTest {
         assertEquals(100, ran);
         assertEquals(List.of(), wakes, "100 parts of 100 ns are 10 us");
     }
+
+    @Test
+    void shouldAskForHelpersForOneGroupWorksQueuedBehindALongOne() {
+        ComputeUnit u = pacedUnit();
+        for (int i = 0; i < 3; i++) {
+            ring.append(new Parts(1) {
+                @Override
+                void run(long part, ComputeUnit unit) {
+                    super.run(part, unit);
+                    now += 1_000_000;
+                }
+            });
+        }
+        assertTrue(ring.runOne(u));
+        assertEquals(List.of(2L), wakes, "after a 1 ms work with two one-part works queued behind it");
+    }
+
+    @Test
+    void shouldNotAskForHelpersForAStreamOfShortOneGroupWorks() {
+        ComputeUnit u = pacedUnit();
+        for (int i = 0; i < 255; i++) {
+            ring.append(new Parts(1) {
+                @Override
+                void run(long part, ComputeUnit unit) {
+                    super.run(part, unit);
+                    now += 100;
+                }
+            });
+        }
+        int ran = 0;
+        while (ring.runOne(u)) {
+            ran++;
+        }
+        assertEquals(255, ran);
+        assertEquals(List.of(), wakes, "255 works of 100 ns are 25.5 us, under the 50 us threshold");
+    }
 }
