@@ -5,7 +5,8 @@
  * <p>{@code org.hsa4j.idle} (how the runtime's threads wait) is machinery the sibling modules share,
  * exported to them only. {@code org.hsa4j.agent.spi} (queue backends and the queue factory) and
  * {@code org.hsa4j.runtime.spi} (the agent factory) are what a module that brings its own devices (an
- * {@link org.hsa4j.runtime.AgentProvider}) implements and uses, exported to hsa4j's CUDA module only. JFR events are written when {@code jdk.jfr} is in the boot layer and skipped
+ * {@link org.hsa4j.runtime.AgentProvider}) implements and uses, exported to hsa4j's CUDA module only.
+ * {@code org.hsa4j.kernel.spi} (how compute units make their workgroup executors) is not exported. JFR events are written when {@code jdk.jfr} is in the boot layer and skipped
  * otherwise. On the module path, pass {@code --enable-native-access=org.hsa4j.runtime} (SVM is
  * mapped through the foreign linker), and for the opt-in continuation barriers
  * {@code --add-exports java.base/jdk.internal.vm=org.hsa4j.runtime}.

@@ -6,6 +6,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.idle.Idler;
 import org.hsa4j.kernel.WorkgroupExecutor;
+import org.hsa4j.kernel.spi.WorkgroupExecutors;
 import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.status.HsaException;
@@ -75,7 +76,7 @@ final class ComputeUnit implements Runnable {
     ComputeUnit(int id, PacketProcessor processor, int groupSegmentMax, HelperPacer pacer) {
         this.id = id;
         this.processor = processor;
-        this.executor = new WorkgroupExecutor(groupSegmentMax, processor != null && processor.fidelity());
+        this.executor = WorkgroupExecutors.create(groupSegmentMax, processor != null && processor.fidelity());
         this.pacer = pacer;
         this.counters = processor != null ? processor.unitCounters : new UnitCounters(id + 1);
         this.completion = processor != null ? processor.completion : null;

@@ -44,16 +44,12 @@ public final class WorkgroupExecutor implements AutoCloseable {
     private int mode;
     private String kernelName;
 
-    /** An executor whose group segment holds up to {@code groupSegmentMax} bytes, in normal mode. */
-    public WorkgroupExecutor(int groupSegmentMax) {
-        this(groupSegmentMax, false);
-    }
-
     /**
      * An executor whose group segment holds up to {@code groupSegmentMax} bytes; in fidelity mode
-     * when {@code fidelity} (work-items last-first, group memory poisoned and race-checked).
+     * when {@code fidelity} (work-items last-first, group memory poisoned and race-checked). Compute
+     * units make theirs through {@code kernel.spi.WorkgroupExecutors}; applications make none.
      */
-    public WorkgroupExecutor(int groupSegmentMax, boolean fidelity) {
+    WorkgroupExecutor(int groupSegmentMax, boolean fidelity) {
         this.groupModel = fidelity ? GroupModel.adversarial() : GroupModel.inOrder();
         this.plain = newItem(0);
         this.groupBuffer = arena.allocate(Math.max(groupSegmentMax, 8), 64);
