@@ -51,8 +51,6 @@ final class AgentCache {
     private static final int LINE = CacheGeometry.LINE_SIZE;
     private static final int LINES = CacheGeometry.SECTOR_LINES;
     private static final int WORDS = CacheLines.WORDS;
-    /** Words of a sector. */
-    private static final int SECTOR_WORDS = CacheGeometry.SECTOR_SIZE / Long.BYTES;
     private static final int SET = CacheGeometry.L2_SET_LONGS;
     private static final int TAG = CacheGeometry.L2_TAG;
     private static final int FULL_STAMP = CacheGeometry.L2_FULL_STAMP;
@@ -293,46 +291,29 @@ final class AgentCache {
     }
 
     /**
-     * Under the set's lock: reads the whole sector at {@code block} of {@code a} from home once, into
-     * set {@code i} (which holds none of it) and into {@code dst}: a streaming miss's two copies in
-     * one pass over home.
+     * Under the set's lock: reads the whole sector at {@code block} of {@code a} from home (or from
+     * what this agent saved of it) once, into set {@code i} (which holds none of it), then copies the
+     * set into {@code dst}: two bulk copies, and the L1 gets exactly what the L2 read.
      */
     private void readHomeTwice(int i, Allocation a, long block, CacheSector dst) {
+        long into = (long) (i + DATA) * Long.BYTES;
         SavedHome h = a.savedHome(agent);
         if (h != null) {
             synchronized (h) {
                 MemorySegment page = h.savedPage(block - a.base, snapshotId(a.coarseGrainedAt(block)));
                 if (page != null) {
-                    long at = SavedHome.inPage(block - a.base);
-                    int j = i + DATA;
-                    for (int w = 0; w < SECTOR_WORDS; w++) {
-                        long v = page.get(CacheLines.LONG_U, at + (long) w * Long.BYTES);
-                        sets[j + w] = v;
-                        dst.setWord(w, v);
-                    }
-                    for (int k = 0; k < LINES; k++) {
-                        sets[i + VALID + k] = -1L;
-                    }
+                    MemorySegment.copy(page, SavedHome.inPage(block - a.base), data, into, CacheGeometry.SECTOR_SIZE);
                 } else {
-                    readHomeTwiceFresh(i, a, block, dst);
+                    MemorySegment.copy(a.segment(), block - a.base, data, into, CacheGeometry.SECTOR_SIZE);
                 }
             }
-            return;
-        }
-        readHomeTwiceFresh(i, a, block, dst);
-    }
-
-    private void readHomeTwiceFresh(int i, Allocation a, long block, CacheSector dst) {
-        long home = block - a.base;
-        int j = i + DATA;
-        for (int w = 0; w < SECTOR_WORDS; w++) {
-            long v = a.segment().get(CacheLines.LONG_U, home + (long) w * Long.BYTES);
-            sets[j + w] = v;
-            dst.setWord(w, v);
+        } else {
+            MemorySegment.copy(a.segment(), block - a.base, data, into, CacheGeometry.SECTOR_SIZE);
         }
         for (int k = 0; k < LINES; k++) {
             sets[i + VALID + k] = -1L;
         }
+        MemorySegment.copy(data, into, dst.segment, 0, CacheGeometry.SECTOR_SIZE);
     }
 
     /** Under the set's lock: makes the bytes of {@code need} of every line valid, reading the missing ones from home. */

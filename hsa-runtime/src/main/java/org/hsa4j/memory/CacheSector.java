@@ -236,13 +236,6 @@ final class CacheSector {
         }
     }
 
-    /** Sets data word {@code w} (bytes {@code 8w .. 8w + 7}, native order) to {@code v}, leaving the flags. */
-    void setWord(int w, long v) {
-        int j = DATA + 2 * w;
-        ints[j] = (int) (LITTLE_ENDIAN ? v : v >>> 32);
-        ints[j + 1] = (int) (LITTLE_ENDIAN ? v >>> 32 : v);
-    }
-
     /** The bit shift, in a native-order int, of the {@code size} bytes starting at byte {@code k} (0..3) of the int. */
     private static int shift(int k, int size) {
         return LITTLE_ENDIAN ? k << 3 : (Integer.BYTES - k - size) << 3;
