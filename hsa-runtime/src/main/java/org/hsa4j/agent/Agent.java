@@ -10,11 +10,11 @@ import java.util.function.LongSupplier;
 
 import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.memory.Allocation;
-import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.MemoryKind;
 import org.hsa4j.memory.MemoryManager;
 import org.hsa4j.memory.MemoryPool;
 import org.hsa4j.memory.Svm;
+import org.hsa4j.memory.SvmAccess;
 import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueDescriptor;
@@ -76,21 +76,21 @@ public final class Agent {
                 Tracer.off(clock));
     }
 
-    /** Built by the runtime while it makes the topology; {@code coherence} is fidelity mode's model, or null. */
+    /** Built by the runtime while it makes the topology; {@code access} is its memory access strategy (null: {@link SvmAccess#DIRECT}). */
     public Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
-                 MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, CoherenceModel coherence) {
-        this(index, properties, memory, signals, queuePool, pools, clock, coherence, null, Tracer.off(clock));
+                 MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, SvmAccess access) {
+        this(index, properties, memory, signals, queuePool, pools, clock, access, null, Tracer.off(clock));
     }
 
     /** Built by the runtime while it makes the topology: as above, reporting its packets to {@code tracer}. */
     public Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
-                 MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, CoherenceModel coherence,
+                 MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, SvmAccess access,
                  Tracer tracer) {
-        this(index, properties, memory, signals, queuePool, pools, clock, coherence, null, tracer);
+        this(index, properties, memory, signals, queuePool, pools, clock, access, null, tracer);
     }
 
     private Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
-                  MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, CoherenceModel coherence,
+                  MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, SvmAccess access,
                   QueueBackend backend, Tracer tracer) {
         this.index = index;
         this.tracer = tracer;
@@ -99,7 +99,7 @@ public final class Agent {
         this.signals = signals;
         this.queuePool = queuePool;
         this.pools = List.copyOf(pools);
-        this.svm = new Svm(memory.addressSpace(), index, properties.name(), coherence, memory.fpAtomicPolicy());
+        this.svm = new Svm(memory.addressSpace(), index, properties.name(), access, memory.fpAtomicPolicy());
         this.processor = new PacketProcessor(this, memory, signals, svm, clock);
         this.queues = backend != null ? backend : new OwnQueues();
     }

@@ -26,11 +26,11 @@ import org.hsa4j.kernel.KernelCode;
 import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.kernel.WorkgroupExecutor;
 import org.hsa4j.memory.Allocation;
-import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.memory.MemoryFaultException;
 import org.hsa4j.memory.MemoryManager;
 import org.hsa4j.memory.Svm;
+import org.hsa4j.memory.SvmAccess;
 import org.hsa4j.packet.AgentDispatchPacket;
 import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.packet.BarrierPacket;
@@ -142,8 +142,8 @@ final class PacketProcessor {
     private final MemoryManager memory;
     private final SignalManager signals;
     private final Svm svm;
-    /** Fidelity mode's caches, or null: packet fences and workgroup ends act on them. */
-    private final CoherenceModel coherence;
+    /** The runtime's memory access strategy: packet fences and workgroup ends act on it (fidelity mode: on the caches). */
+    private final SvmAccess access;
     private final LongSupplier clock;
     /** The runtime's tracer, chosen once: launched work reports to it, and so do barrier packets. */
     final Tracer tracer;
@@ -189,8 +189,8 @@ final class PacketProcessor {
         this.memory = memory;
         this.signals = signals;
         this.svm = svm;
-        this.coherence = svm.coherence();
-        this.launchOrder = coherence != null ? LaunchOrder.overlapping(launchRing, this::notifyWork, OVERLAP_WINDOW_NANOS)
+        this.access = svm.access();
+        this.launchOrder = access.coherent() ? LaunchOrder.overlapping(launchRing, this::notifyWork, OVERLAP_WINDOW_NANOS)
                 : LaunchOrder.inOrder(launchRing);
         this.clock = clock;
         this.tracer = agent.tracer();
@@ -212,7 +212,7 @@ final class PacketProcessor {
         }
         units = made;
         for (ComputeUnit u : made) {
-            u.bindThread(threadPrefix + "-cu" + u.id, agent.index(), coherence);
+            u.bindThread(threadPrefix + "-cu" + u.id, agent.index(), access);
         }
         for (ComputeUnit u : made) {
             u.thread().start();
@@ -555,9 +555,7 @@ final class PacketProcessor {
             }
             if (acquire != 0) {
                 VarHandle.acquireFence();
-                if (coherence != null) {
-                    coherence.packetAcquire(agent.index(), acquire);
-                }
+                access.packetAcquire(agent.index(), acquire);
             }
             int outcome;
             try {
@@ -847,9 +845,7 @@ final class PacketProcessor {
         tracer.barrier(agent.index(), agent.name(), q.queue.id(), index, and, q.barrierSince, now);
         if (PacketHeader.releaseScopeCode(word) != 0) {
             VarHandle.fullFence();
-            if (coherence != null) {
-                coherence.packetRelease(agent.index(), PacketHeader.releaseScopeCode(word));
-            }
+            access.packetRelease(agent.index(), PacketHeader.releaseScopeCode(word));
         }
         if (completion != null) {
             completion.recordStart(now);
@@ -937,9 +933,7 @@ final class PacketProcessor {
     void complete(Work work, HsaException failure, Signal completion, int releaseScope) {
         work.finished();
         if (releaseScope != 0) {
-            if (coherence != null) {
-                coherence.packetRelease(agent.index(), releaseScope);
-            }
+            access.packetRelease(agent.index(), releaseScope);
             VarHandle.releaseFence();
         }
         try {
@@ -966,16 +960,12 @@ final class PacketProcessor {
 
     /** The calling unit starts a workgroup or an agent dispatch: in fidelity mode it applies launch acquires it missed. */
     void beginPart() {
-        if (coherence != null) {
-            coherence.beginWork();
-        }
+        access.beginWork();
     }
 
     /** The calling unit finished a workgroup or an agent dispatch of a packet with {@code releaseScope}: fidelity mode writes its L1 back. */
     void endPart(int releaseScope) {
-        if (coherence != null) {
-            coherence.endWork(releaseScope);
-        }
+        access.endWork(releaseScope);
     }
 
     // ---- aborts ---------------------------------------------------------------------------------

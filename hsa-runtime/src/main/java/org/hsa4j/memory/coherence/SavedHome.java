@@ -1,8 +1,10 @@
-package org.hsa4j.memory;
+package org.hsa4j.memory.coherence;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+
+import org.hsa4j.memory.Allocation;
 
 /**
  * Fidelity mode: the bytes of one allocation as one GPU agent's L2 may still see them, home as it
@@ -57,11 +59,11 @@ final class SavedHome {
     }
 
     private synchronized void saveLocked(Allocation a, int s, long id) {
-        if (stamps[s] == id || a.freed) {
+        if (stamps[s] == id || MemoryInternals.isFreed(a)) {
             return;
         }
         long start = (long) s * SECTOR;
-        long length = Math.min(SECTOR, a.size - start);
+        long length = Math.min(SECTOR, a.size() - start);
         try {
             MemorySegment.copy(a.segment(), start, page(start), start & (PAGE - 1), length);
         } catch (IllegalStateException freedMeanwhile) {
@@ -80,7 +82,7 @@ final class SavedHome {
 
     /** After the agent itself wrote the bytes {@code mask} of the line at {@code offset} of {@code a} at home: a sector saved for snapshot {@code id} takes them. */
     synchronized void refresh(Allocation a, long offset, long mask, long id) {
-        if (stamps[(int) (offset / SECTOR)] == id && !a.freed) {
+        if (stamps[(int) (offset / SECTOR)] == id && !MemoryInternals.isFreed(a)) {
             try {
                 CacheLines.copyRuns(mask, a.segment(), offset, pages[(int) (offset >>> PAGE_SHIFT)], offset & (PAGE - 1));
             } catch (IllegalStateException freedMeanwhile) {

@@ -1,8 +1,12 @@
-package org.hsa4j.memory;
+package org.hsa4j.memory.coherence;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+
+import org.hsa4j.memory.Allocation;
+import org.hsa4j.memory.AtomicOp;
+import org.hsa4j.memory.MemoryOrder;
 
 /**
  * The L2 of one GPU agent in fidelity mode (agent scope): shared by the agent's compute units,
@@ -190,18 +194,18 @@ final class AgentCache {
 
     /** Before someone else writes {@code length} bytes at {@code address} of {@code a} at home: saves the sectors this L2 may still read as they were. */
     void saveHome(Allocation a, long address, long length) {
-        SavedHome h = a.savedHomeFor(agent);
+        SavedHome h = MemoryInternals.savedHomeFor(a, agent);
         long end = address + length;
         for (long block = address & -CacheGeometry.SECTOR_SIZE; block < end; block += CacheGeometry.SECTOR_SIZE) {
-            h.save(a, block - a.base, snapshotId(a.coarseGrainedAt(block)));
+            h.save(a, block - a.base(), snapshotId(a.coarseGrainedAt(block)));
         }
     }
 
     /** After this agent wrote the bytes {@code mask} of {@code line} of {@code a} at home: what it saved takes them, so it reads its own writes. */
     void refreshHome(Allocation a, long line, long mask) {
-        SavedHome h = a.savedHome(agent);
+        SavedHome h = MemoryInternals.savedHome(a, agent);
         if (h != null) {
-            h.refresh(a, line - a.base, mask, snapshotId(a.coarseGrainedAt(line)));
+            h.refresh(a, line - a.base(), mask, snapshotId(a.coarseGrainedAt(line)));
         }
     }
 
@@ -216,13 +220,13 @@ final class AgentCache {
     private void writeHome(int s, int i) {
         Allocation owner = owners[s];
         long block = sets[i + TAG];
-        long length = Math.min(CacheGeometry.SECTOR_SIZE, owner.base + owner.size - block);
-        if (owner.freed) {
+        long length = Math.min(CacheGeometry.SECTOR_SIZE, owner.base() + owner.size() - block);
+        if (MemoryInternals.isFreed(owner)) {
             writeHomeBytes(s, i, owner, block);
             return;
         }
         beforeHome(owner, block, length);
-        if (owner.savedHome(agent) == null) {
+        if (MemoryInternals.savedHome(owner, agent) == null) {
             writeHomeBytes(s, i, owner, block);
             return;
         }
@@ -275,11 +279,11 @@ final class AgentCache {
 
     /** Writes the whole sector of set {@code i} home to {@code block} of {@code a} (every byte of it inside {@code a}), unless {@code a} was freed. */
     private void copyHome(Allocation a, long block, int i) {
-        if (a.freed) {
+        if (MemoryInternals.isFreed(a)) {
             return;
         }
         try {
-            MemorySegment.copy(data, (long) (i + DATA) * Long.BYTES, a.segment(), block - a.base, CacheGeometry.SECTOR_SIZE);
+            MemorySegment.copy(data, (long) (i + DATA) * Long.BYTES, a.segment(), block - a.base(), CacheGeometry.SECTOR_SIZE);
         } catch (IllegalStateException freedMeanwhile) {
             // the allocation's arena closed after the check: its bytes are gone, nothing to keep
         }
@@ -297,18 +301,18 @@ final class AgentCache {
      */
     private void readHomeTwice(int i, Allocation a, long block, CacheSector dst) {
         long into = (long) (i + DATA) * Long.BYTES;
-        SavedHome h = a.savedHome(agent);
+        SavedHome h = MemoryInternals.savedHome(a, agent);
         if (h != null) {
             synchronized (h) {
-                MemorySegment page = h.savedPage(block - a.base, snapshotId(a.coarseGrainedAt(block)));
+                MemorySegment page = h.savedPage(block - a.base(), snapshotId(a.coarseGrainedAt(block)));
                 if (page != null) {
-                    MemorySegment.copy(page, SavedHome.inPage(block - a.base), data, into, CacheGeometry.SECTOR_SIZE);
+                    MemorySegment.copy(page, SavedHome.inPage(block - a.base()), data, into, CacheGeometry.SECTOR_SIZE);
                 } else {
-                    MemorySegment.copy(a.segment(), block - a.base, data, into, CacheGeometry.SECTOR_SIZE);
+                    MemorySegment.copy(a.segment(), block - a.base(), data, into, CacheGeometry.SECTOR_SIZE);
                 }
             }
         } else {
-            MemorySegment.copy(a.segment(), block - a.base, data, into, CacheGeometry.SECTOR_SIZE);
+            MemorySegment.copy(a.segment(), block - a.base(), data, into, CacheGeometry.SECTOR_SIZE);
         }
         for (int k = 0; k < LINES; k++) {
             sets[i + VALID + k] = -1L;
@@ -330,14 +334,14 @@ final class AgentCache {
         long missing = need & ~sets[i + VALID + k];
         if (missing != 0) {
             long line = block + (long) k * LINE;
-            SavedHome h = a.savedHome(agent);
+            SavedHome h = MemoryInternals.savedHome(a, agent);
             if (h == null) {
                 CacheLines.readHome(missing, a, line, sets, data, i + DATA + k * WORDS);
             } else {
                 synchronized (h) {
-                    MemorySegment page = h.savedPage(line - a.base, snapshotId(a.coarseGrainedAt(line)));
+                    MemorySegment page = h.savedPage(line - a.base(), snapshotId(a.coarseGrainedAt(line)));
                     if (page != null) {
-                        CacheLines.copyMasked(missing, page, SavedHome.inPage(line - a.base), sets, i + DATA + k * WORDS);
+                        CacheLines.copyMasked(missing, page, SavedHome.inPage(line - a.base()), sets, i + DATA + k * WORDS);
                     } else {
                         CacheLines.readHome(missing, a, line, sets, data, i + DATA + k * WORDS);
                     }
@@ -444,8 +448,8 @@ final class AgentCache {
         try {
             claim(s, i, a, block);
             fill(i, a, block, k, mask);
-            long result = op.apply(data, (long) (i + DATA) * Long.BYTES + offset, size, x, y, order);
-            if (op.writes()) {
+            long result = MemoryInternals.run(op, data, (long) (i + DATA) * Long.BYTES + offset, size, x, y, order);
+            if (MemoryInternals.opWrites(op)) {
                 sets[i + DIRTY + k] |= mask;
                 markDirty(s);
             }
@@ -467,8 +471,8 @@ final class AgentCache {
             catchUp(s, i);
             if (holds(s, i, a, block)) {
                 long d = sets[i + DIRTY + k] & mask;
-                if (d != 0 && !a.freed) {
-                    beforeHome(a, line, Math.min(LINE, a.base + a.size - line));
+                if (d != 0 && !MemoryInternals.isFreed(a)) {
+                    beforeHome(a, line, Math.min(LINE, a.base() + a.size() - line));
                     CacheLines.writeHome(d, a, line, sets, data, i + DATA + k * WORDS);
                     refreshHome(a, line, d);
                 }

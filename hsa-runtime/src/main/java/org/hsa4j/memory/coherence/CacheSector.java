@@ -1,9 +1,11 @@
-package org.hsa4j.memory;
+package org.hsa4j.memory.coherence;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+
+import org.hsa4j.memory.Allocation;
 
 /**
  * One sector of a compute unit's L1 in fidelity mode: which aligned block of
