@@ -297,22 +297,27 @@ final class AgentCache {
     /**
      * Under the set's lock: reads the whole sector at {@code block} of {@code a} from home (or from
      * what this agent saved of it) once, into set {@code i} (which holds none of it), then copies the
-     * set into {@code dst}: two bulk copies, and the L1 gets exactly what the L2 read.
+     * set into {@code dst}: two bulk copies, and the L1 gets exactly what the L2 read. A sector not
+     * saved for the current snapshot (the streaming case) takes no lock: home is read, then the
+     * stamp checked again ({@link SavedHome#savedFor}), and only a sector saved meanwhile is read
+     * again, from the saved bytes under their lock.
      */
     private void readHomeTwice(int i, Allocation a, long block, CacheSector dst) {
         long into = (long) (i + DATA) * Long.BYTES;
+        long offset = block - a.base();
+        long id = snapshotId(a.coarseGrainedAt(block));
         SavedHome h = MemoryInternals.savedHome(a, agent);
-        if (h != null) {
+        if (h == null || !h.savedFor(offset, id)) {
+            MemorySegment.copy(a.segment(), offset, data, into, CacheGeometry.SECTOR_SIZE);
+            VarHandle.loadLoadFence();
+            h = MemoryInternals.savedHome(a, agent);
+        }
+        if (h != null && h.savedFor(offset, id)) {
             synchronized (h) {
-                MemorySegment page = h.savedPage(block - a.base(), snapshotId(a.coarseGrainedAt(block)));
-                if (page != null) {
-                    MemorySegment.copy(page, SavedHome.inPage(block - a.base()), data, into, CacheGeometry.SECTOR_SIZE);
-                } else {
-                    MemorySegment.copy(a.segment(), block - a.base(), data, into, CacheGeometry.SECTOR_SIZE);
-                }
+                MemorySegment page = h.savedPage(offset, id);
+                MemorySegment.copy(page != null ? page : a.segment(), page != null ? SavedHome.inPage(offset) : offset,
+                        data, into, CacheGeometry.SECTOR_SIZE);
             }
-        } else {
-            MemorySegment.copy(a.segment(), block - a.base(), data, into, CacheGeometry.SECTOR_SIZE);
         }
         for (int k = 0; k < LINES; k++) {
             sets[i + VALID + k] = -1L;

@@ -27,7 +27,8 @@ import org.hsa4j.memory.Allocation;
  * write-backs and home atomics {@link #refresh} the saved bytes they change, so the agent always
  * reads its own writes. Saved bytes live in 4 KiB pages made on first use. Saving, refreshing and
  * reading saved bytes run under this object's lock, so the saving writer and a filling L2 never
- * see half a sector; only the check that a sector is saved already runs without it.
+ * see half a sector; the checks that a sector is saved run without it (a streaming L2 miss on a
+ * sector nobody saved takes no lock: {@link #savedFor}).
  */
 final class SavedHome {
     private static final int SECTOR = CacheGeometry.SECTOR_SIZE;
@@ -70,6 +71,19 @@ final class SavedHome {
             return; // the allocation's arena closed after the check: nothing left to save or to read
         }
         STAMP.setRelease(stamps, s, id);
+        // the writer writes home next: no home byte may become visible before the stamp (see savedFor)
+        VarHandle.storeStoreFence();
+    }
+
+    /**
+     * True when the sector at {@code offset} is saved for snapshot {@code id}: one acquire load, no
+     * lock. A reader that finds it false reads home, then, after a load-load fence, asks again: a
+     * writer saves (and stamps) a sector before it writes the sector at home, so a second false
+     * means home was read whole before any such write, and a true sends the reader to the saved
+     * bytes ({@link #savedPage}, under the lock).
+     */
+    boolean savedFor(long offset, long id) {
+        return (long) STAMP.getAcquire(stamps, (int) (offset / SECTOR)) == id;
     }
 
     /**
