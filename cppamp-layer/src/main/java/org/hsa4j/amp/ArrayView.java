@@ -7,9 +7,8 @@ import java.util.Objects;
 
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.AtomicOp;
-import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.MemoryScope;
-import org.hsa4j.memory.SectorCursor;
+import org.hsa4j.memory.SvmAccess;
 import org.hsa4j.signal.WaitState;
 import org.hsa4j.status.HsaException;
 import org.hsa4j.status.HsaStatus;
@@ -25,10 +24,10 @@ import org.hsa4j.status.HsaStatus;
  * fences; {@link #refresh()} fences;
  * {@link #discardData()} is a hint with nothing to skip.
  *
- * <p>Fidelity mode: when the runtime runs its {@link CoherenceModel}, every element read and write
- * and every atomic goes through the model, so an amp kernel sees coarse-grained data, fences and
- * scopes as a GPU would. The views test one final field, {@code model}, on each access: null (the
- * mode off) takes the direct segment access, and since the field never changes the JIT hoists the
+ * <p>Fidelity mode: when the runtime's {@link SvmAccess} strategy is the coherent one, every element
+ * read and write and every atomic goes through it, so an amp kernel sees coarse-grained data, fences and
+ * scopes as a GPU would. The views test one final field, {@code cursor} (the strategy's element
+ * accesses), on each access: null (the mode off) takes the direct segment access, and since the field never changes the JIT hoists the
  * test out of the kernel loops. The model's {@link Allocation} is resolved once, when the view is
  * made. Host threads are coherent with home memory in the model, so host access through a view
  * (after {@link #synchronize()}) reads and writes home. The layer's atomics carry no scope
@@ -64,21 +63,24 @@ public abstract sealed class ArrayView permits IntArrayView, LongArrayView, Floa
     final ViewMemory memory;
     /** Bytes per element: 4 or 8. */
     final int size;
-    /** Fidelity mode's model, or null: then every access goes straight to the segment. */
-    final CoherenceModel model;
+    /** The runtime's memory access strategy. */
+    final SvmAccess access;
     /** The allocation the view lies in (fidelity mode only, else null). */
     final Allocation allocation;
-    /** Fidelity mode: the plain element accesses, with the last L1 sector they touched; null when the mode is off. */
-    final SectorCursor cursor;
+    /**
+     * The strategy's element accesses (fidelity mode: a cursor holding the last L1 sector they
+     * touched), or null when plain accesses and atomics go straight to the segment.
+     */
+    final SvmAccess.ElementAccess cursor;
 
     ArrayView(ViewMemory memory, int size, Extent extent, long origin, long s0, long s1, AcceleratorView source) {
         this.memory = memory;
         this.size = size;
         this.segment = memory.segment();
         this.address = memory.address();
-        this.model = memory.model();
+        this.access = memory.access();
         this.allocation = memory.allocation();
-        this.cursor = model == null ? null : model.cursor(allocation);
+        this.cursor = allocation == null ? null : access.elements(allocation);
         this.extent = extent;
         this.rank = extent.rank();
         this.n0 = extent.get(0);
@@ -263,7 +265,7 @@ public abstract sealed class ArrayView permits IntArrayView, LongArrayView, Floa
     /** {@code atomic_load_explicit} of element {@code i}: its bits. */
     final long atomicLoadBits(int i, CppMemoryOrder order) {
         long o = at(i);
-        if (model != null) {
+        if (cursor != null) {
             return atomicInModel(o, size, AtomicOp.LOAD, 0, 0, loadOrder(order));
         }
         return switch (order) {
@@ -277,7 +279,7 @@ public abstract sealed class ArrayView permits IntArrayView, LongArrayView, Floa
     /** {@code atomic_store_explicit} of {@code bits} to element {@code i}. */
     final void atomicStoreBits(int i, long bits, CppMemoryOrder order) {
         long o = at(i);
-        if (model != null) {
+        if (cursor != null) {
             atomicInModel(o, size, AtomicOp.STORE, bits, 0, storeOrder(order));
             return;
         }
@@ -310,7 +312,7 @@ public abstract sealed class ArrayView permits IntArrayView, LongArrayView, Floa
     /** {@code atomic_fetch_add_explicit} on element {@code i}; returns the previous bits. */
     final long atomicFetchAddBits(int i, long delta, CppMemoryOrder order) {
         long o = at(i);
-        if (model != null) {
+        if (cursor != null) {
             return atomicInModel(o, size, AtomicOp.ADD, delta, 0, order);
         }
         if (size == 4) {
@@ -330,7 +332,7 @@ public abstract sealed class ArrayView permits IntArrayView, LongArrayView, Floa
     /** {@code atomic_fetch_and_explicit} on element {@code i}; returns the previous bits. */
     final long atomicFetchAndBits(int i, long mask, CppMemoryOrder order) {
         long o = at(i);
-        if (model != null) {
+        if (cursor != null) {
             return atomicInModel(o, size, AtomicOp.AND, mask, 0, order);
         }
         if (size == 4) {
@@ -350,7 +352,7 @@ public abstract sealed class ArrayView permits IntArrayView, LongArrayView, Floa
     /** {@code atomic_fetch_or_explicit} on element {@code i}; returns the previous bits. */
     final long atomicFetchOrBits(int i, long mask, CppMemoryOrder order) {
         long o = at(i);
-        if (model != null) {
+        if (cursor != null) {
             return atomicInModel(o, size, AtomicOp.OR, mask, 0, order);
         }
         if (size == 4) {
@@ -370,7 +372,7 @@ public abstract sealed class ArrayView permits IntArrayView, LongArrayView, Floa
     /** {@code atomic_fetch_xor_explicit} on element {@code i}; returns the previous bits. */
     final long atomicFetchXorBits(int i, long mask, CppMemoryOrder order) {
         long o = at(i);
-        if (model != null) {
+        if (cursor != null) {
             return atomicInModel(o, size, AtomicOp.XOR, mask, 0, order);
         }
         if (size == 4) {
@@ -390,7 +392,7 @@ public abstract sealed class ArrayView permits IntArrayView, LongArrayView, Floa
     /** {@code atomic_exchange_explicit} on element {@code i}; returns the previous bits. */
     final long atomicExchangeBits(int i, long bits, CppMemoryOrder order) {
         long o = at(i);
-        if (model != null) {
+        if (cursor != null) {
             return atomicInModel(o, size, AtomicOp.EXCHANGE, bits, 0, order);
         }
         if (size == 4) {
@@ -410,7 +412,7 @@ public abstract sealed class ArrayView permits IntArrayView, LongArrayView, Floa
     /** {@code atomic_compare_exchange_strong_explicit} on element {@code i}; returns the bits found. */
     final long atomicCompareExchangeBits(int i, long expected, long desired, CppMemoryOrder order) {
         long o = at(i);
-        if (model != null) {
+        if (cursor != null) {
             return atomicInModel(o, size, AtomicOp.COMPARE_EXCHANGE, expected, desired, order);
         }
         if (size == 4) {
@@ -435,7 +437,7 @@ public abstract sealed class ArrayView permits IntArrayView, LongArrayView, Floa
      */
     final long atomicFetchExtremeBits(int i, long value, boolean max, CppMemoryOrder order) {
         long o = at(i);
-        if (model != null) {
+        if (cursor != null) {
             return atomicInModel(o, size, max ? AtomicOp.MAX : AtomicOp.MIN, value, 0, order);
         }
         long seen = opaqueBits(o);
@@ -452,7 +454,7 @@ public abstract sealed class ArrayView permits IntArrayView, LongArrayView, Floa
      */
     final long atomicFetchAddFloatingBits(int i, double delta, CppMemoryOrder order) {
         long o = at(i);
-        if (model != null) {
+        if (cursor != null) {
             long d = size == 4 ? Float.floatToRawIntBits((float) delta) : Double.doubleToRawLongBits(delta);
             return atomicInModel(o, size, AtomicOp.FLOAT_ADD, d, 0, order);
         }
@@ -498,7 +500,7 @@ public abstract sealed class ArrayView permits IntArrayView, LongArrayView, Floa
         if ((at & (size - 1)) != 0) {
             throw new IllegalArgumentException(String.format("atomic access at 0x%x is not aligned to %d bytes", at, size));
         }
-        return model.atomic(allocation, at, size, op, x, y, order.hsaOrder(), MemoryScope.SYSTEM);
+        return access.atomic(allocation, at, size, op, x, y, order.hsaOrder(), MemoryScope.SYSTEM);
     }
 
     /** {@code order}, after checking that an atomic load may use it. */

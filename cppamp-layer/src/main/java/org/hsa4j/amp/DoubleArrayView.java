@@ -63,12 +63,12 @@ public final class DoubleArrayView extends ArrayView {
 
     /** Plain read of the element at checked element offset {@code element}. */
     private double load(long element) {
-        return model != null ? Double.longBitsToDouble((long) modelLoad(element)) : segment.getAtIndex(ValueLayout.JAVA_DOUBLE, element);
+        return cursor != null ? Double.longBitsToDouble((long) modelLoad(element)) : segment.getAtIndex(ValueLayout.JAVA_DOUBLE, element);
     }
 
     /** Plain write of the element at checked element offset {@code element}. */
     private void store(long element, double value) {
-        if (model != null) {
+        if (cursor != null) {
             modelStore(element, Double.doubleToRawLongBits(value));
         } else {
             segment.setAtIndex(ValueLayout.JAVA_DOUBLE, element, value);

@@ -63,12 +63,12 @@ public final class FloatArrayView extends ArrayView {
 
     /** Plain read of the element at checked element offset {@code element}. */
     private float load(long element) {
-        return model != null ? Float.intBitsToFloat((int) modelLoad(element)) : segment.getAtIndex(ValueLayout.JAVA_FLOAT, element);
+        return cursor != null ? Float.intBitsToFloat((int) modelLoad(element)) : segment.getAtIndex(ValueLayout.JAVA_FLOAT, element);
     }
 
     /** Plain write of the element at checked element offset {@code element}. */
     private void store(long element, float value) {
-        if (model != null) {
+        if (cursor != null) {
             modelStore(element, Float.floatToRawIntBits(value));
         } else {
             segment.setAtIndex(ValueLayout.JAVA_FLOAT, element, value);

@@ -64,12 +64,12 @@ public final class IntArrayView extends ArrayView {
 
     /** Plain read of the element at checked element offset {@code element}. */
     private int load(long element) {
-        return model != null ? (int) modelLoad(element) : segment.getAtIndex(ValueLayout.JAVA_INT, element);
+        return cursor != null ? (int) modelLoad(element) : segment.getAtIndex(ValueLayout.JAVA_INT, element);
     }
 
     /** Plain write of the element at checked element offset {@code element}. */
     private void store(long element, int value) {
-        if (model != null) {
+        if (cursor != null) {
             modelStore(element, value);
         } else {
             segment.setAtIndex(ValueLayout.JAVA_INT, element, value);

@@ -64,12 +64,12 @@ public final class LongArrayView extends ArrayView {
 
     /** Plain read of the element at checked element offset {@code element}. */
     private long load(long element) {
-        return model != null ? (long) modelLoad(element) : segment.getAtIndex(ValueLayout.JAVA_LONG, element);
+        return cursor != null ? (long) modelLoad(element) : segment.getAtIndex(ValueLayout.JAVA_LONG, element);
     }
 
     /** Plain write of the element at checked element offset {@code element}. */
     private void store(long element, long value) {
-        if (model != null) {
+        if (cursor != null) {
             modelStore(element, value);
         } else {
             segment.setAtIndex(ValueLayout.JAVA_LONG, element, value);

@@ -38,7 +38,7 @@ class FidelityModeTest {
 
     private void start(boolean fidelity) {
         fx = AmpFixture.start(RuntimeConfig.builder().gpuAgents(1).computeUnits(2).fidelity(fidelity).build());
-        assertEquals(fidelity, fx.runtime.svm().coherence() != null, "the runtime's fidelity mode");
+        assertEquals(fidelity, fx.runtime.svm().access().coherent(), "the runtime's fidelity mode");
     }
 
     /** Waits (bounded) until element {@code i} of {@code flags} is 1, with {@code order}. */

@@ -14,11 +14,11 @@ import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.kernel.CodeObjectAgent;
 import org.hsa4j.kernel.CodeObjectLoader;
 import org.hsa4j.memory.Allocation;
-import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.MemoryKind;
 import org.hsa4j.memory.MemoryManager;
 import org.hsa4j.memory.MemoryPool;
 import org.hsa4j.memory.Svm;
+import org.hsa4j.memory.SvmAccess;
 import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueAgent;
@@ -98,22 +98,22 @@ public final class Agent implements QueueAgent, CodeObjectAgent {
                 Tracer.off(clock));
     }
 
-    /** Built by the runtime while it makes the topology; {@code coherence} is fidelity mode's model, or null. */
+    /** Built by the runtime while it makes the topology; {@code access} is its memory access strategy (null: {@link SvmAccess#DIRECT}). */
     Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
-                 MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, CoherenceModel coherence) {
-        this(index, properties, memory, signals, queuePool, pools, clock, coherence, null, CodeObjectLoader.jvm(),
+                 MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, SvmAccess access) {
+        this(index, properties, memory, signals, queuePool, pools, clock, access, null, CodeObjectLoader.jvm(),
                 Tracer.off(clock));
     }
 
     /** Built by the runtime (through {@code runtime.spi.AgentFactory}): as above, reporting its packets to {@code tracer}. */
     Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
-                 MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, CoherenceModel coherence,
+                 MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, SvmAccess access,
                  Tracer tracer) {
-        this(index, properties, memory, signals, queuePool, pools, clock, coherence, null, CodeObjectLoader.jvm(), tracer);
+        this(index, properties, memory, signals, queuePool, pools, clock, access, null, CodeObjectLoader.jvm(), tracer);
     }
 
     private Agent(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
-                  MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, CoherenceModel coherence,
+                  MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock, SvmAccess access,
                   QueueBackend backend, CodeObjectLoader codeObjects, Tracer tracer) {
         this.index = index;
         this.tracer = tracer;
@@ -122,7 +122,7 @@ public final class Agent implements QueueAgent, CodeObjectAgent {
         this.signals = signals;
         this.queuePool = queuePool;
         this.pools = List.copyOf(pools);
-        this.svm = new Svm(memory.addressSpace(), index, properties.name(), coherence, memory.fpAtomicPolicy());
+        this.svm = new Svm(memory.addressSpace(), index, properties.name(), access, memory.fpAtomicPolicy());
         this.processor = new PacketProcessor(this, memory, signals, svm, clock);
         this.queues = backend != null ? backend : new OwnQueues();
         this.codeObjects = codeObjects;

@@ -7,8 +7,8 @@ import java.util.concurrent.locks.LockSupport;
 import org.hsa4j.idle.Idler;
 import org.hsa4j.kernel.WorkgroupExecutor;
 import org.hsa4j.kernel.spi.WorkgroupExecutors;
-import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.ComputeUnitThread;
+import org.hsa4j.memory.SvmAccess;
 import org.hsa4j.status.HsaException;
 
 /**
@@ -115,8 +115,8 @@ final class ComputeUnit implements Runnable {
     }
 
     /** Makes this unit's (unstarted) thread; called once, before the agent starts its units. */
-    void bindThread(String name, int agentIndex, CoherenceModel coherence) {
-        thread = new ComputeUnitThread(this, name, agentIndex, id, coherence);
+    void bindThread(String name, int agentIndex, SvmAccess access) {
+        thread = new ComputeUnitThread(this, name, agentIndex, id, access);
     }
 
     /** This unit's thread. */

@@ -20,10 +20,10 @@ import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.idle.Idler;
 import org.hsa4j.kernel.Dispatch;
 import org.hsa4j.kernel.WorkgroupExecutor;
-import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.memory.MemoryManager;
 import org.hsa4j.memory.Svm;
+import org.hsa4j.memory.SvmAccess;
 import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.packet.PacketHeader;
 import org.hsa4j.packet.PacketType;
@@ -128,8 +128,8 @@ final class PacketProcessor {
     private final PacketDecoder decoder;
     private final SignalManager signals;
     private final Svm svm;
-    /** Fidelity mode's caches, or null: packet fences and workgroup ends act on them. */
-    private final CoherenceModel coherence;
+    /** The runtime's memory access strategy: packet fences and workgroup ends act on it (fidelity mode: on the caches). */
+    private final SvmAccess access;
     private final LongSupplier clock;
     /** The runtime's tracer, chosen once: launched work reports to it, and so do barrier packets. */
     final Tracer tracer;
@@ -173,11 +173,11 @@ final class PacketProcessor {
         this.agent = agent;
         this.signals = signals;
         this.svm = svm;
-        this.coherence = svm.coherence();
-        this.launchOrder = coherence != null ? LaunchOrder.overlapping(launchRing, role::notifyWork, OVERLAP_WINDOW_NANOS)
+        this.access = svm.access();
+        this.launchOrder = access.coherent() ? LaunchOrder.overlapping(launchRing, role::notifyWork, OVERLAP_WINDOW_NANOS)
                 : LaunchOrder.inOrder(launchRing);
         this.clock = clock;
-        this.completion = new WorkCompletion(agent.index(), coherence, clock, role, launchOrder);
+        this.completion = new WorkCompletion(agent.index(), access, clock, role, launchOrder);
         this.tracer = agent.tracer();
         IdleStrategy idle = agent.idleStrategy();
         this.roleWait = idle.background().withBusyNanos(PROCESSOR_SPIN_NANOS);
@@ -197,7 +197,7 @@ final class PacketProcessor {
         units = made;
         role.start(made);
         for (ComputeUnit u : made) {
-            u.bindThread(threadPrefix + "-cu" + u.id, agent.index(), coherence);
+            u.bindThread(threadPrefix + "-cu" + u.id, agent.index(), access);
         }
         for (ComputeUnit u : made) {
             u.thread().start();
@@ -209,7 +209,7 @@ final class PacketProcessor {
 
     /** True in fidelity mode (the agent's SVM runs the coherence model). */
     boolean fidelity() {
-        return coherence != null;
+        return access.coherent();
     }
 
     int agentIndex() {
@@ -470,9 +470,7 @@ final class PacketProcessor {
             int release = PacketHeader.releaseScopeCode(word);
             if (acquire != 0) {
                 VarHandle.acquireFence();
-                if (coherence != null) {
-                    coherence.packetAcquire(agent.index(), acquire);
-                }
+                access.packetAcquire(agent.index(), acquire);
             }
             int outcome;
             try {
@@ -608,9 +606,7 @@ final class PacketProcessor {
         tracer.barrier(agent.index(), agent.name(), q.queue.id(), index, and, since, now);
         if (PacketHeader.releaseScopeCode(word) != 0) {
             VarHandle.fullFence();
-            if (coherence != null) {
-                coherence.packetRelease(agent.index(), PacketHeader.releaseScopeCode(word));
-            }
+            access.packetRelease(agent.index(), PacketHeader.releaseScopeCode(word));
         }
         if (completion != null) {
             completion.recordStart(now);
@@ -677,16 +673,12 @@ final class PacketProcessor {
 
     /** The calling unit starts a workgroup or an agent dispatch: in fidelity mode it applies launch acquires it missed. */
     void beginPart() {
-        if (coherence != null) {
-            coherence.beginWork();
-        }
+        access.beginWork();
     }
 
     /** The calling unit finished a workgroup or an agent dispatch of a packet with {@code releaseScope}: fidelity mode writes its L1 back. */
     void endPart(int releaseScope) {
-        if (coherence != null) {
-            coherence.endWork(releaseScope);
-        }
+        access.endWork(releaseScope);
     }
 
     // ---- aborts ---------------------------------------------------------------------------------

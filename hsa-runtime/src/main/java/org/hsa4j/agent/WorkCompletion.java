@@ -3,7 +3,7 @@ package org.hsa4j.agent;
 import java.lang.invoke.VarHandle;
 import java.util.function.LongSupplier;
 
-import org.hsa4j.memory.CoherenceModel;
+import org.hsa4j.memory.SvmAccess;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.status.HsaException;
 import org.hsa4j.status.HsaStatus;
@@ -17,15 +17,15 @@ import org.hsa4j.status.HsaStatus;
 final class WorkCompletion {
     private final int agentIndex;
     /** Fidelity mode's caches, or null: a packet's release fence acts on them. */
-    private final CoherenceModel coherence;
+    private final SvmAccess access;
     private final LongSupplier clock;
     /** The processor's role protocol: its epoch is bumped when a queue waits for its in-flight count (a barrier bit). */
     private final ProcessorRole role;
     private final LaunchOrder launchOrder;
 
-    WorkCompletion(int agentIndex, CoherenceModel coherence, LongSupplier clock, ProcessorRole role, LaunchOrder launchOrder) {
+    WorkCompletion(int agentIndex, SvmAccess access, LongSupplier clock, ProcessorRole role, LaunchOrder launchOrder) {
         this.agentIndex = agentIndex;
-        this.coherence = coherence;
+        this.access = access;
         this.clock = clock;
         this.role = role;
         this.launchOrder = launchOrder;
@@ -43,9 +43,7 @@ final class WorkCompletion {
     void complete(Work work, HsaException failure, Signal completion, int releaseScope) {
         work.finished();
         if (releaseScope != 0) {
-            if (coherence != null) {
-                coherence.packetRelease(agentIndex, releaseScope);
-            }
+            access.packetRelease(agentIndex, releaseScope);
             VarHandle.releaseFence();
         }
         try {

@@ -2,6 +2,7 @@ package org.hsa4j.memory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.function.LongFunction;
 
 /**
  * One live region of the SVM address space: its base address, its backing off-heap segment
@@ -42,8 +43,8 @@ public final class Allocation {
     volatile long accessMask;
     volatile int ownerAgent;
     volatile boolean freed;
-    /** Fidelity mode: per GPU agent index, the home bytes its L2 may still serve ({@link SavedHome}); null until one is saved. */
-    private volatile SavedHome[] savedHomes;
+    /** Fidelity mode: per GPU agent index, the coherent strategy's state (the home bytes its L2 may still serve); null until one is made. */
+    private volatile Object[] agentStates;
 
     Allocation(long base, long size, MemorySegment segment, MemoryPool pool, MemoryKind kind, int slot,
                Object attachment, int sizeClass, MemorySegment block, Arena dedicatedArena, long reservedBytes,
@@ -157,30 +158,30 @@ public final class Allocation {
         return ownerAgent;
     }
 
-    /** Fidelity mode: the bytes of this allocation agent {@code agent}'s L2 may still serve, or null when none were saved. */
-    SavedHome savedHome(int agent) {
-        SavedHome[] s = savedHomes;
+    /** Fidelity mode: the coherent strategy's state of this allocation for agent {@code agent}, or null when none was made. */
+    Object agentState(int agent) {
+        Object[] s = agentStates;
         return s != null && agent < s.length ? s[agent] : null;
     }
 
-    /** Fidelity mode: {@link #savedHome}, made on first use. */
-    SavedHome savedHomeFor(int agent) {
-        SavedHome h = savedHome(agent);
-        return h != null ? h : makeSavedHome(agent);
+    /** Fidelity mode: {@link #agentState}, made by {@code make} (given the size) on first use. */
+    Object agentStateFor(int agent, LongFunction<Object> make) {
+        Object h = agentState(agent);
+        return h != null ? h : makeAgentState(agent, make);
     }
 
-    private synchronized SavedHome makeSavedHome(int agent) {
-        SavedHome[] s = savedHomes;
+    private synchronized Object makeAgentState(int agent, LongFunction<Object> make) {
+        Object[] s = agentStates;
         if (s == null || agent >= s.length) {
-            s = s == null ? new SavedHome[agent + 1] : java.util.Arrays.copyOf(s, agent + 1);
+            s = s == null ? new Object[agent + 1] : java.util.Arrays.copyOf(s, agent + 1);
         } else if (s[agent] != null) {
             return s[agent];
         } else {
             s = s.clone();
         }
-        SavedHome h = new SavedHome(size);
+        Object h = make.apply(size);
         s[agent] = h;
-        savedHomes = s;
+        agentStates = s;
         return h;
     }
 

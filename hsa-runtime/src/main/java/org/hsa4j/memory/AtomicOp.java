@@ -5,12 +5,14 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
 /**
- * An atomic operation on 4 or 8 naturally aligned bytes, as fidelity mode runs it at the
- * allocation's coherence point: home memory, or an agent's L2 line (under its lock). Operands and
+ * An atomic operation on 4 or 8 naturally aligned bytes, as an {@link SvmAccess} strategy runs it:
+ * at home ({@link SvmAccess#DIRECT}), or in fidelity mode at the allocation's coherence point, home
+ * memory or an agent's L2 line (under its lock). Operands and
  * results are the value's bits in a long (an int sign-extended). Orders map as in {@link Svm}:
  * a RELAXED load or store is opaque, any other is volatile; read-modify-writes are volatile.
  * Public so that layers with their own typed views (the C++AMP layer) can run their atomics through
- * {@link CoherenceModel#atomic}; only this package applies them.
+ * {@link SvmAccess#atomic}; only this package applies them (the coherent strategy through
+ * {@link SvmAccess}'s accessors).
  */
 public enum AtomicOp {
     /** Load; returns the value. */

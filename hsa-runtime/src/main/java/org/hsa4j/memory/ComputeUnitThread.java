@@ -45,26 +45,29 @@ public final class ComputeUnitThread extends Thread {
 
     private final int agentIndex;
     private final int computeUnit;
-    /** This unit's L1 in fidelity mode, or null (fidelity mode off, or a unit without caches). */
-    final UnitCache cache;
+    /** The runtime's access strategy: the unit's fences go to it. */
+    final SvmAccess access;
+    /** This unit's state in the strategy (fidelity mode: its L1), or null (normal mode, or a unit without caches). */
+    final Object unitState;
     private String kernelName;
     /** The work whose kernel or handler this unit runs now, or null; only this thread reads and writes it. */
     private Abortable work;
 
     /** A daemon thread running {@code body} as compute unit {@code computeUnit} of agent {@code agentIndex}. */
     public ComputeUnitThread(Runnable body, String name, int agentIndex, int computeUnit) {
-        this(body, name, agentIndex, computeUnit, null);
+        this(body, name, agentIndex, computeUnit, SvmAccess.DIRECT);
     }
 
     /**
-     * As {@link #ComputeUnitThread(Runnable, String, int, int)}, with the unit's L1 of fidelity
-     * mode's {@code model} (null when fidelity mode is off).
+     * As {@link #ComputeUnitThread(Runnable, String, int, int)}, accessing memory through the
+     * runtime's {@code access} strategy (fidelity mode's gives the unit its L1; null: {@link SvmAccess#DIRECT}).
      */
-    public ComputeUnitThread(Runnable body, String name, int agentIndex, int computeUnit, CoherenceModel model) {
+    public ComputeUnitThread(Runnable body, String name, int agentIndex, int computeUnit, SvmAccess access) {
         super(body, name);
         this.agentIndex = agentIndex;
         this.computeUnit = computeUnit;
-        this.cache = model == null ? null : model.unitCache(agentIndex, computeUnit);
+        this.access = access == null ? SvmAccess.DIRECT : access;
+        this.unitState = this.access.unitState(agentIndex, computeUnit);
         setDaemon(true);
     }
 

@@ -11,8 +11,8 @@ import java.lang.foreign.ValueLayout;
 public final class DoubleView extends SvmView {
     private final FpAtomicPolicy fp;
 
-    DoubleView(long address, MemorySegment segment, CoherenceModel model, Allocation allocation, FpAtomicPolicy fp) {
-        super(address, segment, model, allocation, Double.BYTES);
+    DoubleView(long address, MemorySegment segment, SvmAccess access, Allocation allocation, FpAtomicPolicy fp) {
+        super(address, segment, access, allocation, Double.BYTES);
         this.fp = fp;
     }
 

@@ -11,8 +11,8 @@ import java.lang.foreign.ValueLayout;
 public final class FloatView extends SvmView {
     private final FpAtomicPolicy fp;
 
-    FloatView(long address, MemorySegment segment, CoherenceModel model, Allocation allocation, FpAtomicPolicy fp) {
-        super(address, segment, model, allocation, Float.BYTES);
+    FloatView(long address, MemorySegment segment, SvmAccess access, Allocation allocation, FpAtomicPolicy fp) {
+        super(address, segment, access, allocation, Float.BYTES);
         this.fp = fp;
     }
 

@@ -5,8 +5,8 @@ import java.lang.foreign.ValueLayout;
 
 /** A checked {@link SvmView} of consecutive ints in SVM: the {@code int} accessors over the shared implementation. */
 public final class IntView extends SvmView {
-    IntView(long address, MemorySegment segment, CoherenceModel model, Allocation allocation) {
-        super(address, segment, model, allocation, Integer.BYTES);
+    IntView(long address, MemorySegment segment, SvmAccess access, Allocation allocation) {
+        super(address, segment, access, allocation, Integer.BYTES);
     }
 
     /** Plain read of element {@code i}. */

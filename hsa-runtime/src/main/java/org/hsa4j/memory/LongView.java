@@ -5,8 +5,8 @@ import java.lang.foreign.ValueLayout;
 
 /** A checked {@link SvmView} of consecutive longs in SVM: the {@code long} accessors over the shared implementation. */
 public final class LongView extends SvmView {
-    LongView(long address, MemorySegment segment, CoherenceModel model, Allocation allocation) {
-        super(address, segment, model, allocation, Long.BYTES);
+    LongView(long address, MemorySegment segment, SvmAccess access, Allocation allocation) {
+        super(address, segment, access, allocation, Long.BYTES);
     }
 
     /** Plain read of element {@code i}. */

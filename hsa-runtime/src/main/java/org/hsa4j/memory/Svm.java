@@ -23,9 +23,11 @@ import org.hsa4j.status.HsaStatus;
  * accesses (acquire/release are sequentially consistent here). Atomics need natural alignment;
  * plain accesses may be unaligned.
  *
- * <p>In fidelity mode ({@link CoherenceModel}) plain accesses, copy, fill, atomics, fences and the
- * typed views of a GPU compute unit go through its caches; with the mode off each path tests one
- * final field. {@link #segment} always returns the raw home memory and bypasses the caches.
+ * <p>Every path goes through the runtime's {@link SvmAccess} strategy, chosen once: in normal mode
+ * ({@link SvmAccess#DIRECT}) straight to home; in fidelity mode (package
+ * {@code org.hsa4j.memory.coherence}) plain accesses, copy, fill, atomics, fences and the typed views
+ * of a GPU compute unit go through its caches, and a host thread's through its store buffer.
+ * {@link #segment} always returns the raw home memory and bypasses the caches.
  *
  * <p>Every access that resolves an address is an abort point ({@link ComputeUnitThread#checkAbort()}):
  * a kernel whose dispatch was aborted unwinds at its next access. Element access through a typed
@@ -34,41 +36,38 @@ import org.hsa4j.status.HsaStatus;
 public final class Svm {
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
-    private static final ValueLayout.OfShort SHORT_U = ValueLayout.JAVA_SHORT_UNALIGNED;
-    private static final ValueLayout.OfInt INT_U = ValueLayout.JAVA_INT_UNALIGNED;
-    private static final ValueLayout.OfLong LONG_U = ValueLayout.JAVA_LONG_UNALIGNED;
-    private static final ValueLayout.OfFloat FLOAT_U = ValueLayout.JAVA_FLOAT_UNALIGNED;
-    private static final ValueLayout.OfDouble DOUBLE_U = ValueLayout.JAVA_DOUBLE_UNALIGNED;
+    /** Where a host thread's {@link #fence} goes: nowhere until a fidelity-mode strategy is made in this JVM. */
+    static volatile SvmAccess.HostFence hostFences = (order, scope) -> { };
 
     private final AddressSpace space;
     private final int agentIndex;
     private final long agentBit;
     private final String agentName;
-    /** Fidelity mode's caches, or null: the one field every access path tests. */
-    private final CoherenceModel model;
+    /** How every access reaches memory, chosen once by the runtime. */
+    private final SvmAccess access;
     private final FpAtomicPolicy fp;
 
     /** The view of the agent with {@code agentIndex}: fidelity mode off, CAS-loop FP atomics. */
     public Svm(AddressSpace space, int agentIndex, String agentName) {
-        this(space, agentIndex, agentName, null, null);
+        this(space, agentIndex, agentName, SvmAccess.DIRECT, null);
     }
 
     /**
-     * The view of the agent with {@code agentIndex}; the runtime makes one per agent. {@code model}
-     * is fidelity mode's (or null); FP atomic adds follow {@code fp} (null: {@link FpAtomics#CAS_LOOP}).
+     * The view of the agent with {@code agentIndex}; the runtime makes one per agent. Accesses go
+     * through {@code access} (the runtime's strategy; null: {@link SvmAccess#DIRECT}); FP atomic adds follow {@code fp} (null: {@link FpAtomics#CAS_LOOP}).
      */
-    public Svm(AddressSpace space, int agentIndex, String agentName, CoherenceModel model, FpAtomicPolicy fp) {
+    public Svm(AddressSpace space, int agentIndex, String agentName, SvmAccess access, FpAtomicPolicy fp) {
         this.space = space;
         this.agentIndex = agentIndex;
         this.agentBit = 1L << agentIndex;
         this.agentName = agentName;
-        this.model = model;
+        this.access = access == null ? SvmAccess.DIRECT : access;
         this.fp = fp == null || fp.mode() == FpAtomics.CAS_LOOP ? null : fp;
     }
 
-    /** Fidelity mode's model, or null when the mode is off. */
-    public CoherenceModel coherence() {
-        return model;
+    /** The runtime's access strategy: {@link SvmAccess#DIRECT}, or fidelity mode's. */
+    public SvmAccess access() {
+        return access;
     }
 
     /** Index of the agent this view accesses memory as. */
@@ -128,7 +127,7 @@ public final class Svm {
 
     /**
      * A checked slice of {@code bytes} bytes at {@code address}, for bulk access. Its accesses
-     * bypass fidelity mode's model; a host thread's buffered stores of the range reach memory first,
+     * bypass fidelity mode's caches; a host thread's buffered stores of the range reach memory first,
      * and its copies of the range are dropped, so the slice and the thread's plain accesses stay in order.
      *
      * @throws HsaException INVALID_ARGUMENT when {@code bytes} is negative
@@ -136,9 +135,7 @@ public final class Svm {
     public MemorySegment segment(long address, long bytes) {
         try {
             Allocation a = range(address, bytes, false);
-            if (model != null) {
-                model.rawAccess(a, address, bytes);
-            }
+            access.rawAccess(a, address, bytes);
             return slice(a, address, bytes);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
@@ -163,10 +160,7 @@ public final class Svm {
     public byte getByte(long address) {
         try {
             Allocation a = resolve(address, 1);
-            if (model != null) {
-                return (byte) model.load(a, address, 1);
-            }
-            return a.segment().get(ValueLayout.JAVA_BYTE, address - a.base);
+            return (byte) access.load(a, address, 1);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -176,11 +170,7 @@ public final class Svm {
     public void setByte(long address, byte value) {
         try {
             Allocation a = resolveForWrite(address, 1);
-            if (model != null) {
-                model.store(a, address, 1, value);
-                return;
-            }
-            a.segment().set(ValueLayout.JAVA_BYTE, address - a.base, value);
+            access.store(a, address, 1, value);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -190,10 +180,7 @@ public final class Svm {
     public short getShort(long address) {
         try {
             Allocation a = resolve(address, 2);
-            if (model != null) {
-                return (short) model.load(a, address, 2);
-            }
-            return a.segment().get(SHORT_U, address - a.base);
+            return (short) access.load(a, address, 2);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -203,11 +190,7 @@ public final class Svm {
     public void setShort(long address, short value) {
         try {
             Allocation a = resolveForWrite(address, 2);
-            if (model != null) {
-                model.store(a, address, 2, value);
-                return;
-            }
-            a.segment().set(SHORT_U, address - a.base, value);
+            access.store(a, address, 2, value);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -217,10 +200,7 @@ public final class Svm {
     public int getInt(long address) {
         try {
             Allocation a = resolve(address, 4);
-            if (model != null) {
-                return (int) model.load(a, address, 4);
-            }
-            return a.segment().get(INT_U, address - a.base);
+            return (int) access.load(a, address, 4);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -230,11 +210,7 @@ public final class Svm {
     public void setInt(long address, int value) {
         try {
             Allocation a = resolveForWrite(address, 4);
-            if (model != null) {
-                model.store(a, address, 4, value);
-                return;
-            }
-            a.segment().set(INT_U, address - a.base, value);
+            access.store(a, address, 4, value);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -244,10 +220,7 @@ public final class Svm {
     public long getLong(long address) {
         try {
             Allocation a = resolve(address, 8);
-            if (model != null) {
-                return model.load(a, address, 8);
-            }
-            return a.segment().get(LONG_U, address - a.base);
+            return access.load(a, address, 8);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -257,11 +230,7 @@ public final class Svm {
     public void setLong(long address, long value) {
         try {
             Allocation a = resolveForWrite(address, 8);
-            if (model != null) {
-                model.store(a, address, 8, value);
-                return;
-            }
-            a.segment().set(LONG_U, address - a.base, value);
+            access.store(a, address, 8, value);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -281,10 +250,7 @@ public final class Svm {
     public float getFloat(long address) {
         try {
             Allocation a = resolve(address, 4);
-            if (model != null) {
-                return Float.intBitsToFloat((int) model.load(a, address, 4));
-            }
-            return a.segment().get(FLOAT_U, address - a.base);
+            return Float.intBitsToFloat((int) access.load(a, address, 4));
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -294,11 +260,7 @@ public final class Svm {
     public void setFloat(long address, float value) {
         try {
             Allocation a = resolveForWrite(address, 4);
-            if (model != null) {
-                model.store(a, address, 4, Float.floatToRawIntBits(value));
-                return;
-            }
-            a.segment().set(FLOAT_U, address - a.base, value);
+            access.store(a, address, 4, Float.floatToRawIntBits(value));
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -308,10 +270,7 @@ public final class Svm {
     public double getDouble(long address) {
         try {
             Allocation a = resolve(address, 8);
-            if (model != null) {
-                return Double.longBitsToDouble(model.load(a, address, 8));
-            }
-            return a.segment().get(DOUBLE_U, address - a.base);
+            return Double.longBitsToDouble(access.load(a, address, 8));
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -321,11 +280,7 @@ public final class Svm {
     public void setDouble(long address, double value) {
         try {
             Allocation a = resolveForWrite(address, 8);
-            if (model != null) {
-                model.store(a, address, 8, Double.doubleToRawLongBits(value));
-                return;
-            }
-            a.segment().set(DOUBLE_U, address - a.base, value);
+            access.store(a, address, 8, Double.doubleToRawLongBits(value));
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -336,11 +291,7 @@ public final class Svm {
         try {
             Allocation from = range(src, bytes, false);
             Allocation to = range(dst, bytes, true);
-            if (model != null) {
-                model.copy(to, dst, from, src, bytes);
-                return;
-            }
-            MemorySegment.copy(from.segment(), src - from.base, to.segment(), dst - to.base, bytes);
+            access.copy(to, dst, from, src, bytes);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(dst, freed);
         }
@@ -350,11 +301,7 @@ public final class Svm {
     public void fill(long address, long bytes, byte value) {
         try {
             Allocation a = range(address, bytes, true);
-            if (model != null) {
-                model.fill(a, address, bytes, value);
-                return;
-            }
-            slice(a, address, bytes).fill(value);
+            access.fill(a, address, bytes, value);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -366,7 +313,7 @@ public final class Svm {
     public IntView ints(long address, long count) {
         try {
             Allocation a = alignedRange(address, count, 4);
-            return new IntView(address, slice(a, address, count * 4), model, model == null ? null : a);
+            return new IntView(address, slice(a, address, count * 4), access, a);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -376,7 +323,7 @@ public final class Svm {
     public LongView longs(long address, long count) {
         try {
             Allocation a = alignedRange(address, count, 8);
-            return new LongView(address, slice(a, address, count * 8), model, model == null ? null : a);
+            return new LongView(address, slice(a, address, count * 8), access, a);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -386,7 +333,7 @@ public final class Svm {
     public FloatView floats(long address, long count) {
         try {
             Allocation a = alignedRange(address, count, 4);
-            return new FloatView(address, slice(a, address, count * 4), model, model == null ? null : a, fp);
+            return new FloatView(address, slice(a, address, count * 4), access, a, fp);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -396,7 +343,7 @@ public final class Svm {
     public DoubleView doubles(long address, long count) {
         try {
             Allocation a = alignedRange(address, count, 8);
-            return new DoubleView(address, slice(a, address, count * 8), model, model == null ? null : a, fp);
+            return new DoubleView(address, slice(a, address, count * 8), access, a, fp);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -456,11 +403,7 @@ public final class Svm {
     public int atomicLoadInt(long address, MemoryOrder order, MemoryScope scope) {
         try {
             Allocation a = atomicLoad(address, 4, order, scope);
-            if (model != null) {
-                return (int) model.atomic(a, address, 4, AtomicOp.LOAD, 0, 0, order, scope);
-            }
-            long off = address - a.base;
-            return order == MemoryOrder.RELAXED ? (int) INT.getOpaque(a.segment(), off) : (int) INT.getVolatile(a.segment(), off);
+            return (int) access.atomic(a, address, 4, AtomicOp.LOAD, 0, 0, order, scope);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -471,16 +414,7 @@ public final class Svm {
         try {
             checkStore(order);
             Allocation a = atomic(address, 4, order, scope);
-            if (model != null) {
-                model.atomic(a, address, 4, AtomicOp.STORE, value, 0, order, scope);
-                return;
-            }
-            long off = address - a.base;
-            if (order == MemoryOrder.RELAXED) {
-                INT.setOpaque(a.segment(), off, value);
-            } else {
-                INT.setVolatile(a.segment(), off, value);
-            }
+            access.atomic(a, address, 4, AtomicOp.STORE, value, 0, order, scope);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -490,10 +424,7 @@ public final class Svm {
     public int atomicExchangeInt(long address, int value, MemoryOrder order, MemoryScope scope) {
         try {
             Allocation a = atomic(address, 4, order, scope);
-            if (model != null) {
-                return (int) model.atomic(a, address, 4, AtomicOp.EXCHANGE, value, 0, order, scope);
-            }
-            return (int) INT.getAndSet(a.segment(), address - a.base, value);
+            return (int) access.atomic(a, address, 4, AtomicOp.EXCHANGE, value, 0, order, scope);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -503,10 +434,7 @@ public final class Svm {
     public int atomicCompareExchangeInt(long address, int expected, int desired, MemoryOrder order, MemoryScope scope) {
         try {
             Allocation a = atomic(address, 4, order, scope);
-            if (model != null) {
-                return (int) model.atomic(a, address, 4, AtomicOp.COMPARE_EXCHANGE, expected, desired, order, scope);
-            }
-            return (int) INT.compareAndExchange(a.segment(), address - a.base, expected, desired);
+            return (int) access.atomic(a, address, 4, AtomicOp.COMPARE_EXCHANGE, expected, desired, order, scope);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -516,10 +444,7 @@ public final class Svm {
     public int atomicAddInt(long address, int delta, MemoryOrder order, MemoryScope scope) {
         try {
             Allocation a = atomic(address, 4, order, scope);
-            if (model != null) {
-                return (int) model.atomic(a, address, 4, AtomicOp.ADD, delta, 0, order, scope);
-            }
-            return (int) INT.getAndAdd(a.segment(), address - a.base, delta);
+            return (int) access.atomic(a, address, 4, AtomicOp.ADD, delta, 0, order, scope);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -529,10 +454,7 @@ public final class Svm {
     public int atomicSubInt(long address, int delta, MemoryOrder order, MemoryScope scope) {
         try {
             Allocation a = atomic(address, 4, order, scope);
-            if (model != null) {
-                return (int) model.atomic(a, address, 4, AtomicOp.ADD, -delta, 0, order, scope);
-            }
-            return (int) INT.getAndAdd(a.segment(), address - a.base, -delta);
+            return (int) access.atomic(a, address, 4, AtomicOp.ADD, -delta, 0, order, scope);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -542,10 +464,7 @@ public final class Svm {
     public int atomicAndInt(long address, int mask, MemoryOrder order, MemoryScope scope) {
         try {
             Allocation a = atomic(address, 4, order, scope);
-            if (model != null) {
-                return (int) model.atomic(a, address, 4, AtomicOp.AND, mask, 0, order, scope);
-            }
-            return (int) INT.getAndBitwiseAnd(a.segment(), address - a.base, mask);
+            return (int) access.atomic(a, address, 4, AtomicOp.AND, mask, 0, order, scope);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -555,10 +474,7 @@ public final class Svm {
     public int atomicOrInt(long address, int mask, MemoryOrder order, MemoryScope scope) {
         try {
             Allocation a = atomic(address, 4, order, scope);
-            if (model != null) {
-                return (int) model.atomic(a, address, 4, AtomicOp.OR, mask, 0, order, scope);
-            }
-            return (int) INT.getAndBitwiseOr(a.segment(), address - a.base, mask);
+            return (int) access.atomic(a, address, 4, AtomicOp.OR, mask, 0, order, scope);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -568,10 +484,7 @@ public final class Svm {
     public int atomicXorInt(long address, int mask, MemoryOrder order, MemoryScope scope) {
         try {
             Allocation a = atomic(address, 4, order, scope);
-            if (model != null) {
-                return (int) model.atomic(a, address, 4, AtomicOp.XOR, mask, 0, order, scope);
-            }
-            return (int) INT.getAndBitwiseXor(a.segment(), address - a.base, mask);
+            return (int) access.atomic(a, address, 4, AtomicOp.XOR, mask, 0, order, scope);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -581,19 +494,7 @@ public final class Svm {
     public int atomicMinInt(long address, int value, MemoryOrder order, MemoryScope scope) {
         try {
             Allocation a = atomic(address, 4, order, scope);
-            if (model != null) {
-                return (int) model.atomic(a, address, 4, AtomicOp.MIN, value, 0, order, scope);
-            }
-            long off = address - a.base;
-            int seen = (int) INT.getVolatile(a.segment(), off);
-            while (value < seen) {
-                int witness = (int) INT.compareAndExchange(a.segment(), off, seen, value);
-                if (witness == seen) {
-                    break;
-                }
-                seen = witness;
-            }
-            return seen;
+            return (int) access.atomic(a, address, 4, AtomicOp.MIN, value, 0, order, scope);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -603,19 +504,7 @@ public final class Svm {
     public int atomicMaxInt(long address, int value, MemoryOrder order, MemoryScope scope) {
         try {
             Allocation a = atomic(address, 4, order, scope);
-            if (model != null) {
-                return (int) model.atomic(a, address, 4, AtomicOp.MAX, value, 0, order, scope);
-            }
-            long off = address - a.base;
-            int seen = (int) INT.getVolatile(a.segment(), off);
-            while (value > seen) {
-                int witness = (int) INT.compareAndExchange(a.segment(), off, seen, value);
-                if (witness == seen) {
-                    break;
-                }
-                seen = witness;
-            }
-            return seen;
+            return (int) access.atomic(a, address, 4, AtomicOp.MAX, value, 0, order, scope);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -625,11 +514,7 @@ public final class Svm {
     public long atomicLoadLong(long address, MemoryOrder order, MemoryScope scope) {
         try {
             Allocation a = atomicLoad(address, 8, order, scope);
-            if (model != null) {
-                return model.atomic(a, address, 8, AtomicOp.LOAD, 0, 0, order, scope);
-            }
-            long off = address - a.base;
-            return order == MemoryOrder.RELAXED ? (long) LONG.getOpaque(a.segment(), off) : (long) LONG.getVolatile(a.segment(), off);
+            return access.atomic(a, address, 8, AtomicOp.LOAD, 0, 0, order, scope);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -640,16 +525,7 @@ public final class Svm {
         try {
             checkStore(order);
             Allocation a = atomic(address, 8, order, scope);
-            if (model != null) {
-                model.atomic(a, address, 8, AtomicOp.STORE, value, 0, order, scope);
-                return;
-            }
-            long off = address - a.base;
-            if (order == MemoryOrder.RELAXED) {
-                LONG.setOpaque(a.segment(), off, value);
-            } else {
-                LONG.setVolatile(a.segment(), off, value);
-            }
+            access.atomic(a, address, 8, AtomicOp.STORE, value, 0, order, scope);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -659,10 +535,7 @@ public final class Svm {
     public long atomicExchangeLong(long address, long value, MemoryOrder order, MemoryScope scope) {
         try {
             Allocation a = atomic(address, 8, order, scope);
-            if (model != null) {
-                return model.atomic(a, address, 8, AtomicOp.EXCHANGE, value, 0, order, scope);
-            }
-            return (long) LONG.getAndSet(a.segment(), address - a.base, value);
+            return access.atomic(a, address, 8, AtomicOp.EXCHANGE, value, 0, order, scope);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -672,10 +545,7 @@ public final class Svm {
     public long atomicCompareExchangeLong(long address, long expected, long desired, MemoryOrder order, MemoryScope scope) {
         try {
             Allocation a = atomic(address, 8, order, scope);
-            if (model != null) {
-                return model.atomic(a, address, 8, AtomicOp.COMPARE_EXCHANGE, expected, desired, order, scope);
-            }
-            return (long) LONG.compareAndExchange(a.segment(), address - a.base, expected, desired);
+            return access.atomic(a, address, 8, AtomicOp.COMPARE_EXCHANGE, expected, desired, order, scope);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -685,10 +555,7 @@ public final class Svm {
     public long atomicAddLong(long address, long delta, MemoryOrder order, MemoryScope scope) {
         try {
             Allocation a = atomic(address, 8, order, scope);
-            if (model != null) {
-                return model.atomic(a, address, 8, AtomicOp.ADD, delta, 0, order, scope);
-            }
-            return (long) LONG.getAndAdd(a.segment(), address - a.base, delta);
+            return access.atomic(a, address, 8, AtomicOp.ADD, delta, 0, order, scope);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -698,10 +565,7 @@ public final class Svm {
     public long atomicSubLong(long address, long delta, MemoryOrder order, MemoryScope scope) {
         try {
             Allocation a = atomic(address, 8, order, scope);
-            if (model != null) {
-                return model.atomic(a, address, 8, AtomicOp.ADD, -delta, 0, order, scope);
-            }
-            return (long) LONG.getAndAdd(a.segment(), address - a.base, -delta);
+            return access.atomic(a, address, 8, AtomicOp.ADD, -delta, 0, order, scope);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -711,10 +575,7 @@ public final class Svm {
     public long atomicAndLong(long address, long mask, MemoryOrder order, MemoryScope scope) {
         try {
             Allocation a = atomic(address, 8, order, scope);
-            if (model != null) {
-                return model.atomic(a, address, 8, AtomicOp.AND, mask, 0, order, scope);
-            }
-            return (long) LONG.getAndBitwiseAnd(a.segment(), address - a.base, mask);
+            return access.atomic(a, address, 8, AtomicOp.AND, mask, 0, order, scope);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -724,10 +585,7 @@ public final class Svm {
     public long atomicOrLong(long address, long mask, MemoryOrder order, MemoryScope scope) {
         try {
             Allocation a = atomic(address, 8, order, scope);
-            if (model != null) {
-                return model.atomic(a, address, 8, AtomicOp.OR, mask, 0, order, scope);
-            }
-            return (long) LONG.getAndBitwiseOr(a.segment(), address - a.base, mask);
+            return access.atomic(a, address, 8, AtomicOp.OR, mask, 0, order, scope);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -737,10 +595,7 @@ public final class Svm {
     public long atomicXorLong(long address, long mask, MemoryOrder order, MemoryScope scope) {
         try {
             Allocation a = atomic(address, 8, order, scope);
-            if (model != null) {
-                return model.atomic(a, address, 8, AtomicOp.XOR, mask, 0, order, scope);
-            }
-            return (long) LONG.getAndBitwiseXor(a.segment(), address - a.base, mask);
+            return access.atomic(a, address, 8, AtomicOp.XOR, mask, 0, order, scope);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -750,19 +605,7 @@ public final class Svm {
     public long atomicMinLong(long address, long value, MemoryOrder order, MemoryScope scope) {
         try {
             Allocation a = atomic(address, 8, order, scope);
-            if (model != null) {
-                return model.atomic(a, address, 8, AtomicOp.MIN, value, 0, order, scope);
-            }
-            long off = address - a.base;
-            long seen = (long) LONG.getVolatile(a.segment(), off);
-            while (value < seen) {
-                long witness = (long) LONG.compareAndExchange(a.segment(), off, seen, value);
-                if (witness == seen) {
-                    break;
-                }
-                seen = witness;
-            }
-            return seen;
+            return access.atomic(a, address, 8, AtomicOp.MIN, value, 0, order, scope);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -772,19 +615,7 @@ public final class Svm {
     public long atomicMaxLong(long address, long value, MemoryOrder order, MemoryScope scope) {
         try {
             Allocation a = atomic(address, 8, order, scope);
-            if (model != null) {
-                return model.atomic(a, address, 8, AtomicOp.MAX, value, 0, order, scope);
-            }
-            long off = address - a.base;
-            long seen = (long) LONG.getVolatile(a.segment(), off);
-            while (value > seen) {
-                long witness = (long) LONG.compareAndExchange(a.segment(), off, seen, value);
-                if (witness == seen) {
-                    break;
-                }
-                seen = witness;
-            }
-            return seen;
+            return access.atomic(a, address, 8, AtomicOp.MAX, value, 0, order, scope);
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -802,18 +633,7 @@ public final class Svm {
             if (fp != null && fp.loses(a, address)) {
                 return Float.intBitsToFloat((int) INT.getVolatile(a.segment(), off));
             }
-            if (model != null) {
-                return Float.intBitsToFloat((int) model.atomic(a, address, 4, AtomicOp.FLOAT_ADD, Float.floatToRawIntBits(delta), 0, order, scope));
-            }
-            int seen = (int) INT.getVolatile(a.segment(), off);
-            while (true) {
-                int next = Float.floatToRawIntBits(Float.intBitsToFloat(seen) + delta);
-                int witness = (int) INT.compareAndExchange(a.segment(), off, seen, next);
-                if (witness == seen) {
-                    return Float.intBitsToFloat(seen);
-                }
-                seen = witness;
-            }
+            return Float.intBitsToFloat((int) access.atomic(a, address, 4, AtomicOp.FLOAT_ADD, Float.floatToRawIntBits(delta), 0, order, scope));
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -831,18 +651,7 @@ public final class Svm {
             if (fp != null && fp.loses(a, address)) {
                 return Double.longBitsToDouble((long) LONG.getVolatile(a.segment(), off));
             }
-            if (model != null) {
-                return Double.longBitsToDouble(model.atomic(a, address, 8, AtomicOp.FLOAT_ADD, Double.doubleToRawLongBits(delta), 0, order, scope));
-            }
-            long seen = (long) LONG.getVolatile(a.segment(), off);
-            while (true) {
-                long next = Double.doubleToRawLongBits(Double.longBitsToDouble(seen) + delta);
-                long witness = (long) LONG.compareAndExchange(a.segment(), off, seen, next);
-                if (witness == seen) {
-                    return Double.longBitsToDouble(seen);
-                }
-                seen = witness;
-            }
+            return Double.longBitsToDouble(access.atomic(a, address, 8, AtomicOp.FLOAT_ADD, Double.doubleToRawLongBits(delta), 0, order, scope));
         } catch (IllegalStateException freed) {
             throw freedMeanwhile(address, freed);
         }
@@ -902,11 +711,9 @@ public final class Svm {
         }
         ComputeUnitThread unit = ComputeUnitThread.current();
         if (unit != null) {
-            if (unit.cache != null) {
-                unit.cache.model.fence(order, scope);
-            }
+            unit.access.fence(order, scope);
         } else {
-            HostStoreBuffer.fences.fence(order, scope);
+            hostFences.fence(order, scope);
         }
     }
 }

@@ -10,8 +10,9 @@ import org.hsa4j.status.HsaStatus;
 
 /**
  * A checked view of consecutive elements in SVM, for hot loops: checked once when made, then one
- * segment bounds check per element. In fidelity mode the element accesses go through
- * {@link CoherenceModel} (with an index check each); {@link #segment()} stays raw and bypasses it.
+ * segment bounds check per element. Atomics go through the runtime's {@link SvmAccess}; plain
+ * element accesses through its {@link SvmAccess#elements} cursor (fidelity mode: the caches, with an
+ * index check each) or, when it has none, straight to the segment. {@link #segment()} stays raw.
  * Once the allocation is freed every element access faults with MEMORY_FAULT (and the raw
  * {@link #segment()} throws IllegalStateException): the view never reaches the block's next owner.
  * Atomic element operations follow {@link MemoryOrder}'s mapping: acquire and release are
@@ -20,7 +21,7 @@ import org.hsa4j.status.HsaStatus;
  * <h2>One implementation, four element types</h2>
  * {@link IntView}, {@link LongView}, {@link FloatView} and {@link DoubleView} are only the
  * accessors of their Java type, one expression apiece, over this class: the freed-allocation
- * fault, the fidelity branch and every atomic live here once, over the element's bits (a
+ * fault, the plain accesses' cursor test and every atomic live here once, over the element's bits (a
  * {@code long}, sign-extended for 4-byte elements) with a branch on the element width. A base
  * class rather than a build-time generator because the typed part is that small (the C++AMP
  * layer's views and tile_static arrays are shared the same way). The width test reads a final
@@ -34,22 +35,25 @@ public abstract sealed class SvmView permits IntView, LongView, FloatView, Doubl
 
     final long address;
     final MemorySegment segment;
-    /** Fidelity mode's model, or null: then every access goes straight to the segment. */
-    final CoherenceModel model;
+    /** The runtime's access strategy: every atomic goes through it. */
+    final SvmAccess access;
     final Allocation allocation;
-    /** Fidelity mode: the plain element accesses, with the last L1 sector they touched; null when the mode is off. */
-    final SectorCursor cursor;
+    /**
+     * The strategy's plain element accesses (fidelity mode: a cursor holding the last L1 sector they
+     * touched), or null when they go straight to the segment ({@link SvmAccess#elements}).
+     */
+    final SvmAccess.ElementAccess cursor;
     /** Number of elements. */
     final long length;
     /** Bytes per element: 4 or 8. */
     final int size;
 
-    SvmView(long address, MemorySegment segment, CoherenceModel model, Allocation allocation, int size) {
+    SvmView(long address, MemorySegment segment, SvmAccess access, Allocation allocation, int size) {
         this.address = address;
         this.segment = segment;
-        this.model = model;
+        this.access = access;
         this.allocation = allocation;
-        this.cursor = model == null ? null : model.cursor(allocation);
+        this.cursor = access.elements(allocation);
         this.size = size;
         this.length = segment.byteSize() / size;
     }
@@ -65,9 +69,9 @@ public abstract sealed class SvmView permits IntView, LongView, FloatView, Doubl
         return address + Objects.checkIndex(i, length) * size;
     }
 
-    /** Fidelity mode: atomic {@code op} on element {@code i} at system scope, at the allocation's coherence point. */
+    /** Atomic {@code op} on element {@code i} at system scope, through the strategy (fidelity mode: at the allocation's coherence point). */
     private long atomic(long i, AtomicOp op, long x, long y, MemoryOrder order) {
-        return model.atomic(allocation, checked(i), size, op, x, y, order, MemoryScope.SYSTEM);
+        return access.atomic(allocation, checked(i), size, op, x, y, order, MemoryScope.SYSTEM);
     }
 
     /** The fault of an access to element {@code i} after the allocation was freed: its arena is closed, nothing was touched. */
@@ -106,10 +110,7 @@ public abstract sealed class SvmView permits IntView, LongView, FloatView, Doubl
     /** HSA scacquire load of element {@code i}'s bits (volatile). */
     final long loadAcquireBits(long i) {
         try {
-            if (model != null) {
-                return atomic(i, AtomicOp.LOAD, 0, 0, MemoryOrder.ACQUIRE);
-            }
-            return size == 4 ? (int) INT.getVolatile(segment, 0L, i) : (long) LONG.getVolatile(segment, 0L, i);
+            return atomic(i, AtomicOp.LOAD, 0, 0, MemoryOrder.ACQUIRE);
         } catch (IllegalStateException freed) {
             throw freed(i, freed);
         }
@@ -118,10 +119,7 @@ public abstract sealed class SvmView permits IntView, LongView, FloatView, Doubl
     /** Relaxed load of element {@code i}'s bits (opaque). */
     final long loadRelaxedBits(long i) {
         try {
-            if (model != null) {
-                return atomic(i, AtomicOp.LOAD, 0, 0, MemoryOrder.RELAXED);
-            }
-            return size == 4 ? (int) INT.getOpaque(segment, 0L, i) : (long) LONG.getOpaque(segment, 0L, i);
+            return atomic(i, AtomicOp.LOAD, 0, 0, MemoryOrder.RELAXED);
         } catch (IllegalStateException freed) {
             throw freed(i, freed);
         }
@@ -130,13 +128,7 @@ public abstract sealed class SvmView permits IntView, LongView, FloatView, Doubl
     /** HSA screlease store of {@code bits} to element {@code i} (volatile). */
     final void storeReleaseBits(long i, long bits) {
         try {
-            if (model != null) {
-                atomic(i, AtomicOp.STORE, bits, 0, MemoryOrder.RELEASE);
-            } else if (size == 4) {
-                INT.setVolatile(segment, 0L, i, (int) bits);
-            } else {
-                LONG.setVolatile(segment, 0L, i, bits);
-            }
+            atomic(i, AtomicOp.STORE, bits, 0, MemoryOrder.RELEASE);
         } catch (IllegalStateException freed) {
             throw freed(i, freed);
         }
@@ -145,13 +137,7 @@ public abstract sealed class SvmView permits IntView, LongView, FloatView, Doubl
     /** Relaxed store of {@code bits} to element {@code i} (opaque). */
     final void storeRelaxedBits(long i, long bits) {
         try {
-            if (model != null) {
-                atomic(i, AtomicOp.STORE, bits, 0, MemoryOrder.RELAXED);
-            } else if (size == 4) {
-                INT.setOpaque(segment, 0L, i, (int) bits);
-            } else {
-                LONG.setOpaque(segment, 0L, i, bits);
-            }
+            atomic(i, AtomicOp.STORE, bits, 0, MemoryOrder.RELAXED);
         } catch (IllegalStateException freed) {
             throw freed(i, freed);
         }
@@ -188,11 +174,7 @@ public abstract sealed class SvmView permits IntView, LongView, FloatView, Doubl
     /** Atomic fetch-and-add on the integer element {@code i} (sequentially consistent); returns the previous bits. */
     final long fetchAddBits(long i, long delta) {
         try {
-            if (model != null) {
-                return atomic(i, AtomicOp.ADD, delta, 0, MemoryOrder.SEQ_CST);
-            }
-            return size == 4 ? (int) INT.getAndAdd(segment, 0L, i, (int) delta)
-                    : (long) LONG.getAndAdd(segment, 0L, i, delta);
+            return atomic(i, AtomicOp.ADD, delta, 0, MemoryOrder.SEQ_CST);
         } catch (IllegalStateException freed) {
             throw freed(i, freed);
         }
@@ -201,11 +183,7 @@ public abstract sealed class SvmView permits IntView, LongView, FloatView, Doubl
     /** Atomic compare-and-swap on element {@code i}; returns the bits found. */
     final long compareExchangeBits(long i, long expected, long desired) {
         try {
-            if (model != null) {
-                return atomic(i, AtomicOp.COMPARE_EXCHANGE, expected, desired, MemoryOrder.SEQ_CST);
-            }
-            return size == 4 ? (int) INT.compareAndExchange(segment, 0L, i, (int) expected, (int) desired)
-                    : (long) LONG.compareAndExchange(segment, 0L, i, expected, desired);
+            return atomic(i, AtomicOp.COMPARE_EXCHANGE, expected, desired, MemoryOrder.SEQ_CST);
         } catch (IllegalStateException freed) {
             throw freed(i, freed);
         }
@@ -214,11 +192,7 @@ public abstract sealed class SvmView permits IntView, LongView, FloatView, Doubl
     /** Atomic exchange on element {@code i}; returns the previous bits. */
     final long exchangeBits(long i, long bits) {
         try {
-            if (model != null) {
-                return atomic(i, AtomicOp.EXCHANGE, bits, 0, MemoryOrder.SEQ_CST);
-            }
-            return size == 4 ? (int) INT.getAndSet(segment, 0L, i, (int) bits)
-                    : (long) LONG.getAndSet(segment, 0L, i, bits);
+            return atomic(i, AtomicOp.EXCHANGE, bits, 0, MemoryOrder.SEQ_CST);
         } catch (IllegalStateException freed) {
             throw freed(i, freed);
         }
@@ -234,30 +208,8 @@ public abstract sealed class SvmView permits IntView, LongView, FloatView, Doubl
             if (fp != null && fp.loses(address(i))) {
                 return size == 4 ? (int) INT.getVolatile(segment, 0L, i) : (long) LONG.getVolatile(segment, 0L, i);
             }
-            if (model != null) {
-                return atomic(i, AtomicOp.FLOAT_ADD, size == 4 ? Float.floatToRawIntBits((float) delta)
-                        : Double.doubleToRawLongBits(delta), 0, MemoryOrder.SEQ_CST);
-            }
-            if (size == 4) {
-                int seen = (int) INT.getVolatile(segment, 0L, i);
-                while (true) {
-                    int next = Float.floatToRawIntBits(Float.intBitsToFloat(seen) + (float) delta);
-                    int witness = (int) INT.compareAndExchange(segment, 0L, i, seen, next);
-                    if (witness == seen) {
-                        return seen;
-                    }
-                    seen = witness;
-                }
-            }
-            long seen = (long) LONG.getVolatile(segment, 0L, i);
-            while (true) {
-                long next = Double.doubleToRawLongBits(Double.longBitsToDouble(seen) + delta);
-                long witness = (long) LONG.compareAndExchange(segment, 0L, i, seen, next);
-                if (witness == seen) {
-                    return seen;
-                }
-                seen = witness;
-            }
+            return atomic(i, AtomicOp.FLOAT_ADD, size == 4 ? Float.floatToRawIntBits((float) delta)
+                    : Double.doubleToRawLongBits(delta), 0, MemoryOrder.SEQ_CST);
         } catch (IllegalStateException freed) {
             throw freed(i, freed);
         }

@@ -10,7 +10,7 @@ import java.util.UUID;
 
 import org.hsa4j.agent.Agent;
 import org.hsa4j.agent.DeviceType;
-import org.hsa4j.memory.CacheGeometry;
+import org.hsa4j.memory.coherence.CacheGeometry;
 
 /**
  * The rocminfo facts of an agent that its properties do not hold: UUID, marketing name, cache

@@ -17,8 +17,6 @@ import org.hsa4j.agent.DeviceType;
 import org.hsa4j.agent.spi.QueueFactory;
 import org.hsa4j.kernel.Executable;
 import org.hsa4j.memory.Allocation;
-import org.hsa4j.memory.CacheGeometry;
-import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.FpAtomicDiagnostics;
 import org.hsa4j.memory.FpAtomics;
 import org.hsa4j.memory.GlobalFlag;
@@ -31,6 +29,9 @@ import org.hsa4j.memory.PoolMemory;
 import org.hsa4j.memory.Region;
 import org.hsa4j.memory.SegmentKind;
 import org.hsa4j.memory.Svm;
+import org.hsa4j.memory.SvmAccess;
+import org.hsa4j.memory.coherence.CacheGeometry;
+import org.hsa4j.memory.coherence.CoherenceModel;
 import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueDescriptor;
@@ -86,8 +87,8 @@ public final class HsaRuntime implements AutoCloseable {
     /** The fine-grained system pool of real addresses, made on first use; guarded by this. */
     private MemoryPool realSystemFine;
     private final List<MemoryPool> deviceCoarse = new ArrayList<>();
-    /** Fidelity mode's caches, or null when the mode is off. */
-    private final CoherenceModel coherence;
+    /** How memory is accessed, chosen once: {@link SvmAccess#DIRECT}, or fidelity mode's caches. */
+    private final SvmAccess coherence;
     /** What dispatches, barriers, blocking waits and service calls report to: chosen once from the configuration. */
     private final Tracer tracer;
     private volatile boolean closed;
@@ -104,7 +105,7 @@ public final class HsaRuntime implements AutoCloseable {
                 config.kernargPoolSize(), true, true);
         MemoryPool systemCoarse = memory.createPool("system coarse-grained", SegmentKind.GLOBAL,
                 EnumSet.of(GlobalFlag.COARSE_GRAINED), 0, config.systemMemorySize(), config.systemMemorySize(), false, true);
-        coherence = config.fidelity() ? new CoherenceModel(CacheGeometry.defaults(), cachedUnits(config)) : null;
+        coherence = config.fidelity() ? new CoherenceModel(CacheGeometry.defaults(), cachedUnits(config)) : SvmAccess.DIRECT;
         signals = new SignalManager(memory, systemFine, Signal.RECHECK_NANOS, coherence, config.idleStrategy(), tracer);
         List<Agent> made = new ArrayList<>();
         int cpuUnits = config.cpuComputeUnits();
@@ -337,7 +338,7 @@ public final class HsaRuntime implements AutoCloseable {
 
     /** True in the memory-model fidelity mode ({@link RuntimeConfig#fidelity()}). */
     public boolean fidelityEnabled() {
-        return coherence != null;
+        return coherence.coherent();
     }
 
     /** True when GPUs may touch plain system memory. */
@@ -439,9 +440,7 @@ public final class HsaRuntime implements AutoCloseable {
                         "0x%x is not registered memory (hsa_memory_register)", address));
             }
         }
-        if (coherence != null) {
-            coherence.drainHost();
-        }
+        coherence.drainHost();
         this.memory.free(address, registeredPool);
     }
 
@@ -805,9 +804,7 @@ public final class HsaRuntime implements AutoCloseable {
         }
         signals.failAll(reason);
         asyncHandlers.close();
-        if (coherence != null) {
-            coherence.drainHost();
-        }
+        coherence.drainHost();
         tracer.close();
         memory.close();
     }

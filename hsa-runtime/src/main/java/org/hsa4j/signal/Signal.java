@@ -10,10 +10,10 @@ import java.util.concurrent.locks.LockSupport;
 import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.idle.Idler;
 import org.hsa4j.memory.Abortable;
-import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.ComputeUnitThread;
 import org.hsa4j.memory.MemoryOrder;
 import org.hsa4j.memory.MemoryScope;
+import org.hsa4j.memory.SvmAccess;
 import org.hsa4j.status.HsaException;
 import org.hsa4j.status.HsaStatus;
 import org.hsa4j.trace.WaitTrace;
@@ -79,8 +79,8 @@ public final class Signal {
     private final MemorySegment block;
     /** Byte offset of the slot in the block. */
     final int offset;
-    /** Fidelity mode's model, or null: a kernel's scacquire/screlease operation acquires/releases at system scope. */
-    private final CoherenceModel coherence;
+    /** The runtime's access strategy: a kernel's scacquire/screlease operation acquires/releases through it at system scope. */
+    private final SvmAccess access;
     private volatile Object waiters;
     private volatile HsaException failure;
     private volatile boolean destroyed;
@@ -89,7 +89,7 @@ public final class Signal {
         this.slots = slots;
         this.block = slots.allocation.segment();
         this.offset = offset;
-        this.coherence = slots.manager.coherence;
+        this.access = slots.manager.access;
     }
 
     /** The opaque handle: the SVM address of the signal's slot. Goes into packets. */
@@ -376,17 +376,17 @@ public final class Signal {
         return value;
     }
 
-    /** Fidelity mode: the release half of a screlease operation by a kernel (system scope). */
+    /** The strategy's release half of a screlease operation (system scope; fidelity mode: a kernel's or host thread's caches). */
     private void releasing(int order) {
-        if (coherence != null && (order & SCRELEASE) != 0) {
-            coherence.release(MemoryScope.SYSTEM);
+        if ((order & SCRELEASE) != 0) {
+            access.release(MemoryScope.SYSTEM);
         }
     }
 
-    /** Fidelity mode: the acquire half of a scacquire operation or wait by a kernel (system scope). */
+    /** The strategy's acquire half of a scacquire operation or wait (system scope). */
     private void acquiring(int order) {
-        if (coherence != null && (order & SCACQUIRE) != 0) {
-            coherence.acquire(MemoryScope.SYSTEM);
+        if ((order & SCACQUIRE) != 0) {
+            access.acquire(MemoryScope.SYSTEM);
         }
     }
 

@@ -5,10 +5,10 @@ import java.util.List;
 
 import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.memory.Allocation;
-import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.MemoryKind;
 import org.hsa4j.memory.MemoryManager;
 import org.hsa4j.memory.MemoryPool;
+import org.hsa4j.memory.SvmAccess;
 import org.hsa4j.status.HsaException;
 import org.hsa4j.status.HsaStatus;
 import org.hsa4j.trace.Tracer;
@@ -39,8 +39,8 @@ public final class SignalManager {
     final IdleStrategy activeWait;
     /** How a BLOCKED wait idles: the machine's busy budget, then parks of the re-check period. */
     final IdleStrategy blockedWait;
-    /** Fidelity mode's model (a kernel's screlease/scacquire signal operations release/acquire at system scope), or null. */
-    final CoherenceModel coherence;
+    /** The runtime's access strategy (screlease/scacquire signal operations release/acquire through it at system scope). */
+    final SvmAccess access;
     /** What a wait that blocks reports to (the runtime's tracer, chosen once). */
     final Tracer tracer;
     private final List<Block> blocks = new ArrayList<>();
@@ -79,19 +79,19 @@ public final class SignalManager {
         this(memory, pool, recheckNanos, null);
     }
 
-    /** As {@link #SignalManager(MemoryManager, MemoryPool, long)}, with fidelity mode's {@code coherence} model (or null). */
-    public SignalManager(MemoryManager memory, MemoryPool pool, long recheckNanos, CoherenceModel coherence) {
-        this(memory, pool, recheckNanos, coherence, IdleStrategy.defaults());
+    /** As {@link #SignalManager(MemoryManager, MemoryPool, long)}, with the runtime's {@code access} strategy (null: {@link SvmAccess#DIRECT}). */
+    public SignalManager(MemoryManager memory, MemoryPool pool, long recheckNanos, SvmAccess access) {
+        this(memory, pool, recheckNanos, access, IdleStrategy.defaults());
     }
 
-    /** As {@link #SignalManager(MemoryManager, MemoryPool, long, CoherenceModel)}, waiting as {@code idle} says. */
-    public SignalManager(MemoryManager memory, MemoryPool pool, long recheckNanos, CoherenceModel coherence,
+    /** As {@link #SignalManager(MemoryManager, MemoryPool, long, SvmAccess)}, waiting as {@code idle} says. */
+    public SignalManager(MemoryManager memory, MemoryPool pool, long recheckNanos, SvmAccess access,
                          IdleStrategy idle) {
-        this(memory, pool, recheckNanos, coherence, idle, Tracer.off(System::nanoTime));
+        this(memory, pool, recheckNanos, access, idle, Tracer.off(System::nanoTime));
     }
 
-    /** As {@link #SignalManager(MemoryManager, MemoryPool, long, CoherenceModel, IdleStrategy)}, reporting blocking waits to {@code tracer}. */
-    public SignalManager(MemoryManager memory, MemoryPool pool, long recheckNanos, CoherenceModel coherence,
+    /** As {@link #SignalManager(MemoryManager, MemoryPool, long, SvmAccess, IdleStrategy)}, reporting blocking waits to {@code tracer}. */
+    public SignalManager(MemoryManager memory, MemoryPool pool, long recheckNanos, SvmAccess access,
                          IdleStrategy idle, Tracer tracer) {
         this.tracer = tracer;
         if (recheckNanos <= 0) {
@@ -100,7 +100,7 @@ public final class SignalManager {
         this.memory = memory;
         this.pool = pool;
         this.recheckNanos = recheckNanos;
-        this.coherence = coherence;
+        this.access = access == null ? SvmAccess.DIRECT : access;
         this.idle = idle;
         this.blockedWait = idle.withParks(recheckNanos, recheckNanos);
         this.activeWait = blockedWait.withBusyNanos(Math.max(idle.busyNanos(), Signal.ACTIVE_SPIN_NANOS));

@@ -34,6 +34,8 @@ class HostThreadModelTest {
     private static final long PATIENCE_NANOS = 20_000_000_000L;
     private static final int OLD = 0;
     private static final int NEW = 42;
+    /** Lines of a host thread's store buffer (the coherence package's HostStoreBuffer.LINES, not visible here). */
+    private static final int BUFFER_LINES = 64;
 
     private HsaRuntime rt;
     private Queue queue;
@@ -178,7 +180,7 @@ class HostThreadModelTest {
     @Test
     void shouldWriteOldestLineHomeWhenBufferIsFull() throws Exception {
         start(true);
-        long lines = HostStoreBuffer.LINES + 1;
+        long lines = BUFFER_LINES + 1;
         long data = rt.hostMalloc(64 * lines);
         for (long i = 0; i < lines; i++) {
             rt.svm().setInt(data + 64 * i, NEW);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import org.hsa4j.memory.coherence.CacheGeometry;
 import org.hsa4j.queue.DispatchCompletion;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;

@@ -68,7 +68,7 @@ class FidelityConfigTest {
     void shouldTellWhetherARuntimeRunsInFidelityMode() {
         try (HsaRuntime rt = HsaRuntime.init(RuntimeConfig.builder().computeUnits(1).fidelity(true).build())) {
             assertTrue(rt.fidelityEnabled());
-            assertTrue(rt.svm().coherence() != null);
+            assertTrue(rt.svm().access().coherent());
         }
     }
 

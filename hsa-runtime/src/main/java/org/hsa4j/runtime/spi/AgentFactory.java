@@ -10,9 +10,9 @@ import org.hsa4j.agent.Agent;
 import org.hsa4j.agent.AgentProperties;
 import org.hsa4j.agent.spi.QueueBackend;
 import org.hsa4j.kernel.CodeObjectLoader;
-import org.hsa4j.memory.CoherenceModel;
 import org.hsa4j.memory.MemoryManager;
 import org.hsa4j.memory.MemoryPool;
+import org.hsa4j.memory.SvmAccess;
 import org.hsa4j.signal.SignalManager;
 import org.hsa4j.trace.Tracer;
 
@@ -32,7 +32,7 @@ public final class AgentFactory {
             MethodHandles.Lookup agents = MethodHandles.privateLookupIn(Agent.class, MethodHandles.lookup());
             NEW_AGENT = agents.findConstructor(Agent.class, MethodType.methodType(void.class, int.class,
                     AgentProperties.class, MemoryManager.class, SignalManager.class, MemoryPool.class, List.class,
-                    LongSupplier.class, CoherenceModel.class, Tracer.class));
+                    LongSupplier.class, SvmAccess.class, Tracer.class));
             NEW_PROVIDED = agents.findStatic(Agent.class, "provided", MethodType.methodType(Agent.class, int.class,
                     AgentProperties.class, MemoryManager.class, SignalManager.class, MemoryPool.class, List.class,
                     LongSupplier.class, QueueBackend.class));
@@ -49,15 +49,16 @@ public final class AgentFactory {
 
     /**
      * An agent of the runtime's own (its compute units are worker threads), made while the runtime
-     * makes the topology; {@code coherence} is fidelity mode's model, or null; its packets report to
+     * makes the topology; {@code access} is its memory access strategy (fidelity mode's coherent one, or
+     * {@code SvmAccess.DIRECT}); its packets report to
      * {@code tracer}.
      */
     public static Agent create(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
                                MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock,
-                               CoherenceModel coherence, Tracer tracer) {
+                               SvmAccess access, Tracer tracer) {
         try {
             return (Agent) NEW_AGENT.invokeExact(index, properties, memory, signals, queuePool, pools, clock,
-                    coherence, tracer);
+                    access, tracer);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {

@@ -1,8 +1,12 @@
-package org.hsa4j.memory;
+package org.hsa4j.memory.coherence;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+
+import org.hsa4j.memory.Allocation;
+import org.hsa4j.memory.AtomicOp;
+import org.hsa4j.memory.MemoryOrder;
 
 /**
  * The L2 of one GPU agent in fidelity mode (agent scope): shared by the agent's compute units,
@@ -51,8 +55,6 @@ final class AgentCache {
     private static final int LINE = CacheGeometry.LINE_SIZE;
     private static final int LINES = CacheGeometry.SECTOR_LINES;
     private static final int WORDS = CacheLines.WORDS;
-    /** Words of a sector. */
-    private static final int SECTOR_WORDS = CacheGeometry.SECTOR_SIZE / Long.BYTES;
     private static final int SET = CacheGeometry.L2_SET_LONGS;
     private static final int TAG = CacheGeometry.L2_TAG;
     private static final int FULL_STAMP = CacheGeometry.L2_FULL_STAMP;
@@ -192,18 +194,18 @@ final class AgentCache {
 
     /** Before someone else writes {@code length} bytes at {@code address} of {@code a} at home: saves the sectors this L2 may still read as they were. */
     void saveHome(Allocation a, long address, long length) {
-        SavedHome h = a.savedHomeFor(agent);
+        SavedHome h = MemoryInternals.savedHomeFor(a, agent);
         long end = address + length;
         for (long block = address & -CacheGeometry.SECTOR_SIZE; block < end; block += CacheGeometry.SECTOR_SIZE) {
-            h.save(a, block - a.base, snapshotId(a.coarseGrainedAt(block)));
+            h.save(a, block - a.base(), snapshotId(a.coarseGrainedAt(block)));
         }
     }
 
     /** After this agent wrote the bytes {@code mask} of {@code line} of {@code a} at home: what it saved takes them, so it reads its own writes. */
     void refreshHome(Allocation a, long line, long mask) {
-        SavedHome h = a.savedHome(agent);
+        SavedHome h = MemoryInternals.savedHome(a, agent);
         if (h != null) {
-            h.refresh(a, line - a.base, mask, snapshotId(a.coarseGrainedAt(line)));
+            h.refresh(a, line - a.base(), mask, snapshotId(a.coarseGrainedAt(line)));
         }
     }
 
@@ -218,13 +220,13 @@ final class AgentCache {
     private void writeHome(int s, int i) {
         Allocation owner = owners[s];
         long block = sets[i + TAG];
-        long length = Math.min(CacheGeometry.SECTOR_SIZE, owner.base + owner.size - block);
-        if (owner.freed) {
+        long length = Math.min(CacheGeometry.SECTOR_SIZE, owner.base() + owner.size() - block);
+        if (MemoryInternals.isFreed(owner)) {
             writeHomeBytes(s, i, owner, block);
             return;
         }
         beforeHome(owner, block, length);
-        if (owner.savedHome(agent) == null) {
+        if (MemoryInternals.savedHome(owner, agent) == null) {
             writeHomeBytes(s, i, owner, block);
             return;
         }
@@ -277,11 +279,11 @@ final class AgentCache {
 
     /** Writes the whole sector of set {@code i} home to {@code block} of {@code a} (every byte of it inside {@code a}), unless {@code a} was freed. */
     private void copyHome(Allocation a, long block, int i) {
-        if (a.freed) {
+        if (MemoryInternals.isFreed(a)) {
             return;
         }
         try {
-            MemorySegment.copy(data, (long) (i + DATA) * Long.BYTES, a.segment(), block - a.base, CacheGeometry.SECTOR_SIZE);
+            MemorySegment.copy(data, (long) (i + DATA) * Long.BYTES, a.segment(), block - a.base(), CacheGeometry.SECTOR_SIZE);
         } catch (IllegalStateException freedMeanwhile) {
             // the allocation's arena closed after the check: its bytes are gone, nothing to keep
         }
@@ -293,46 +295,34 @@ final class AgentCache {
     }
 
     /**
-     * Under the set's lock: reads the whole sector at {@code block} of {@code a} from home once, into
-     * set {@code i} (which holds none of it) and into {@code dst}: a streaming miss's two copies in
-     * one pass over home.
+     * Under the set's lock: reads the whole sector at {@code block} of {@code a} from home (or from
+     * what this agent saved of it) once, into set {@code i} (which holds none of it), then copies the
+     * set into {@code dst}: two bulk copies, and the L1 gets exactly what the L2 read. A sector not
+     * saved for the current snapshot (the streaming case) takes no lock: home is read, then the
+     * stamp checked again ({@link SavedHome#savedFor}), and only a sector saved meanwhile is read
+     * again, from the saved bytes under their lock.
      */
     private void readHomeTwice(int i, Allocation a, long block, CacheSector dst) {
-        SavedHome h = a.savedHome(agent);
-        if (h != null) {
-            synchronized (h) {
-                MemorySegment page = h.savedPage(block - a.base, snapshotId(a.coarseGrainedAt(block)));
-                if (page != null) {
-                    long at = SavedHome.inPage(block - a.base);
-                    int j = i + DATA;
-                    for (int w = 0; w < SECTOR_WORDS; w++) {
-                        long v = page.get(CacheLines.LONG_U, at + (long) w * Long.BYTES);
-                        sets[j + w] = v;
-                        dst.setWord(w, v);
-                    }
-                    for (int k = 0; k < LINES; k++) {
-                        sets[i + VALID + k] = -1L;
-                    }
-                } else {
-                    readHomeTwiceFresh(i, a, block, dst);
-                }
-            }
-            return;
+        long into = (long) (i + DATA) * Long.BYTES;
+        long offset = block - a.base();
+        long id = snapshotId(a.coarseGrainedAt(block));
+        SavedHome h = MemoryInternals.savedHome(a, agent);
+        if (h == null || !h.savedFor(offset, id)) {
+            MemorySegment.copy(a.segment(), offset, data, into, CacheGeometry.SECTOR_SIZE);
+            VarHandle.loadLoadFence();
+            h = MemoryInternals.savedHome(a, agent);
         }
-        readHomeTwiceFresh(i, a, block, dst);
-    }
-
-    private void readHomeTwiceFresh(int i, Allocation a, long block, CacheSector dst) {
-        long home = block - a.base;
-        int j = i + DATA;
-        for (int w = 0; w < SECTOR_WORDS; w++) {
-            long v = a.segment().get(CacheLines.LONG_U, home + (long) w * Long.BYTES);
-            sets[j + w] = v;
-            dst.setWord(w, v);
+        if (h != null && h.savedFor(offset, id)) {
+            synchronized (h) {
+                MemorySegment page = h.savedPage(offset, id);
+                MemorySegment.copy(page != null ? page : a.segment(), page != null ? SavedHome.inPage(offset) : offset,
+                        data, into, CacheGeometry.SECTOR_SIZE);
+            }
         }
         for (int k = 0; k < LINES; k++) {
             sets[i + VALID + k] = -1L;
         }
+        MemorySegment.copy(data, into, dst.segment, 0, CacheGeometry.SECTOR_SIZE);
     }
 
     /** Under the set's lock: makes the bytes of {@code need} of every line valid, reading the missing ones from home. */
@@ -349,14 +339,14 @@ final class AgentCache {
         long missing = need & ~sets[i + VALID + k];
         if (missing != 0) {
             long line = block + (long) k * LINE;
-            SavedHome h = a.savedHome(agent);
+            SavedHome h = MemoryInternals.savedHome(a, agent);
             if (h == null) {
                 CacheLines.readHome(missing, a, line, sets, data, i + DATA + k * WORDS);
             } else {
                 synchronized (h) {
-                    MemorySegment page = h.savedPage(line - a.base, snapshotId(a.coarseGrainedAt(line)));
+                    MemorySegment page = h.savedPage(line - a.base(), snapshotId(a.coarseGrainedAt(line)));
                     if (page != null) {
-                        CacheLines.copyMasked(missing, page, SavedHome.inPage(line - a.base), sets, i + DATA + k * WORDS);
+                        CacheLines.copyMasked(missing, page, SavedHome.inPage(line - a.base()), sets, i + DATA + k * WORDS);
                     } else {
                         CacheLines.readHome(missing, a, line, sets, data, i + DATA + k * WORDS);
                     }
@@ -463,8 +453,8 @@ final class AgentCache {
         try {
             claim(s, i, a, block);
             fill(i, a, block, k, mask);
-            long result = op.apply(data, (long) (i + DATA) * Long.BYTES + offset, size, x, y, order);
-            if (op.writes()) {
+            long result = MemoryInternals.run(op, data, (long) (i + DATA) * Long.BYTES + offset, size, x, y, order);
+            if (MemoryInternals.opWrites(op)) {
                 sets[i + DIRTY + k] |= mask;
                 markDirty(s);
             }
@@ -486,8 +476,8 @@ final class AgentCache {
             catchUp(s, i);
             if (holds(s, i, a, block)) {
                 long d = sets[i + DIRTY + k] & mask;
-                if (d != 0 && !a.freed) {
-                    beforeHome(a, line, Math.min(LINE, a.base + a.size - line));
+                if (d != 0 && !MemoryInternals.isFreed(a)) {
+                    beforeHome(a, line, Math.min(LINE, a.base() + a.size() - line));
                     CacheLines.writeHome(d, a, line, sets, data, i + DATA + k * WORDS);
                     refreshHome(a, line, d);
                 }

@@ -1,6 +1,8 @@
-package org.hsa4j.memory;
+package org.hsa4j.memory.coherence;
 
 import java.nio.ByteOrder;
+
+import org.hsa4j.memory.Allocation;
 
 /**
  * The L1 of one GPU compute unit in fidelity mode (workgroup scope): private to the unit's thread,
@@ -143,7 +145,7 @@ final class UnitCache {
     private CacheSector miss(Allocation a, long block, CacheSector c) {
         if (c == null) {
             c = replace(a, block);
-            if (block + SECTOR <= a.base + a.size) {
+            if (block + SECTOR <= a.base() + a.size()) {
                 fetchWhole(a, block, c);
                 return c;
             }

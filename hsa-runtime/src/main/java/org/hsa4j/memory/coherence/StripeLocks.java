@@ -1,4 +1,4 @@
-package org.hsa4j.memory;
+package org.hsa4j.memory.coherence;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -1,8 +1,9 @@
-package org.hsa4j.memory;
+package org.hsa4j.memory.coherence;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import org.hsa4j.memory.Allocation;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.RuntimeConfig;
 import org.junit.jupiter.api.AfterEach;

@@ -1,6 +1,14 @@
-package org.hsa4j.memory;
+package org.hsa4j.memory.coherence;
 
 import java.util.concurrent.atomic.AtomicLongArray;
+
+import org.hsa4j.memory.Allocation;
+import org.hsa4j.memory.AtomicOp;
+import org.hsa4j.memory.ComputeUnitThread;
+import org.hsa4j.memory.MemoryOrder;
+import org.hsa4j.memory.MemoryScope;
+import org.hsa4j.memory.Svm;
+import org.hsa4j.memory.SvmAccess;
 
 /**
  * The fidelity mode's memory model: the caches that make a missing fence or a too-narrow scope
@@ -55,11 +63,12 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * workgroup-scope release seen by another unit or agent, an agent-scope release seen by the host, a
  * missing fence, or coarse-grained data read mid-kernel reads stale values.
  *
- * <p>Off by default: an {@link Svm} of a runtime without fidelity mode holds no model, and its
- * access paths test that one final field and nothing else. Use after free is not modelled: a
+ * <p>Off by default: a runtime without fidelity mode holds {@link SvmAccess#DIRECT} as its access
+ * strategy, and this class is then never loaded. With the mode on this model is the strategy that
+ * every {@link Svm}, view, unit thread, packet processor and signal of the runtime holds. Use after free is not modelled: a
  * line of a freed allocation is dropped, never written back.
  */
-public final class CoherenceModel {
+public final class CoherenceModel extends SvmAccess {
     /** The writer index of a host thread or a CPU unit in {@link #beforeHomeWrite}. */
     static final int HOST = -1;
     private final CacheGeometry geometry;
@@ -77,7 +86,7 @@ public final class CoherenceModel {
         this.agentCaches = new AgentCache[cachedUnits.length];
         this.unitCaches = new UnitCache[cachedUnits.length][];
         this.acquireEpochs = new AtomicLongArray(cachedUnits.length);
-        HostStoreBuffer.enable();
+        enableHostFences(CoherenceModel::hostFence);
         for (int agent = 0; agent < cachedUnits.length; agent++) {
             if (cachedUnits[agent] > 0) {
                 agentCaches[agent] = new AgentCache(this, agent, geometry.l2Sectors());
@@ -94,8 +103,14 @@ public final class CoherenceModel {
         return geometry;
     }
 
+    @Override
+    public boolean coherent() {
+        return true;
+    }
+
     /** The L1 of compute unit {@code unit} of agent {@code agent}, or null when that unit has none. */
-    UnitCache unitCache(int agent, int unit) {
+    @Override
+    protected UnitCache unitState(int agent, int unit) {
         UnitCache[] units = agent >= 0 && agent < unitCaches.length ? unitCaches[agent] : null;
         return units != null && unit >= 0 && unit < units.length ? units[unit] : null;
     }
@@ -104,7 +119,7 @@ public final class CoherenceModel {
     UnitCache current() {
         ComputeUnitThread t = ComputeUnitThread.current();
         if (t != null) {
-            UnitCache c = t.cache;
+            UnitCache c = MemoryInternals.l1(t);
             if (c != null && c.model == this && c.runner == t) {
                 return c;
             }
@@ -118,39 +133,43 @@ public final class CoherenceModel {
      * A plain load of {@code size} (1, 2, 4 or 8) bytes at {@code address} inside {@code a}, as bits;
      * the caller has checked the bounds (and resolved {@code a} for the accessing agent).
      */
+    @Override
     public long load(Allocation a, long address, int size) {
         UnitCache c;
-        if (a.uncached || (c = current()) == null) {
-            if (!a.uncached && host()) {
+        if (MemoryInternals.cacheExempt(a) || (c = current()) == null) {
+            if (!MemoryInternals.cacheExempt(a) && host()) {
                 return HostStoreBuffer.current().load(a, address, size);
             }
-            return CacheLines.get(a.segment(), address - a.base, size);
+            return CacheLines.get(a.segment(), address - a.base(), size);
         }
         return c.load(a, address, size);
     }
 
     /** A plain store of the low {@code size} (1, 2, 4 or 8) bytes of {@code bits}; bounds checked by the caller, as for {@link #load}. */
+    @Override
     public void store(Allocation a, long address, int size, long bits) {
         UnitCache c;
-        if (a.uncached || (c = current()) == null) {
-            if (!a.uncached && host()) {
+        if (MemoryInternals.cacheExempt(a) || (c = current()) == null) {
+            if (!MemoryInternals.cacheExempt(a) && host()) {
                 HostStoreBuffer.current().store(this, a, address, size, bits);
                 return;
             }
             beforeHomeWrite(a, address, size, HOST);
-            CacheLines.put(a.segment(), address - a.base, size, bits);
+            CacheLines.put(a.segment(), address - a.base(), size, bits);
             return;
         }
         c.store(a, address, size, bits);
     }
 
     /** A cursor for the plain element accesses of a view of {@code a}. */
-    public SectorCursor cursor(Allocation a) {
+    @Override
+    public ElementAccess elements(Allocation a) {
         return new SectorCursor(this, a);
     }
 
     /** Copies {@code bytes} bytes from {@code src} in {@code sa} to {@code dst} in {@code da} with plain accesses. */
-    void copy(Allocation da, long dst, Allocation sa, long src, long bytes) {
+    @Override
+    public void copy(Allocation da, long dst, Allocation sa, long src, long bytes) {
         if (da == sa && dst > src && dst < src + bytes) {
             for (long i = bytes - 1; i >= 0; i--) {
                 store(da, dst + i, 1, load(sa, src + i, 1));
@@ -167,7 +186,8 @@ public final class CoherenceModel {
     }
 
     /** Sets {@code bytes} bytes at {@code address} to {@code value} with plain stores. */
-    void fill(Allocation a, long address, long bytes, byte value) {
+    @Override
+    public void fill(Allocation a, long address, long bytes, byte value) {
         long pattern = (value & 0xFFL) * 0x0101_0101_0101_0101L;
         long done = 0;
         while (done < bytes) {
@@ -185,7 +205,7 @@ public final class CoherenceModel {
      * is seen fresh by every agent.
      */
     void beforeHomeWrite(Allocation a, long address, long length, int writer) {
-        if (a.uncached) {
+        if (MemoryInternals.cacheExempt(a)) {
             return;
         }
         for (AgentCache l2 : agentCaches) {
@@ -206,20 +226,21 @@ public final class CoherenceModel {
      * release before it and the acquire after it that {@code order} and {@code scope} call for.
      * Bounds, alignment and the order's validity for {@code op} are checked by the caller.
      */
+    @Override
     public long atomic(Allocation a, long address, int size, AtomicOp op, long x, long y, MemoryOrder order,
                 MemoryScope scope) {
         UnitCache c;
         if ((c = current()) == null) {
-            if (op.writes()) {
+            if (MemoryInternals.opWrites(op)) {
                 beforeHomeWrite(a, address, size, HOST);
             }
             return host() ? hostAtomic(a, address, size, op, x, y, order, scope)
-                    : op.apply(a.segment(), address - a.base, size, x, y, order);
+                    : MemoryInternals.run(op, a.segment(), address - a.base(), size, x, y, order);
         }
-        if (a.uncached) {
-            return op.apply(a.segment(), address - a.base, size, x, y, order);
+        if (MemoryInternals.cacheExempt(a)) {
+            return MemoryInternals.run(op, a.segment(), address - a.base(), size, x, y, order);
         }
-        if (op.writes() && releases(order)) {
+        if (MemoryInternals.opWrites(op) && releases(order)) {
             release(c, scope);
         }
         long line = address & -CacheLines.LINE;
@@ -228,15 +249,15 @@ public final class CoherenceModel {
         long result;
         if (!a.coarseGrainedAt(address)) {
             c.l2.evictBytes(a, line, mask);
-            if (op.writes()) {
+            if (MemoryInternals.opWrites(op)) {
                 beforeHomeWrite(a, address, size, c.agent);
             }
-            result = op.apply(a.segment(), address - a.base, size, x, y, order);
+            result = MemoryInternals.run(op, a.segment(), address - a.base(), size, x, y, order);
             c.l2.refreshHome(a, line, mask);
         } else {
             result = c.l2.atomic(a, address, size, op, x, y, order);
         }
-        if (op.reads() && acquires(order)) {
+        if (MemoryInternals.opReads(op) && acquires(order)) {
             acquire(c, scope);
         }
         return result;
@@ -249,24 +270,25 @@ public final class CoherenceModel {
      */
     private static long hostAtomic(Allocation a, long address, int size, AtomicOp op, long x, long y,
                                    MemoryOrder order, MemoryScope scope) {
-        if (op.writes() && releases(order)) {
+        if (MemoryInternals.opWrites(op) && releases(order)) {
             hostRelease(scope);
         }
-        if (!a.uncached) {
+        if (!MemoryInternals.cacheExempt(a)) {
             HostStoreBuffer b = HostStoreBuffer.existing();
             if (b != null) {
                 b.prepareAtomic(a, address, size);
             }
         }
-        long result = op.apply(a.segment(), address - a.base, size, x, y, order);
-        if (op.reads() && acquires(order)) {
+        long result = MemoryInternals.run(op, a.segment(), address - a.base(), size, x, y, order);
+        if (MemoryInternals.opReads(op) && acquires(order)) {
             hostAcquire(scope);
         }
         return result;
     }
 
     /** A fence by the calling thread: release and/or acquire at {@code scope} as {@code order} says. */
-    void fence(MemoryOrder order, MemoryScope scope) {
+    @Override
+    public void fence(MemoryOrder order, MemoryScope scope) {
         UnitCache c = current();
         if (c != null) {
             if (releases(order)) {
@@ -291,6 +313,7 @@ public final class CoherenceModel {
     }
 
     /** The release half of a synchronizing operation by the calling thread at {@code scope} (signals use SYSTEM). */
+    @Override
     public void release(MemoryScope scope) {
         UnitCache c = current();
         if (c != null) {
@@ -301,6 +324,7 @@ public final class CoherenceModel {
     }
 
     /** The acquire half of a synchronizing operation by the calling thread at {@code scope} (signals use SYSTEM). */
+    @Override
     public void acquire(MemoryScope scope) {
         UnitCache c = current();
         if (c != null) {
@@ -315,6 +339,7 @@ public final class CoherenceModel {
      * before a runtime's close frees its memory or registered memory goes back to the application.
      * Host threads still running keep theirs (a correct program released them before).
      */
+    @Override
     public void drainHost() {
         if (host()) {
             HostStoreBuffer b = HostStoreBuffer.existing();
@@ -330,8 +355,9 @@ public final class CoherenceModel {
      * which bypasses the model: a host thread's buffered stores of the range go home and its copies
      * of it are dropped, so its plain accesses and the slice's stay in program order.
      */
-    void rawAccess(Allocation a, long address, long bytes) {
-        if (!a.uncached && host()) {
+    @Override
+    public void rawAccess(Allocation a, long address, long bytes) {
+        if (!MemoryInternals.cacheExempt(a) && host()) {
             HostStoreBuffer b = HostStoreBuffer.existing();
             if (b != null) {
                 b.evict(a, address, bytes);
@@ -401,6 +427,7 @@ public final class CoherenceModel {
      * 2 system) launches on agent {@code agent}: agent scope invalidates the agent's L1s (each unit
      * at its next {@link #beginWork}), system scope the L2 too, now.
      */
+    @Override
     public void packetAcquire(int agent, int fenceScope) {
         AgentCache l2 = agentCaches[agent];
         if (fenceScope == 0 || l2 == null) {
@@ -413,10 +440,11 @@ public final class CoherenceModel {
     }
 
     /** The calling compute unit starts a workgroup or an agent dispatch: it applies the launch acquires it has not seen. */
+    @Override
     public void beginWork() {
         ComputeUnitThread t = ComputeUnitThread.current();
-        if (t != null && t.cache != null && t.cache.model == this) {
-            UnitCache c = t.cache;
+        UnitCache c = t == null ? null : MemoryInternals.l1(t);
+        if (c != null && c.model == this) {
             long epoch = acquireEpochs.get(c.agent);
             if (c.acquiredEpoch != epoch) {
                 c.invalidateClean();
@@ -427,6 +455,7 @@ public final class CoherenceModel {
     }
 
     /** The calling compute unit finished a workgroup of a packet with release fence scope {@code fenceScope}: agent or system scope writes its L1 back. */
+    @Override
     public void endWork(int fenceScope) {
         UnitCache c = current();
         if (c != null) {
@@ -441,6 +470,7 @@ public final class CoherenceModel {
      * The last part of a packet with release fence scope {@code fenceScope} finished on agent
      * {@code agent} (every unit has run {@link #endWork}): system scope writes the agent's whole L2 home.
      */
+    @Override
     public void packetRelease(int agent, int fenceScope) {
         AgentCache l2 = agentCaches[agent];
         if (l2 != null && fenceScope >= 2) {

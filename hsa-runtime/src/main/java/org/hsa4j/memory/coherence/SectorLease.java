@@ -1,4 +1,4 @@
-package org.hsa4j.memory;
+package org.hsa4j.memory.coherence;
 
 /**
  * The right of one compute unit's thread to read or write one L1 sector's data directly, through

@@ -1,4 +1,7 @@
-package org.hsa4j.memory;
+package org.hsa4j.memory.coherence;
+
+import org.hsa4j.memory.Allocation;
+import org.hsa4j.memory.SvmAccess;
 
 /**
  * The plain element accesses of one view in fidelity mode, holding the {@link SectorLease} of the
@@ -16,7 +19,7 @@ package org.hsa4j.memory;
  * lease is immutable but for its bases, which only its own thread writes, so whatever lease a
  * racing write leaves here, a thread uses only its own.
  */
-public final class SectorCursor {
+final class SectorCursor implements SvmAccess.ElementAccess {
     private static final int LINE = CacheGeometry.LINE_SIZE;
     private static final int SECTOR = CacheGeometry.SECTOR_SIZE;
 
@@ -82,7 +85,7 @@ public final class SectorCursor {
      * null: the unit of the lease held when that is the caller's, without the model's lookup.
      */
     private UnitCache cache() {
-        if (allocation.uncached) {
+        if (MemoryInternals.cacheExempt(allocation)) {
             return null;
         }
         SectorLease held = lease;

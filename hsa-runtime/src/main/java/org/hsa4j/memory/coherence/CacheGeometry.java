@@ -1,4 +1,6 @@
-package org.hsa4j.memory;
+package org.hsa4j.memory.coherence;
+
+import org.hsa4j.memory.SvmAddress;
 
 import org.hsa4j.status.HsaException;
 import org.hsa4j.status.HsaStatus;

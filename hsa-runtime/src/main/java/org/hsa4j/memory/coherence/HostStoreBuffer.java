@@ -1,9 +1,11 @@
-package org.hsa4j.memory;
+package org.hsa4j.memory.coherence;
 
 import java.nio.ByteOrder;
 import java.util.Iterator;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.hsa4j.memory.Allocation;
 
 /**
  * Fidelity mode's model of a host thread: a per-thread, bounded store buffer that also keeps the
@@ -55,32 +57,6 @@ final class HostStoreBuffer {
     private static final int LINE = CacheLines.LINE;
     private static final int WORDS = CacheLines.WORDS;
     private static final boolean LITTLE = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
-
-    /** How a host thread's fence reaches its buffer. */
-    interface HostFences {
-        /** A fence by the calling host thread. */
-        void fence(MemoryOrder order, MemoryScope scope);
-    }
-
-    /**
-     * The host fence strategy, chosen once: a no-op until the first fidelity-mode model is made in
-     * this JVM ({@link #enable}), so a host thread's fence in normal mode looks up no buffer.
-     */
-    static volatile HostFences fences = (order, scope) -> { };
-
-    /** Makes host threads' fences reach their buffers from now on (called by each fidelity model). */
-    static void enable() {
-        if (!(fences instanceof Enabled)) {
-            fences = new Enabled();
-        }
-    }
-
-    private static final class Enabled implements HostFences {
-        @Override
-        public void fence(MemoryOrder order, MemoryScope scope) {
-            CoherenceModel.hostFence(order, scope);
-        }
-    }
 
     private static final ThreadLocal<HostStoreBuffer> CURRENT = new ThreadLocal<>();
     /** Every buffer of a live thread, and the ended threads' buffers not yet swept. */
@@ -288,7 +264,7 @@ final class HostStoreBuffer {
         long want = CacheLines.inside(a, line) & ~valid[e];
         for (int k = 0; k < LINE; k++) {
             if ((want & (1L << k)) != 0) {
-                putByte(e, k, CacheLines.get(a.segment(), line + k - a.base, 1));
+                putByte(e, k, CacheLines.get(a.segment(), line + k - a.base(), 1));
             }
         }
         valid[e] |= want;
@@ -297,7 +273,7 @@ final class HostStoreBuffer {
     /** Writes the bytes of {@code mask} of entry {@code e} home, unless its allocation was freed. */
     private void writeHome(int e, long mask) {
         Allocation a = allocations[e];
-        if (mask == 0 || a == null || a.freed) {
+        if (mask == 0 || a == null || MemoryInternals.isFreed(a)) {
             return;
         }
         try {
@@ -305,7 +281,7 @@ final class HostStoreBuffer {
             if (model != null) {
                 model.beforeHomeWrite(a, lines[e], LINE, CoherenceModel.HOST);
             }
-            long at = lines[e] - a.base;
+            long at = lines[e] - a.base();
             for (int k = 0; k < LINE; k++) {
                 if ((mask & (1L << k)) != 0) {
                     CacheLines.put(a.segment(), at + k, 1, getByte(e, k));

@@ -1,8 +1,10 @@
-package org.hsa4j.memory;
+package org.hsa4j.memory.coherence;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+
+import org.hsa4j.memory.Allocation;
 
 /**
  * Fidelity mode: the bytes of one allocation as one GPU agent's L2 may still see them, home as it
@@ -25,7 +27,8 @@ import java.lang.invoke.VarHandle;
  * write-backs and home atomics {@link #refresh} the saved bytes they change, so the agent always
  * reads its own writes. Saved bytes live in 4 KiB pages made on first use. Saving, refreshing and
  * reading saved bytes run under this object's lock, so the saving writer and a filling L2 never
- * see half a sector; only the check that a sector is saved already runs without it.
+ * see half a sector; the checks that a sector is saved run without it (a streaming L2 miss on a
+ * sector nobody saved takes no lock: {@link #savedFor}).
  */
 final class SavedHome {
     private static final int SECTOR = CacheGeometry.SECTOR_SIZE;
@@ -57,17 +60,30 @@ final class SavedHome {
     }
 
     private synchronized void saveLocked(Allocation a, int s, long id) {
-        if (stamps[s] == id || a.freed) {
+        if (stamps[s] == id || MemoryInternals.isFreed(a)) {
             return;
         }
         long start = (long) s * SECTOR;
-        long length = Math.min(SECTOR, a.size - start);
+        long length = Math.min(SECTOR, a.size() - start);
         try {
             MemorySegment.copy(a.segment(), start, page(start), start & (PAGE - 1), length);
         } catch (IllegalStateException freedMeanwhile) {
             return; // the allocation's arena closed after the check: nothing left to save or to read
         }
         STAMP.setRelease(stamps, s, id);
+        // the writer writes home next: no home byte may become visible before the stamp (see savedFor)
+        VarHandle.storeStoreFence();
+    }
+
+    /**
+     * True when the sector at {@code offset} is saved for snapshot {@code id}: one acquire load, no
+     * lock. A reader that finds it false reads home, then, after a load-load fence, asks again: a
+     * writer saves (and stamps) a sector before it writes the sector at home, so a second false
+     * means home was read whole before any such write, and a true sends the reader to the saved
+     * bytes ({@link #savedPage}, under the lock).
+     */
+    boolean savedFor(long offset, long id) {
+        return (long) STAMP.getAcquire(stamps, (int) (offset / SECTOR)) == id;
     }
 
     /**
@@ -80,7 +96,7 @@ final class SavedHome {
 
     /** After the agent itself wrote the bytes {@code mask} of the line at {@code offset} of {@code a} at home: a sector saved for snapshot {@code id} takes them. */
     synchronized void refresh(Allocation a, long offset, long mask, long id) {
-        if (stamps[(int) (offset / SECTOR)] == id && !a.freed) {
+        if (stamps[(int) (offset / SECTOR)] == id && !MemoryInternals.isFreed(a)) {
             try {
                 CacheLines.copyRuns(mask, a.segment(), offset, pages[(int) (offset >>> PAGE_SHIFT)], offset & (PAGE - 1));
             } catch (IllegalStateException freedMeanwhile) {

@@ -1,8 +1,10 @@
-package org.hsa4j.memory;
+package org.hsa4j.memory.coherence;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+
+import org.hsa4j.memory.Allocation;
 
 /**
  * What both fidelity-mode cache levels do to the bytes of a 64-byte line: per-byte masks, masked
@@ -51,7 +53,7 @@ final class CacheLines {
 
     /** Mask of the bytes of line {@code line} that lie inside {@code a} (the last line may be partial; a line past the end has none). */
     static long inside(Allocation a, long line) {
-        long n = a.base + a.size - line;
+        long n = a.base() + a.size() - line;
         return n >= LINE ? -1L : n <= 0 ? 0 : (1L << n) - 1;
     }
 
@@ -152,7 +154,7 @@ final class CacheLines {
      * never kept); a partial last line goes run by run.
      */
     static void readHome(long mask, Allocation a, long line, long[] words, MemorySegment data, int j) {
-        long home = line - a.base;
+        long home = line - a.base();
         if (home + LINE > a.segment().byteSize()) {
             copyRuns(mask, a.segment(), home, data, (long) j * Long.BYTES);
             return;
@@ -179,11 +181,11 @@ final class CacheLines {
      * was freed: whole words where the mask covers a whole word, byte runs elsewhere.
      */
     static void writeHome(long mask, Allocation a, long line, long[] words, MemorySegment data, int j) {
-        if (a.freed) {
+        if (MemoryInternals.isFreed(a)) {
             return;
         }
         try {
-            long home = line - a.base;
+            long home = line - a.base();
             if (mask == -1L) {
                 for (int w = 0; w < WORDS; w++) {
                     a.segment().set(LONG_U, home + ((long) w << 3), words[j + w]);

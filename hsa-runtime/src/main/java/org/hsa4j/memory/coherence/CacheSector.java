@@ -1,9 +1,11 @@
-package org.hsa4j.memory;
+package org.hsa4j.memory.coherence;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+
+import org.hsa4j.memory.Allocation;
 
 /**
  * One sector of a compute unit's L1 in fidelity mode: which aligned block of
@@ -234,13 +236,6 @@ final class CacheSector {
             tag = 0;
             owner = null;
         }
-    }
-
-    /** Sets data word {@code w} (bytes {@code 8w .. 8w + 7}, native order) to {@code v}, leaving the flags. */
-    void setWord(int w, long v) {
-        int j = DATA + 2 * w;
-        ints[j] = (int) (LITTLE_ENDIAN ? v : v >>> 32);
-        ints[j + 1] = (int) (LITTLE_ENDIAN ? v >>> 32 : v);
     }
 
     /** The bit shift, in a native-order int, of the {@code size} bytes starting at byte {@code k} (0..3) of the int. */
