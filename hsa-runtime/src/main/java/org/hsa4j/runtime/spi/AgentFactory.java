@@ -56,14 +56,8 @@ public final class AgentFactory {
     public static Agent create(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
                                MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock,
                                SvmAccess access, Tracer tracer) {
-        try {
-            return (Agent) NEW_AGENT.invokeExact(index, properties, memory, signals, queuePool, pools, clock,
-                    access, tracer);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
+        return made(() -> (Agent) NEW_AGENT.invokeExact(index, properties, memory, signals, queuePool, pools, clock,
+                access, tracer));
     }
 
     /**
@@ -73,14 +67,8 @@ public final class AgentFactory {
     public static Agent provided(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
                                  MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock,
                                  QueueBackend backend) {
-        try {
-            return (Agent) NEW_PROVIDED.invokeExact(index, properties, memory, signals, queuePool, pools, clock,
-                    backend);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
+        return made(() -> (Agent) NEW_PROVIDED.invokeExact(index, properties, memory, signals, queuePool, pools, clock,
+                backend));
     }
 
     /**
@@ -90,9 +78,19 @@ public final class AgentFactory {
     public static Agent provided(int index, AgentProperties properties, MemoryManager memory, SignalManager signals,
                                  MemoryPool queuePool, List<MemoryPool> pools, LongSupplier clock,
                                  QueueBackend backend, CodeObjectLoader loader) {
+        return made(() -> (Agent) NEW_PROVIDED_WITH_LOADER.invokeExact(index, properties, memory, signals, queuePool, pools,
+                clock, backend, loader));
+    }
+
+    /** A constructor or factory handle's call, for {@link #made}. */
+    private interface Making {
+        Agent make() throws Throwable;
+    }
+
+    /** Runs {@code making}, passing runtime exceptions and errors through (an HsaException for a bad argument, say). */
+    private static Agent made(Making making) {
         try {
-            return (Agent) NEW_PROVIDED_WITH_LOADER.invokeExact(index, properties, memory, signals, queuePool, pools,
-                    clock, backend, loader);
+            return making.make();
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
