@@ -82,8 +82,8 @@ class NativeDispatchPacketTest {
             queues++;
             return QueueFactory.create(agent, descriptor, ring, size, 1000 + queues, type, QueueDescriptor.FEATURE_KERNEL_DISPATCH,
                     doorbell, errorCallback, q -> {
-                        q.markDestroyed();
-                        for (Allocation a : q.allocations()) {
+                        QueueFactory.markDestroyed(q);
+                        for (Allocation a : QueueFactory.allocations(q)) {
                             runtime.memory().release(a);
                         }
                         q.doorbell().destroy();

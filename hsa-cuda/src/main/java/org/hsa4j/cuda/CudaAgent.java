@@ -596,7 +596,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
             try {
                 made[0] = server.apply(queue);
             } catch (RuntimeException e) {
-                queue.markDestroyed();
+                QueueFactory.markDestroyed(queue);
                 doorbell.destroy();
                 memory.release(ring);
                 memory.release(descriptor);
@@ -613,11 +613,11 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
         processors.remove(p);
         Queue q = p.queue();
         p.drainPublished(new HsaException(HsaStatus.INVALID_QUEUE, "queue " + q.id() + " was destroyed"));
-        q.markDestroyed();
+        QueueFactory.markDestroyed(q);
         if (p.holdsQueueMemory()) {
             return;   // a GPU grid that did not stop still reads ring and descriptor: they stay (the error said so)
         }
-        for (Allocation a : q.allocations()) {
+        for (Allocation a : QueueFactory.allocations(q)) {
             runtime.memory().release(a);
         }
         q.doorbell().destroy();

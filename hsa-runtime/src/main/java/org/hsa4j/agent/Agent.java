@@ -368,8 +368,8 @@ public final class Agent implements QueueAgent, CodeObjectAgent {
         HsaException destroyed = new HsaException(HsaStatus.INVALID_QUEUE, "queue " + queue.id() + " was destroyed");
         processor.abortQueue(queue, destroyed, ABORT_WAIT_NANOS);
         processor.detach(queue, destroyed);
-        queue.markDestroyed();
-        for (Allocation a : queue.allocations()) {
+        QueueFactory.markDestroyed(queue);
+        for (Allocation a : QueueFactory.allocations(queue)) {
             memory.release(a);
         }
         queue.doorbell().destroy();

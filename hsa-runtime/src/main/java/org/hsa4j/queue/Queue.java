@@ -552,14 +552,14 @@ public final class Queue {
         }
     }
 
-    /** Marks the queue destroyed; called by its agent once the ring is drained. */
-    public void markDestroyed() {
+    /** Marks the queue destroyed; called by its agent once the ring is drained (through {@code agent.spi.QueueFactory}). */
+    void markDestroyed() {
         state = QueueState.DESTROYED;
         completions.close();
     }
 
-    /** The descriptor and ring allocations, for the agent that frees them. */
-    public Allocation[] allocations() {
+    /** The descriptor and ring allocations, for the agent that frees them (through {@code agent.spi.QueueFactory}). */
+    Allocation[] allocations() {
         return new Allocation[] {descriptorAllocation, ringAllocation};
     }
 

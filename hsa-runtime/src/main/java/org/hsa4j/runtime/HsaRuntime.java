@@ -755,8 +755,8 @@ public final class HsaRuntime implements AutoCloseable {
             throw e;
         }
         return QueueFactory.soft(cpuAgent(), descriptor, ring, size, Agent.nextQueueId(), type, features, doorbell, q -> {
-            q.markDestroyed();
-            for (Allocation a : q.allocations()) {
+            QueueFactory.markDestroyed(q);
+            for (Allocation a : QueueFactory.allocations(q)) {
                 memory.release(a);
             }
         });

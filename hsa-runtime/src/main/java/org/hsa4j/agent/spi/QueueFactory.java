@@ -25,6 +25,8 @@ import org.hsa4j.signal.Signal;
 public final class QueueFactory {
     private static final MethodHandle NEW_QUEUE;
     private static final MethodHandle NEW_SOFT_QUEUE;
+    private static final MethodHandle MARK_DESTROYED;
+    private static final MethodHandle ALLOCATIONS;
 
     static {
         try {
@@ -35,6 +37,8 @@ public final class QueueFactory {
             NEW_SOFT_QUEUE = queues.findStatic(Queue.class, "soft", MethodType.methodType(Queue.class, QueueAgent.class,
                     Allocation.class, Allocation.class, int.class, long.class, QueueType.class, int.class, Signal.class,
                     Consumer.class));
+            MARK_DESTROYED = queues.findVirtual(Queue.class, "markDestroyed", MethodType.methodType(void.class));
+            ALLOCATIONS = queues.findVirtual(Queue.class, "allocations", MethodType.methodType(Allocation[].class));
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -69,6 +73,28 @@ public final class QueueFactory {
         try {
             return (Queue) NEW_SOFT_QUEUE.invokeExact(host, descriptorAllocation, ringAllocation, size, id, type,
                     features, doorbell, destroyer);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** Marks {@code queue} destroyed: its agent calls it once the ring is drained, before freeing {@link #allocations}. */
+    public static void markDestroyed(Queue queue) {
+        try {
+            MARK_DESTROYED.invokeExact(queue);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** The descriptor and ring allocations of {@code queue}, for the agent that frees them. */
+    public static Allocation[] allocations(Queue queue) {
+        try {
+            return (Allocation[]) ALLOCATIONS.invokeExact(queue);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {

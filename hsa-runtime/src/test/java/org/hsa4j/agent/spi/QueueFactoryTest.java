@@ -28,4 +28,11 @@ class QueueFactoryTest {
                 .map(Method::getName).toList();
         assertEquals(List.of(), factories);
     }
+
+    @Test
+    void shouldLeaveTheAgentsQueueMachineryOffQueuesPublicMethods() {
+        List<String> machinery = Arrays.stream(Queue.class.getMethods())
+                .map(Method::getName).filter(n -> n.equals("markDestroyed") || n.equals("allocations")).toList();
+        assertEquals(List.of(), machinery);
+    }
 }
