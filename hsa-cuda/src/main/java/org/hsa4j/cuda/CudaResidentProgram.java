@@ -91,9 +91,8 @@ public final class CudaResidentProgram {
 
     /** The built-in kernels over another processor's source (a variant of {@code hsa4j_resident.cu}), compiled with NVRTC: for experiments. */
     static CudaResidentProgram withProcessor(CudaAgent agent, String processorSource) {
-        String s = source("", List.of());
-        s = s.substring(0, s.length() - resource(PROCESSOR_CU).length()) + processorSource;
-        return new CudaResidentProgram(agent, agent.compile(s, "hsa4j_resident_variant.cu"), BUILTIN);
+        return new CudaResidentProgram(agent, agent.compile(source("", List.of(), processorSource), "hsa4j_resident_variant.cu"),
+                BUILTIN);
     }
 
     /**
@@ -101,6 +100,11 @@ public final class CudaResidentProgram {
      * built-ins then {@code userKernels}, the processor.
      */
     static String source(String userSource, List<String> userKernels) {
+        return source(userSource, userKernels, resource(PROCESSOR_CU));
+    }
+
+    /** As {@link #source(String, List)} with {@code processor} in place of {@code hsa4j_resident.cu}. */
+    private static String source(String userSource, List<String> userKernels, String processor) {
         List<String> all = new ArrayList<>(BUILTIN);
         all.addAll(userKernels);
         StringBuilder s = new StringBuilder();
@@ -110,7 +114,7 @@ public final class CudaResidentProgram {
             s.append("// ---- the program's own kernels\n").append(userSource).append('\n');
         }
         s.append(table(all)).append('\n');
-        s.append(resource(PROCESSOR_CU));
+        s.append(processor);
         return s.toString();
     }
 

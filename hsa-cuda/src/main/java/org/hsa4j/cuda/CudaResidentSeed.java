@@ -34,8 +34,11 @@ final class CudaResidentSeed {
     private CudaResidentSeed() {
     }
 
-    /** Runs it over {@code n} floats with {@code trips} timed round trips; true when every check held. */
-    static boolean run(CudaAgent agent, int n, int trips, PrintStream out) {
+    /**
+     * Runs it over {@code n} floats with {@code trips} timed round trips, {@code rawEmpty} (an empty
+     * kernel of an ordinary module) the baseline's kernel; true when every check held.
+     */
+    static boolean run(CudaAgent agent, CudaKernel rawEmpty, int n, int trips, PrintStream out) {
         CudaResidentProgram program = CudaResidentProgram.builtin(agent);
         CompletableFuture<HsaException> error = new CompletableFuture<>();
         Queue queue = agent.createResidentQueue(256, QueueType.SINGLE, (e, q) -> error.complete(e), program,
@@ -93,42 +96,25 @@ final class CudaResidentSeed {
             out.printf("gpu_resident: a %d-element vector add and, behind the barrier bit, d = 2c, processed by a "
                     + "GPU-resident grid on %s (%d workgroups each); every element right%n", n, agent.name(), (n + 255) / 256);
 
-            // rounds of resident trips and raw launches taking turns, the first round a warm-up of both for at
-            // least WARM_NANOS: a process's first seconds on the card run slower (a fresh process measured
+            // rounds of resident trips and raw launches taking turns, after a warm-up of both for at least
+            // WARM_NANOS: a process's first seconds on the card run slower (a fresh process measured
             // 1.03-1.09x raw here where JMH, after its warm-up, measures 0.70x), and a baseline timed apart
             // would not share that
             long empty = program.kernelObject("hsa4j_r_empty");
-            CudaKernel rawEmpty = agent.load(CudaCodeObject.fromResource("org/hsa4j/cuda/kernels/hsa4j_kernels.ptx"))
-                    .kernel("hsa4j_empty");
-            int rounds = 5;
+            int rounds = 4;
             int per = trips / rounds;
-            long[] resident = new long[per * (rounds - 1)];
-            long[] raw = new long[per * (rounds - 1)];
+            long[] resident = new long[per * rounds];
+            long[] raw = new long[per * rounds];
             try (CudaStream stream = CudaStream.open(agent)) {
                 long warmUntil = System.nanoTime() + WARM_NANOS;
-                for (int round = 0; round < rounds; round++) {
-                    if (round == 1 && System.nanoTime() - warmUntil < 0) {
-                        round = 0;   // still warming up: another warm-up round
+                do {
+                    if (!round(queue, empty, done, stream, rawEmpty, per, null, null, 0, out)) {
+                        return false;
                     }
-                    for (int i = 0; i < per; i++) {
-                        done.storeRelaxed(1);
-                        long s = System.nanoTime();
-                        queue.launch(empty).grid(1).workgroup(1).kernarg(0).completion(done).dispatch();
-                        if (!await(done)) {
-                            out.println("gpu_resident: FAILED: round trip " + i + " of round " + round + " did not complete");
-                            return false;
-                        }
-                        if (round > 0) {
-                            resident[(round - 1) * per + i] = System.nanoTime() - s;
-                        }
-                    }
-                    for (int i = 0; i < per; i++) {
-                        long s = System.nanoTime();
-                        stream.launch(rawEmpty, 1, 1, null);
-                        stream.synchronize();
-                        if (round > 0) {
-                            raw[(round - 1) * per + i] = System.nanoTime() - s;
-                        }
+                } while (System.nanoTime() - warmUntil < 0);
+                for (int k = 0; k < rounds; k++) {
+                    if (!round(queue, empty, done, stream, rawEmpty, per, resident, raw, k * per, out)) {
+                        return false;
                     }
                 }
             }
@@ -147,6 +133,35 @@ final class CudaResidentSeed {
                 svm.free(p);
             }
         }
+    }
+
+    /**
+     * {@code per} resident round trips, then {@code per} raw launches with a synchronize each; their
+     * times go to {@code resident} and {@code raw} from index {@code at} (nowhere when null: a warm-up).
+     */
+    private static boolean round(Queue queue, long empty, Signal done, CudaStream stream, CudaKernel rawEmpty, int per,
+                                 long[] resident, long[] raw, int at, PrintStream out) {
+        for (int i = 0; i < per; i++) {
+            done.storeRelaxed(1);
+            long s = System.nanoTime();
+            queue.launch(empty).grid(1).workgroup(1).kernarg(0).completion(done).dispatch();
+            if (!await(done)) {
+                out.println("gpu_resident: FAILED: a round trip did not complete");
+                return false;
+            }
+            if (resident != null) {
+                resident[at + i] = System.nanoTime() - s;
+            }
+        }
+        for (int i = 0; i < per; i++) {
+            long s = System.nanoTime();
+            stream.launch(rawEmpty, 1, 1, null);
+            stream.synchronize();
+            if (raw != null) {
+                raw[at + i] = System.nanoTime() - s;
+            }
+        }
+        return true;
     }
 
     private static boolean await(Signal s) {

@@ -121,7 +121,7 @@ public final class CudaSeeds {
                 case "vector_add" -> s.vectorAdd(1 << 22);
                 case "dispatch" -> s.dispatch(20_000);
                 case "binary_tree_insert" -> s.binaryTreeInsert();
-                case "resident" -> CudaResidentSeed.run(agent, 1 << 20, 20_000, out);
+                case "resident" -> CudaResidentSeed.run(agent, s.kernels.kernel("hsa4j_empty"), 1 << 20, 20_000, out);
                 case "managed_memory" -> s.managedMemory(1 << 22);
                 default -> throw new HsaException(HsaStatus.INVALID_ARGUMENT, "no CUDA seed named " + name
                         + "; known: " + String.join(", ", SEEDS));

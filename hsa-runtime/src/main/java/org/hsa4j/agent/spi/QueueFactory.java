@@ -54,14 +54,8 @@ public final class QueueFactory {
     public static Queue create(QueueAgent agent, Allocation descriptorAllocation, Allocation ringAllocation, int size,
                                long id, QueueType type, int features, Signal doorbell, QueueErrorCallback errorCallback,
                                Consumer<Queue> destroyer, Consumer<Queue> inactivator) {
-        try {
-            return (Queue) NEW_QUEUE.invokeExact(agent, descriptorAllocation, ringAllocation, size, id, type, features,
-                    doorbell, errorCallback, destroyer, inactivator);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
+        return called(() -> (Queue) NEW_QUEUE.invokeExact(agent, descriptorAllocation, ringAllocation, size, id, type,
+                features, doorbell, errorCallback, destroyer, inactivator));
     }
 
     /**
@@ -70,31 +64,32 @@ public final class QueueFactory {
      */
     public static Queue soft(QueueAgent host, Allocation descriptorAllocation, Allocation ringAllocation, int size,
                              long id, QueueType type, int features, Signal doorbell, Consumer<Queue> destroyer) {
-        try {
-            return (Queue) NEW_SOFT_QUEUE.invokeExact(host, descriptorAllocation, ringAllocation, size, id, type,
-                    features, doorbell, destroyer);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
+        return called(() -> (Queue) NEW_SOFT_QUEUE.invokeExact(host, descriptorAllocation, ringAllocation, size, id,
+                type, features, doorbell, destroyer));
     }
 
     /** Marks {@code queue} destroyed: its agent calls it once the ring is drained, before freeing {@link #allocations}. */
     public static void markDestroyed(Queue queue) {
-        try {
+        called(() -> {
             MARK_DESTROYED.invokeExact(queue);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
+            return null;
+        });
     }
 
     /** The descriptor and ring allocations of {@code queue}, for the agent that frees them. */
     public static Allocation[] allocations(Queue queue) {
+        return called(() -> (Allocation[]) ALLOCATIONS.invokeExact(queue));
+    }
+
+    /** A constructor or method handle's call, for {@link #called}. */
+    private interface Call<T> {
+        T call() throws Throwable;
+    }
+
+    /** Runs {@code call}, passing runtime exceptions and errors through (an HsaException for a bad argument, say). */
+    private static <T> T called(Call<T> call) {
         try {
-            return (Allocation[]) ALLOCATIONS.invokeExact(queue);
+            return call.call();
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
