@@ -50,7 +50,7 @@ public final class MallocBench implements Example {
                     long start = System.nanoTime();
                     allocate(rt, services, queue, allocator, free, sizes[0], warm);
                     cold[coldColumn++] = (System.nanoTime() - start) / 1e3;
-                    check(rt.svm(), warm, sizes[0], free);
+                    check(rt.svm(), services.deviceHeap(), warm, sizes[0], free);
                 }
             }
             rt.free(warm);
@@ -68,7 +68,7 @@ public final class MallocBench implements Example {
                         long start = System.nanoTime();
                         allocate(rt, services, queue, allocator, free, n, results);
                         us[column++] = (System.nanoTime() - start) / 1e3;
-                        check(rt.svm(), results, n, free);
+                        check(rt.svm(), services.deviceHeap(), results, n, free);
                     }
                 }
                 out.printf("malloc_bench: %-9d %11.0f us %11.0f us %11.0f us %11.0f us   (heap %.0fx faster)%n", n,
@@ -103,17 +103,23 @@ public final class MallocBench implements Example {
         }, n, 64, results);
     }
 
-    private static void check(Svm host, long results, int n, boolean free) {
+    /** The device heap's reason for a malloc that returned 0, if that is what {@code result} shows. */
+    private static String why(DeviceHeap heap, long result) {
+        String failure = heap.lastFailure();
+        return result == 0 && failure != null ? " (device heap: " + failure + ")" : "";
+    }
+
+    private static void check(Svm host, DeviceHeap heap, long results, int n, boolean free) {
         Set<Long> blocks = new HashSet<>();
         for (int i = 0; i < n; i++) {
             long r = host.getLong(results + 8L * i);
             if (free) {
                 if (r != -1) {
-                    throw new AssertionError("work-item " + i + ": malloc, write or free failed");
+                    throw new AssertionError("work-item " + i + ": malloc, write or free failed" + why(heap, r));
                 }
             } else if (r == 0 || !blocks.add(r) || host.getLong(r) != i) {
                 throw new AssertionError("work-item " + i + ": block 0x" + Long.toHexString(r)
-                        + " missing, shared or overwritten");
+                        + " missing, shared or overwritten" + why(heap, r));
             }
         }
     }

@@ -49,6 +49,8 @@ public final class DeviceHeap {
     private final int classes;
     private final int minBlock;
     private final int minShift;
+    /** Why the latest malloc that returned 0 gave up (null while none did): for hosts reporting a failed run. */
+    private volatile String lastFailure;
 
     DeviceHeap(RpcClient client, long address, long chunkBytes, int classes, int minBlock) {
         this.client = client;
@@ -120,7 +122,17 @@ public final class DeviceHeap {
                 return 0;
             }
         }
+        lastFailure = String.format("size class %d: other work-items took the blocks of %d refills in a row", cls,
+                MAX_REFILLS);
         return 0;
+    }
+
+    /**
+     * Why the latest {@link #malloc} that returned 0 for a positive size gave up: the refill's RPC
+     * and heap status, or the refills lost to other work-items; null while none did.
+     */
+    public String lastFailure() {
+        return lastFailure;
     }
 
     /** Reserves and takes one block of {@code chunk}; 0 when the chunk is full. */
@@ -156,7 +168,12 @@ public final class DeviceHeap {
     private long refill(ServiceCaller wi, int cls, long seenHead) {
         long[] inOut = {address, cls, seenHead, 0, 0, 0, 0, 0};
         RpcStatus s = client.invoke(wi, MemoryOp.REFILL, inOut);
-        return s == RpcStatus.OK && inOut[1] == HeapStatus.OK ? inOut[0] : 0;
+        if (s == RpcStatus.OK && inOut[1] == HeapStatus.OK && inOut[0] != 0) {
+            return inOut[0];
+        }
+        lastFailure = String.format("size class %d: the refill ended with RPC status %s, heap status %s", cls, s,
+                s == RpcStatus.OK ? HeapStatus.name((int) inOut[1]) : "(no reply)");
+        return 0;
     }
 
     // ---- free -----------------------------------------------------------------------------------

@@ -2,6 +2,7 @@ package org.hsa4j.services.memory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,8 +12,10 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import org.hsa4j.memory.Svm;
+import org.hsa4j.runtime.RuntimeConfig;
 import org.hsa4j.services.Fixture;
 import org.hsa4j.services.Kernels;
+import org.hsa4j.services.ServicesConfig;
 import org.hsa4j.status.HsaException;
 import org.hsa4j.status.HsaStatus;
 import org.junit.jupiter.api.AfterEach;
@@ -174,6 +177,21 @@ class DeviceHeapTest {
         });
         assertEquals(0, r[0]);
         assertEquals(1, r[1]);
+    }
+
+    @Test
+    void shouldSayWhyMallocReturnedZeroWhenTheHostCannotRefill() {
+        try (Fixture small = Fixture.start(RuntimeConfig.builderFromEnvironment().computeUnits(2)
+                .systemMemorySize(256L << 20).build(), ServicesConfig.builder())) {
+            DeviceHeap starved = small.services.createDeviceHeap(1L << 30, 4, 16);
+            long out = small.rt.hostMalloc(8);
+            Kernels.run(small.rt, small.queue, wi -> wi.svm().setLong(Kernels.arg(wi, 0), starved.malloc(wi, 32)),
+                    1, 1, out);
+            assertEquals(0, small.rt.svm().getLong(out), "a block from a heap whose chunk cannot be made");
+            String why = starved.lastFailure();
+            assertTrue(why != null && why.contains("size class 1") && why.contains("OUT_OF_MEMORY"), String.valueOf(why));
+        }
+        assertNull(heap.lastFailure(), "a failure reported by a heap that never failed");
     }
 
     @Test
