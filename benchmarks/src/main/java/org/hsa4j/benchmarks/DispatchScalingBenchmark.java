@@ -61,7 +61,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 public class DispatchScalingBenchmark {
     /** Compute units of the GPU agent. */
-    @Param({"1", "2"})
+    @Param({"1", "2", "4", "8", "16"})
     public int computeUnits;
 
     private HsaRuntime rt;

@@ -44,6 +44,8 @@ record Figure(String section, String name, Source value, Source baseline, Goal g
     enum Kind {
         /** value / baseline <= limit. */
         RATIO_AT_MOST,
+        /** value / baseline >= limit (a throughput judged against its baseline). */
+        RATIO_AT_LEAST,
         /** value < limit. */
         BELOW,
         /** value <= limit. */
@@ -71,6 +73,7 @@ record Figure(String section, String name, Source value, Source baseline, Goal g
             }
             return switch (kind) {
                 case RATIO_AT_MOST -> Double.isNaN(baseline) || baseline <= 0 ? null : value / baseline <= limit;
+                case RATIO_AT_LEAST -> Double.isNaN(baseline) || baseline <= 0 ? null : value / baseline >= limit;
                 case BELOW -> value < limit;
                 case AT_MOST -> value <= limit;
                 case AT_LEAST -> value >= limit;
@@ -96,6 +99,8 @@ record Figure(String section, String name, Source value, Source baseline, Goal g
     private static final String FIDELITY = "Memory-model fidelity mode";
     private static final String FIDELITY_ISSUE = "memory-model fidelity";
     private static final String SCALING_DISPATCH = "Scaling: empty-kernel dispatch packets/s, 2 compute units against 1";
+    private static final String COMPUTE_UNITS = "Compute units: dispatch throughput from 1 to 16 units (plot under \"Scaling curves\")";
+    private static final String MANY_CORES = "many compute units";
 
     private static final Source RAW_PING_PONG = Source.primary("RawPingPongBenchmark.roundTrip", "");
     private static final Source SUBMIT_GET = Source.primary("ExecutorBaselineBenchmark.submitGet", "");
@@ -217,7 +222,33 @@ record Figure(String section, String name, Source value, Source baseline, Goal g
             scaling("67108864", "64M"),
             new Figure(SCALING_DISPATCH, "256 empty 1-work-item dispatches per doorbell (packets/s; ratio > 1 is faster)",
                     Source.primary("DispatchScalingBenchmark.batch", "computeUnits=2"),
-                    Source.primary("DispatchScalingBenchmark.batch", "computeUnits=1"), Goal.NONE, ISSUE));
+                    Source.primary("DispatchScalingBenchmark.batch", "computeUnits=1"), Goal.NONE, ISSUE),
+            units("2"), units("4"), units("8"), units("16"),
+            executorBatch("1"), executorBatch("2"), executorBatch("4"), executorBatch("8"), executorBatch("16"),
+            new Figure(COMPUTE_UNITS, "64 workgroups of ~20 us each, 2 compute units against 1 (dispatches/s)",
+                    Source.primary("DispatchScalingBenchmark.realWork", "computeUnits=2"),
+                    Source.primary("DispatchScalingBenchmark.realWork", "computeUnits=1"),
+                    new Goal(Kind.RATIO_AT_LEAST, 1.8, ">= 1.8x one unit"), MANY_CORES),
+            new Figure(COMPUTE_UNITS, "dispatch round trip under two busy background threads, BLOCKED wait (median)",
+                    Source.primary("ScarceCoresBenchmark.dispatchRoundTrip", "busyThreads=2"),
+                    Source.primary("ScarceCoresBenchmark.executorSubmitGet", "busyThreads=2"),
+                    new Goal(Kind.RATIO_AT_MOST, 1, "<= 1x submit().get() under the same load"), MANY_CORES));
+
+    /** Issue 20's flat curve: 256 empty dispatches per doorbell with {@code units} compute units against one. */
+    private static Figure units(String units) {
+        return new Figure(COMPUTE_UNITS, units + " compute units against 1 (packets/s; ratio > 1 is faster)",
+                Source.primary("DispatchScalingBenchmark.batch", "computeUnits=" + units),
+                Source.primary("DispatchScalingBenchmark.batch", "computeUnits=1"),
+                new Goal(Kind.RATIO_AT_LEAST, 0.9, ">= 0.9x one unit"), MANY_CORES);
+    }
+
+    /** Issue 20's other bar: the same batch with {@code units} compute units against ExecutorService executeBatch. */
+    private static Figure executorBatch(String units) {
+        return new Figure(COMPUTE_UNITS, units + (units.equals("1") ? " compute unit" : " compute units")
+                        + " against executeBatch (packets/s against tasks/s)",
+                Source.primary("DispatchScalingBenchmark.batch", "computeUnits=" + units), EXECUTOR_BATCH,
+                new Goal(Kind.RATIO_AT_LEAST, 1.5, ">= 1.5x executeBatch"), MANY_CORES);
+    }
 
     /** A vector-add scaling row shown for information: time per op with 2 compute units against 1. */
     private static Figure scaling(String elements, String label) {

@@ -1,5 +1,6 @@
 package org.hsa4j.benchmarks.report;
 
+import java.awt.Color;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -15,6 +16,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 import org.hsa4j.benchmarks.report.Figure.Source;
@@ -64,6 +67,10 @@ public final class PerformanceReport {
     private final boolean smoke;
     private final String load;
     private String verdict = "";
+    /** True once {@link #PLOT_FILE} was written beside the report for this run. */
+    private boolean plotted;
+    /** The compute-unit curves as a PNG, written beside the report. */
+    static final String PLOT_FILE = "compute-units.png";
 
     private PerformanceReport(List<JmhResult> results, String resultsPath, String command, String jmhCommand,
                               boolean smoke, String load) {
@@ -121,6 +128,7 @@ public final class PerformanceReport {
         if (out.getParent() != null) {
             Files.createDirectories(out.getParent());
         }
+        report.plotted = report.plotComputeUnits(out.resolveSibling(PLOT_FILE));
         Files.writeString(out, report.render() + keptSection(out));
         System.out.println("hsa4j: wrote " + out + ": " + report.verdict + (report.smoke ? " (smoke run)" : ""));
     }
@@ -322,6 +330,10 @@ public final class PerformanceReport {
     private static final String SCALING_AMP = "VectorAddScalingBenchmark.ampParallelForEach";
     private static final String SCALING_FLOOR = "VectorAddScalingBenchmark.sequentialSegmentPass";
     private static final String SCALING_DISPATCH = "DispatchScalingBenchmark.batch";
+    private static final String SCALING_REAL_WORK = "DispatchScalingBenchmark.realWork";
+    private static final String EXECUTOR_BATCH = "ExecutorBaselineBenchmark.executeBatch";
+    /** DispatchScalingBenchmark's counters shown per packet. */
+    private static final String[] DISPATCH_COUNTERS = {"wakeUps", "roleHandoffs", "casRetries", "parks"};
 
     /**
      * The scaling results as two compact tables (a curve in rows and columns): vector add time per
@@ -376,7 +388,10 @@ public final class PerformanceReport {
         boolean dispatch = results.stream().anyMatch(r -> r.benchmark().equals(SCALING_DISPATCH));
         if (dispatch) {
             md.append("Empty-kernel dispatch throughput (256 empty 1-work-item dispatches per doorbell, packets/s) "
-                    + "against the GPU agent's compute units; second row: against 1 compute unit.\n\n");
+                    + "against the GPU agent's compute units, against 1 compute unit and against "
+                    + "`ExecutorBaselineBenchmark.executeBatch` of the same run (issue 20's goals: >= 0.9x one unit "
+                    + "and >= 1.5x executeBatch at every count); the work per packet the counters saw; and a dispatch "
+                    + "of 64 workgroups of about 20 us each (`realWork`, dispatches/s; goal: 2 units >= 1.8x one).\n\n");
             md.append("| |");
             for (int u : units) {
                 md.append(' ').append(u).append(u == 1 ? " compute unit" : " compute units").append(" |");
@@ -384,16 +399,123 @@ public final class PerformanceReport {
             md.append("\n|---|").append("---:|".repeat(units.size())).append('\n');
             JmhResult one = findScaling(SCALING_DISPATCH, -1, 1);
             double base = one == null ? Double.NaN : one.primary().score();
+            JmhResult executor = find(Source.primary(EXECUTOR_BATCH, ""));
+            double executorRate = executor == null ? Double.NaN : executor.primary().score();
+            JmhResult workOne = findScaling(SCALING_REAL_WORK, -1, 1);
+            double workBase = workOne == null ? Double.NaN : workOne.primary().score();
             StringBuilder rates = new StringBuilder("| packets/s |");
             StringBuilder ratios = new StringBuilder("| against 1 compute unit |");
+            StringBuilder executorRatios = new StringBuilder("| against executeBatch |");
+            StringBuilder work = new StringBuilder("| 64 workgroups of ~20 us, against 1 compute unit |");
+            StringBuilder[] perPacket = new StringBuilder[DISPATCH_COUNTERS.length];
+            for (int c = 0; c < perPacket.length; c++) {
+                perPacket[c] = new StringBuilder("| " + DISPATCH_COUNTERS[c] + " per packet |");
+            }
             for (int u : units) {
                 JmhResult r = findScaling(SCALING_DISPATCH, -1, u);
                 double v = r == null ? Double.NaN : r.primary().score();
                 rates.append(' ').append(r == null ? "not run" : format(v, r.primary().unit())).append(" |");
                 ratios.append(' ').append(ratio(v, base)).append(" |");
+                executorRatios.append(' ').append(ratio(v, executorRate)).append(" |");
+                JmhResult w = findScaling(SCALING_REAL_WORK, -1, u);
+                work.append(' ').append(ratio(w == null ? Double.NaN : w.primary().score(), workBase)).append(" |");
+                for (int c = 0; c < perPacket.length; c++) {
+                    perPacket[c].append(' ').append(perPacket(r, DISPATCH_COUNTERS[c])).append(" |");
+                }
             }
-            md.append(rates).append('\n').append(ratios).append("\n\n");
+            md.append(rates).append('\n').append(ratios).append('\n').append(executorRatios).append('\n');
+            for (StringBuilder row : perPacket) {
+                md.append(row).append('\n');
+            }
+            md.append(work).append("\n\n");
         }
+        if (plotted) {
+            md.append("The same curves as a plot (").append(PLOT_FILE).append(", written by this run):\n\n![compute units](")
+                    .append(PLOT_FILE).append(")\n\n");
+        }
+    }
+
+    /** {@code counter} of {@code r} divided by its packets counter, or "-" where either is missing. */
+    private static String perPacket(JmhResult r, String counter) {
+        if (r == null || r.secondary().get(counter) == null || r.secondary().get("packets") == null) {
+            return "-";
+        }
+        double packets = r.secondary().get("packets").score();
+        return packets > 0 ? String.format(Locale.ROOT, "%.4f", r.secondary().get(counter).score() / packets) : "-";
+    }
+
+    /**
+     * Draws the compute-unit curves of this run to {@code png}: dispatch throughput beside
+     * executeBatch and the goal lines, and every curve against its 1-unit figure. False (and no
+     * file) when the run had no scaling benchmark.
+     */
+    boolean plotComputeUnits(Path png) throws IOException {
+        SortedMap<Integer, Double> batch = new TreeMap<>();
+        SortedMap<Integer, Double> batchRatio = new TreeMap<>();
+        SortedMap<Integer, Double> workRatio = new TreeMap<>();
+        SortedMap<Integer, Double> vectorRatio = new TreeMap<>();
+        JmhResult one = findScaling(SCALING_DISPATCH, -1, 1);
+        JmhResult workOne = findScaling(SCALING_REAL_WORK, -1, 1);
+        long largest = results.stream().filter(r -> r.benchmark().equals(SCALING_AMP))
+                .mapToLong(r -> Long.parseLong(r.params().get("elements"))).max().orElse(-1);
+        JmhResult vectorOne = largest < 0 ? null : findScaling(SCALING_AMP, largest, 1);
+        for (JmhResult r : results) {
+            String cu = r.params().get("computeUnits");
+            if (cu == null) {
+                continue;
+            }
+            int u = Integer.parseInt(cu);
+            double v = r.primary().score();
+            if (r.benchmark().equals(SCALING_DISPATCH)) {
+                batch.put(u, v / 1e6);
+                if (one != null) {
+                    batchRatio.put(u, v / one.primary().score());
+                }
+            } else if (r.benchmark().equals(SCALING_REAL_WORK) && workOne != null) {
+                workRatio.put(u, v / workOne.primary().score());
+            } else if (r.benchmark().equals(SCALING_AMP) && vectorOne != null
+                    && String.valueOf(largest).equals(r.params().get("elements"))) {
+                vectorRatio.put(u, vectorOne.primary().score() / v);
+            }
+        }
+        SortedMap<Integer, Double> allUnits = new TreeMap<>(batch);
+        allUnits.putAll(workRatio);
+        allUnits.putAll(vectorRatio);
+        JmhResult executor = find(Source.primary(EXECUTOR_BATCH, ""));
+        List<ScalingPlot.Series> throughput = new ArrayList<>();
+        throughput.add(new ScalingPlot.Series("hsa4j, 256 empty dispatches per doorbell", new Color(0, 90, 180), false, batch));
+        if (executor != null) {
+            double e = executor.primary().score() / 1e6;
+            throughput.add(new ScalingPlot.Series("ExecutorService executeBatch (baseline)", Color.GRAY, true,
+                    flat(allUnits, e)));
+            throughput.add(new ScalingPlot.Series("goal: 1.5x executeBatch", new Color(200, 60, 40), true,
+                    flat(allUnits, 1.5 * e)));
+        }
+        if (one != null) {
+            throughput.add(new ScalingPlot.Series("goal: 0.9x one unit", new Color(230, 150, 30), true,
+                    flat(allUnits, 0.9 * one.primary().score() / 1e6)));
+        }
+        List<ScalingPlot.Series> relative = new ArrayList<>();
+        relative.add(new ScalingPlot.Series("empty dispatches", new Color(0, 90, 180), false, batchRatio));
+        relative.add(new ScalingPlot.Series("64 workgroups of ~20 us", new Color(30, 150, 60), false, workRatio));
+        relative.add(new ScalingPlot.Series(String.format(Locale.ROOT, "vector add, %,d floats", largest),
+                new Color(140, 60, 160), false, vectorRatio));
+        relative.add(new ScalingPlot.Series("goal for 64 workgroups at 2 units: 1.8x", new Color(200, 60, 40), true,
+                flat(allUnits, 1.8)));
+        relative.add(new ScalingPlot.Series("goal for empty dispatches: 0.9x", new Color(230, 150, 30), true,
+                flat(allUnits, 0.9)));
+        return ScalingPlot.write(png, List.of(
+                new ScalingPlot.Panel("Dispatch throughput against compute units", "M packets/s", throughput),
+                new ScalingPlot.Panel("Against 1 compute unit (> 1: faster)", "speed-up", relative)));
+    }
+
+    /** {@code value} at every unit count of {@code units}: a horizontal line. */
+    private static SortedMap<Integer, Double> flat(SortedMap<Integer, Double> units, double value) {
+        SortedMap<Integer, Double> line = new TreeMap<>();
+        for (Integer u : units.keySet()) {
+            line.put(u, value);
+        }
+        return line;
     }
 
     /** The entry of {@code benchmark} with {@code elements} and {@code computeUnits} (-1: not a parameter). */
