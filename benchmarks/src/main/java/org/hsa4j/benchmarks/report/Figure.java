@@ -232,7 +232,11 @@ record Figure(String section, String name, Source value, Source baseline, Goal g
             new Figure(COMPUTE_UNITS, "dispatch round trip under two busy background threads, BLOCKED wait (median)",
                     Source.primary("ScarceCoresBenchmark.dispatchRoundTrip", "busyThreads=2"),
                     Source.primary("ScarceCoresBenchmark.executorSubmitGet", "busyThreads=2"),
-                    new Goal(Kind.RATIO_AT_MOST, 1, "<= 1x submit().get() under the same load"), MANY_CORES));
+                    new Goal(Kind.RATIO_AT_MOST, 1, "<= 1x submit().get() under the same load"), MANY_CORES),
+            new Figure(COMPUTE_UNITS, "aggregate packets/s of 8 queues fed by 8 host threads against 1 queue",
+                    new Source("MultiQueueBenchmark.batch", "queues=8", "aggregatePackets"),
+                    new Source("MultiQueueBenchmark.batch", "queues=1", "aggregatePackets"),
+                    new Goal(Kind.RATIO_AT_LEAST, 1, ">= 1x one queue"), MANY_CORES));
 
     /** Issue 20's flat curve: 256 empty dispatches per doorbell with {@code units} compute units against one. */
     private static Figure units(String units) {

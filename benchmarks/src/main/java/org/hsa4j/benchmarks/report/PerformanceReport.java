@@ -765,10 +765,12 @@ public final class PerformanceReport {
                 + "160M ops/s, which is one-way batched throughput.");
         m.put("VectorAddScalingBenchmark", "SCALING. Vector add through parallelForEach at 1K..64M floats with 1, 2 "
                 + "(and the machine's count of) compute units, beside one sequential pass at each size.");
-        m.put("DispatchScalingBenchmark", "SCALING. The empty-kernel case of BatchedPacketsBenchmark with 1, 2 (and "
-                + "the machine's count of) compute units.");
-        m.put("MultiQueueBenchmark", "SCALING. The stream of DispatchScalingBenchmark with one queue per host thread "
-                + "(-t 1, 2, 4, 8): aggregate packets/s of one runtime.");
+        m.put("DispatchScalingBenchmark", "SCALING. The empty-kernel case of BatchedPacketsBenchmark with 1, 2, 4, 8 "
+                + "and 16 (and the machine's count of) compute units, and 64 workgroups of ~20 us each (realWork); "
+                + "wake-ups, role hand-offs, CAS retries and parks as counters.");
+        m.put("MultiQueueBenchmark", "SCALING. The stream of DispatchScalingBenchmark into 1, 2, 4 and 8 queues of one "
+                + "runtime, each fed by its own host thread: the JMH thread's packets/s, and the aggregate of every queue "
+                + "as the counter aggregatePackets.");
         m.put("ScarceCoresBenchmark", "SCALING. The empty dispatch round trip (BLOCKED) beside ExecutorService "
                 + "submit(noop).get(), with 0 and 2 busy background threads (sample time, p50).");
         m.put("SignalFootprintBenchmark", "1,000,000 signals created and kept alive: off-heap and heap bytes per "
