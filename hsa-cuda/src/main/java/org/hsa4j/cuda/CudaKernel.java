@@ -4,12 +4,15 @@ import java.lang.foreign.MemorySegment;
 
 import org.hsa4j.agent.Agent;
 import org.hsa4j.agent.NativeKernel;
+import org.hsa4j.cuda.driver.CudaDriver;
 
 /**
  * A kernel of a {@link CudaModule}: its kernel object handle (what a dispatch packet's
  * {@code kernel_object} holds), kernarg layout, static shared memory and thread limit.
  */
 public final class CudaKernel implements NativeKernel {
+    /** {@code CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES}. */
+    private static final int FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
     private final CudaModule module;
     private final String symbol;
     private final KernargLayout kernargs;
@@ -19,6 +22,8 @@ public final class CudaKernel implements NativeKernel {
     private long handle;
     private MemorySegment function;
     private int functionGeneration = -1;
+    /** Dynamic shared memory the current function was opted in to ({@code cuFuncSetAttribute}); 0 until a launch asks. */
+    private int dynamicSharedOptIn;
 
     CudaKernel(CudaModule module, String symbol, KernargLayout kernargs, int staticShared, int maxThreadsPerBlock) {
         this(module, symbol, kernargs, staticShared, maxThreadsPerBlock, 0);
@@ -92,8 +97,25 @@ public final class CudaKernel implements NativeKernel {
         if (functionGeneration != generation) {
             function = module.function(symbol);
             functionGeneration = generation;
+            dynamicSharedOptIn = 0;
         }
         return function;
+    }
+
+    /**
+     * The CUfunction of {@link #function(int)}, opted in to at least {@code dynamicShared} bytes of
+     * dynamic shared memory: CUDA refuses a launch past 48 KiB of group segment unless the function's
+     * {@code CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES} allows it, so the first launch that asks
+     * sets it (once per function and size; a failure is the driver's status as an HsaException).
+     */
+    synchronized MemorySegment function(int generation, int dynamicShared, CudaDriver d) {
+        MemorySegment f = function(generation);
+        if (dynamicShared > dynamicSharedOptIn) {
+            d.check(d.cuFuncSetAttribute(f, FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, dynamicShared),
+                    "cuFuncSetAttribute(" + symbol + ", MAX_DYNAMIC_SHARED_SIZE_BYTES, " + dynamicShared + ")");
+            dynamicSharedOptIn = dynamicShared;
+        }
+        return f;
     }
 
     @Override

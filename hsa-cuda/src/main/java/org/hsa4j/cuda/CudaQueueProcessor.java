@@ -274,7 +274,7 @@ final class CudaQueueProcessor implements Runnable, CudaQueueServer {
         try {
             gen = ctx.generation();
             ensureStream(gen);
-            MemorySegment f = l.kernel().function(gen);
+            MemorySegment f = l.kernel().function(gen, l.dynamicShared(), d);
             MemorySegment ex = MemorySegment.NULL;
             if (l.kernargBytes() > 0) {
                 extra.setAtIndex(ADDRESS, 1, kernarg);

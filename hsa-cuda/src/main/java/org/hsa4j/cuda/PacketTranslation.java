@@ -38,8 +38,10 @@ final class PacketTranslation {
     record Limits(int[] blockMax, int maxThreadsPerBlock, long[] gridMaxBlocks, int sharedPerBlock,
                   int privateSegmentMax, String agentName) {
         static Limits of(CudaDeviceInfo d) {
-            return new Limits(d.blockMax(), d.maxThreadsPerBlock(), d.gridMax(), d.sharedPerBlock(),
-                    CudaDeviceInfo.PRIVATE_SEGMENT_MAX, d.agentName());
+            // the agent advertises the opt-in size as its group segment maximum; a launch past the
+            // default 48 KiB opts its kernel in first (CudaKernel.function)
+            return new Limits(d.blockMax(), d.maxThreadsPerBlock(), d.gridMax(),
+                    Math.max(d.sharedPerBlock(), d.sharedPerBlockOptin()), CudaDeviceInfo.PRIVATE_SEGMENT_MAX, d.agentName());
         }
     }
 

@@ -150,11 +150,18 @@ class PacketTranslationTest {
     }
 
     @Test
-    void aGroupSegmentPastSharedMemoryIsRejected() {
+    void aGroupSegmentPastTheOptInSharedMemoryIsRejected() {
         write(1, 64, 1, 1, 64, 1, 1);
-        packet.groupSegmentSize(64 * 1024);
+        packet.groupSegmentSize(227 * 1024 + 1);
         HsaException e = rejected(AqlPacket.loadHeaderWordAcquire(ring, 0));
-        assertTrue(e.getMessage().contains("group segment of 65536 bytes exceeds"), e.getMessage());
+        assertTrue(e.getMessage().contains("group segment of 232449 bytes exceeds"), e.getMessage());
+    }
+
+    @Test
+    void aGroupSegmentPast48KiBUpToTheOptInSizeIsDynamicShared() {
+        write(1, 64, 1, 1, 64, 1, 1);
+        packet.groupSegmentSize(227 * 1024);
+        assertEquals(227 * 1024, translate(AqlPacket.loadHeaderWordAcquire(ring, 0)).dynamicShared());
     }
 
     @Test

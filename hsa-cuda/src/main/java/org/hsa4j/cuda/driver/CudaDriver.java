@@ -90,6 +90,7 @@ public final class CudaDriver {
     private final MethodHandle H_CUMODULEUNLOAD;
     private final MethodHandle H_CUMODULEGETFUNCTION;
     private final MethodHandle H_CUFUNCGETATTRIBUTE;
+    private final MethodHandle H_CUFUNCSETATTRIBUTE;
     private final MethodHandle H_CUFUNCGETPARAMINFO;
     private final MethodHandle H_CUMODULEGETFUNCTIONCOUNT;
     private final MethodHandle H_CUMODULEENUMERATEFUNCTIONS;
@@ -156,6 +157,7 @@ public final class CudaDriver {
         H_CUMODULEUNLOAD = bind(lookup, "cuModuleUnload", false, JAVA_INT, ADDRESS);
         H_CUMODULEGETFUNCTION = bind(lookup, "cuModuleGetFunction", false, JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
         H_CUFUNCGETATTRIBUTE = bind(lookup, "cuFuncGetAttribute", false, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS);
+        H_CUFUNCSETATTRIBUTE = bind(lookup, "cuFuncSetAttribute", false, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT);
         H_CUFUNCGETPARAMINFO = bind(lookup, "cuFuncGetParamInfo", true, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS);
         // listing a cubin's or fat binary's kernels (CUDA 12.3/12.4): optional
         H_CUMODULEGETFUNCTIONCOUNT = bind(lookup, "cuModuleGetFunctionCount", true, JAVA_INT, ADDRESS, ADDRESS);
@@ -589,6 +591,15 @@ public final class CudaDriver {
             return (int) H_CUFUNCGETATTRIBUTE.invokeExact(value, attribute, function);
         } catch (Throwable t) {
             throw unexpected("cuFuncGetAttribute", t);
+        }
+    }
+
+    /** {@code cuFuncSetAttribute}: sets one {@code CUfunction_attribute} (the opt-in to more dynamic shared memory). */
+    public int cuFuncSetAttribute(MemorySegment function, int attribute, int value) {
+        try {
+            return (int) H_CUFUNCSETATTRIBUTE.invokeExact(function, attribute, value);
+        } catch (Throwable t) {
+            throw unexpected("cuFuncSetAttribute", t);
         }
     }
 
