@@ -808,6 +808,8 @@ final class PacketProcessor {
         private final long[] blockedSince;
         /** The ring's head sequence at the last look while it had claimable work, or -1. */
         private long stalledHead = -1;
+        /** Unclaimed parts of the head's claimable work at the last look, or -1. */
+        private long stalledLeft = -1;
         /** Works the ring had taken at the last look. */
         private long lastAppended;
 
@@ -848,16 +850,22 @@ final class PacketProcessor {
         }
 
         /**
-         * Wakes an idle unit when claimable work waited at the ring's head for a whole period: the
+         * Wakes an idle unit when claimable work waited at the ring's head for a whole period with no
+         * part of it claimed meanwhile (a sync_2way-style dispatch whose groups wait for the host in
+         * turn claims its groups slowly but steadily, and needs no second unit spinning beside it): the
          * running units are blocked in parts (say a kernel waiting for a dispatch queued behind it),
          * and the pacer, which looks only between parts, cannot ask for help.
          */
         private void rescueStalledRing() {
             long head = launchRing.headSequence();
-            if (head == stalledHead && hasClaimableWork()) {
+            Work w = launchRing.peekClaimable();
+            // a many-group work at the head that lost a claimed part since the last look is progressing, not stalled
+            long left = w == null ? -1 : w.unclaimedParts();
+            if (w != null && head == stalledHead && left == stalledLeft) {
                 role.wakeIdle(1);
             }
-            stalledHead = hasClaimableWork() ? head : -1;
+            stalledHead = w != null ? head : -1;
+            stalledLeft = left;
         }
 
         private void enforceTimeLimit(long now) {
