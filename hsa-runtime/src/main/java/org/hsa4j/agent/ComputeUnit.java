@@ -35,7 +35,11 @@ import org.hsa4j.status.HsaException;
  * two cores and compare-and-set races on the ring's head, once per timer period per unit, so the
  * cost grew with the units configured (16 units: ~35 such joins a second, each resetting the
  * unit's back-off). During such a look the unit stays marked parked, so a waker may still claim
- * it ({@link #wake()}), and then it joins as any woken unit does.
+ * it ({@link #wake()}), and then it joins as any woken unit does. A unit woken to process packets
+ * ({@link #wakeToLook()}: a doorbell or a dependency with the role free, packets left behind by a
+ * role holder that went to run work) looks the same way: it launches and runs what it finds, but
+ * it does not join what others run (a sync_2way with default settings had such a unit join and spin
+ * on a later turn beside the running unit and the host).
  */
 final class ComputeUnit implements Runnable {
     /** First park of an idle unit. */
@@ -64,6 +68,8 @@ final class ComputeUnit implements Runnable {
     private volatile Work current;
     @SuppressWarnings("unused")
     private volatile boolean parked;
+    /** Set by {@link #wakeToLook()} after it cleared {@code parked}: the wake asks for a look, not for help. */
+    private volatile boolean lookOnly;
     /** The agent's per-unit counters (this unit writes only its own run). */
     private final UnitCounters counters;
     /** The processor's role and wake protocol (null for units tests drive without a processor). */
@@ -156,9 +162,20 @@ final class ComputeUnit implements Runnable {
         counters.increment(id, counter);
     }
 
-    /** Unparks this unit if it is parked; true when it was. */
+    /** Unparks this unit if it is parked, to help with launched work; true when it was. */
     boolean wake() {
         if (parked && PARKED.compareAndSet(this, true, false)) {
+            lookOnly = false;
+            LockSupport.unpark(thread);
+            return true;
+        }
+        return false;
+    }
+
+    /** Unparks this unit if it is parked, to look for packets (it joins only what it launches); true when it was. */
+    boolean wakeToLook() {
+        if (parked && PARKED.compareAndSet(this, true, false)) {
+            lookOnly = true;
             LockSupport.unpark(thread);
             return true;
         }
@@ -187,9 +204,11 @@ final class ComputeUnit implements Runnable {
         long epoch = role.epoch();
         boolean holding = roleTaken;
         roleTaken = false;
-        if (idleLook && parked && !processor.hasPublishedWork() && !processor.hasClaimableWork()
+        if (idleLook && parked && !lookOnly && !processor.hasPublishedWork() && !processor.hasClaimableWork()
                 && !processor.isShutdown()) {
-            park(); // a timed look with nothing to find: no role, no scan (an idle agent's unit 0 looks 20 times a second)
+            // a timed look with nothing to find: no role, no scan (an idle agent's unit 0 looks 20 times a
+            // second); a unit woken to look scans, since a blocked barrier's dependency may have changed
+            park();
             return;
         }
         if (!holding) {
@@ -208,11 +227,13 @@ final class ComputeUnit implements Runnable {
             return;
         }
         if (idleLook) {
-            if (!parked) {
+            if (!parked && !lookOnly) {
                 endLook(); // a waker claimed this unit during its look
                 return;
             }
+            parked = true; // a wake to look during a look: the look goes on
         } else {
+            lookOnly = false;
             parked = true;
         }
         // published work keeps this unit up only while nobody holds the role: a holder looks for it
@@ -237,9 +258,13 @@ final class ComputeUnit implements Runnable {
         count(UnitCounters.PARKS);
         if (parked) {
             idleLook = true; // the timer ended the park: stay marked parked while looking around
+            lookOnly = false; // nobody woke this unit since it armed the flag
         } else {
             count(UnitCounters.WAKE_UPS); // a waker's compare-and-set cleared the flag before it unparked
-            idleLook = false;
+            idleLook = lookOnly;
+            if (idleLook) {
+                parked = true; // woken to look: looks as a timer's look does, still claimable by a waker
+            }
         }
     }
 
@@ -251,7 +276,7 @@ final class ComputeUnit implements Runnable {
         if (!idleLook) {
             return true;
         }
-        if (parked && othersRunWork()) {
+        if ((parked || lookOnly) && othersRunWork()) {
             return false;
         }
         endLook();
@@ -260,7 +285,7 @@ final class ComputeUnit implements Runnable {
 
     /** True when this unit is in a timed look and another unit runs parts or holds the role (which runs what it launches). */
     private boolean othersRunWork() {
-        return idleLook && parked && (role.held() || role.anotherUnitRunning(this));
+        return idleLook && (parked || lookOnly) && (role.held() || role.anotherUnitRunning(this));
     }
 
     /** Ends a timed look (if any): the unit is up, and no longer marked parked; counts a waker that claimed it meanwhile. */

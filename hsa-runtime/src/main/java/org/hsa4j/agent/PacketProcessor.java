@@ -360,7 +360,7 @@ final class PacketProcessor {
             scanningUnit = null;
             role.release();
             if (launched && hasPublishedWork()) {
-                role.wakeIdle(1);
+                role.wakeToLook(1);
             }
             if (launched) {
                 Work w = launchRing.peekClaimable();

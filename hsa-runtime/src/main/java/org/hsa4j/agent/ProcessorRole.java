@@ -103,7 +103,7 @@ final class ProcessorRole extends ProcessorRoleWords {
     void notifyWork() {
         EPOCH.getAndAdd(this, 1L);
         if (role == 0) {
-            wakeIdle(1);
+            wakeToLook(1);
         }
     }
 
@@ -125,6 +125,18 @@ final class ProcessorRole extends ProcessorRoleWords {
                 return;
             }
             if (u.wake()) {
+                count--;
+            }
+        }
+    }
+
+    /** Unparks up to {@code count} parked units, first ones first, to look for packets (not to help with running work). */
+    void wakeToLook(long count) {
+        for (ComputeUnit u : units) {
+            if (count <= 0) {
+                return;
+            }
+            if (u.wakeToLook()) {
                 count--;
             }
         }
