@@ -18,6 +18,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -45,13 +46,28 @@ import org.openjdk.jmh.annotations.Warmup;
  * conservative: it counts everything the JVM does while the runtime idles. The idle period starts
  * right after setup, so it includes the runtime's back-off from its first short parks to its
  * longest. Goal (issue hsa-runtime): an idle runtime costs under 2% of one core.
+ *
+ * <p>{@link #computeUnits} 0 keeps the defaults; a positive value configures the GPU agent with that
+ * many compute units (and the pool with as many threads), so the cost of many configured units shows
+ * (issue 20: under 0.5% of one core with 16 units).
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 1)
 @Measurement(iterations = 10)
 @Fork(2)
+@State(Scope.Benchmark)
 public class IdleCostBenchmark {
+    /** The GPU agent's compute units: 0 for the default (one per core). */
+    @Param({"0"})
+    public int computeUnits;
+
+    /** The configuration both states use: the environment's, with {@link #computeUnits} when positive. */
+    RuntimeConfig config() {
+        RuntimeConfig.Builder b = RuntimeConfig.builderFromEnvironment();
+        return (computeUnits > 0 ? b.computeUnits(computeUnits) : b).build();
+    }
+
     /** How long each measured op leaves the runtime (or pool) idle. */
     static final long IDLE_MILLIS = 1000;
 
@@ -90,10 +106,10 @@ public class IdleCostBenchmark {
         int threads;
 
         @Setup(Level.Iteration)
-        public void start() {
+        public void start(IdleCostBenchmark b) {
             long heapBefore = Probes.settledHeapUsed();
             int threadsBefore = Probes.liveThreads();
-            rt = HsaRuntime.init();
+            rt = b.computeUnits > 0 ? HsaRuntime.init(b.config()) : HsaRuntime.init();
             rt.gpuAgent().createQueue(1024, QueueType.SINGLE, null);
             heapBytes = Probes.settledHeapUsed() - heapBefore;
             threads = Probes.liveThreads() - threadsBefore;
@@ -122,8 +138,8 @@ public class IdleCostBenchmark {
         int threads;
 
         @Setup(Level.Iteration)
-        public void start() {
-            RuntimeConfig config = RuntimeConfig.fromEnvironment();
+        public void start(IdleCostBenchmark b) {
+            RuntimeConfig config = b.config();
             int n = config.gpuAgents() * config.computeUnits() + config.cpuComputeUnits();
             List<Thread> made = new ArrayList<>();
             long heapBefore = Probes.settledHeapUsed();
