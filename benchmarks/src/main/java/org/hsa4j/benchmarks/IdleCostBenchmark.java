@@ -58,8 +58,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(2)
 @State(Scope.Benchmark)
 public class IdleCostBenchmark {
-    /** The GPU agent's compute units: 0 for the default (one per core). */
-    @Param({"0"})
+    /** The GPU agent's compute units: 0 for the default (one per core); 16 for issue 20's idle goal. */
+    @Param({"0", "16"})
     public int computeUnits;
 
     /** The configuration both states use: the environment's, with {@link #computeUnits} when positive. */

@@ -39,8 +39,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * whether more compute units buy bandwidth. The report renders the whole grid as a table.
  *
  * <p>Each method takes only the states it needs, so JMH runs the floor once per size, not once
- * per compute-unit count. {@code computeUnits} is 1 and 2 here; {@code ./hsa4j bench} adds the
- * machine's processor count with {@code -p computeUnits=...} when it is larger. Each configuration
+ * per compute-unit count. {@code computeUnits} is 1 and 2 here; on a larger machine pass its
+ * processor count with {@code -p computeUnits=...}. Each configuration
  * is kept short (one fork, three short iterations): the set is a curve, not a goal.
  */
 @BenchmarkMode(Mode.AverageTime)

@@ -129,22 +129,22 @@ record Figure(String section, String name, Source value, Source baseline, Goal g
                     Source.primary("BatchedPacketsBenchmark.batch", "packetType=KERNEL_DISPATCH"), EXECUTOR_BATCH,
                     new Goal(Kind.AT_LEAST, 5e6, ">= 5,000,000 packets/s"), ISSUE),
             new Figure(IDLE, "CPU of the whole process while idle, % of one core",
-                    Source.counter("IdleCostBenchmark.runtime", "processCpuPercent"),
-                    Source.counter("IdleCostBenchmark.threadPool", "processCpuPercent"),
+                    idle("runtime", "processCpuPercent"),
+                    idle("threadPool", "processCpuPercent"),
                     new Goal(Kind.BELOW, 2, "< 2% of one core"), ISSUE),
             new Figure(IDLE, "CPU of the runtime's own threads while idle, % of one core",
-                    Source.counter("IdleCostBenchmark.runtime", "workerCpuPercent"),
-                    Source.counter("IdleCostBenchmark.threadPool", "workerCpuPercent"),
+                    idle("runtime", "workerCpuPercent"),
+                    idle("threadPool", "workerCpuPercent"),
                     new Goal(Kind.BELOW, 2, "< 2% of one core"), ISSUE),
             new Figure(IDLE, "Off-heap bytes held at rest (1 GPU agent, 1 queue of 1024 packets)",
-                    Source.counter("IdleCostBenchmark.runtime", "offHeapBytes"),
-                    Source.counter("IdleCostBenchmark.threadPool", "offHeapBytes"), Goal.NONE, ISSUE),
+                    idle("runtime", "offHeapBytes"),
+                    idle("threadPool", "offHeapBytes"), Goal.NONE, ISSUE),
             new Figure(IDLE, "Heap bytes retained at rest (delta after GC)",
-                    Source.counter("IdleCostBenchmark.runtime", "heapBytes"),
-                    Source.counter("IdleCostBenchmark.threadPool", "heapBytes"), Goal.NONE, ISSUE),
+                    idle("runtime", "heapBytes"),
+                    idle("threadPool", "heapBytes"), Goal.NONE, ISSUE),
             new Figure(IDLE, "Threads started",
-                    Source.counter("IdleCostBenchmark.runtime", "threads"),
-                    Source.counter("IdleCostBenchmark.threadPool", "threads"), Goal.NONE, ISSUE),
+                    idle("runtime", "threads"),
+                    idle("threadPool", "threads"), Goal.NONE, ISSUE),
             new Figure(SIGNALS, "Off-heap bytes per signal, in use in the signal pool (the signal's own slot)",
                     Source.counter("SignalFootprintBenchmark.signals", "poolBytesPerSignal"),
                     Source.counter("SignalFootprintBenchmark.atomicLongs", "poolBytesPerSignal"),
@@ -236,7 +236,24 @@ record Figure(String section, String name, Source value, Source baseline, Goal g
             new Figure(COMPUTE_UNITS, "aggregate packets/s of 8 queues fed by 8 host threads against 1 queue",
                     new Source("MultiQueueBenchmark.batch", "queues=8", "aggregatePackets"),
                     new Source("MultiQueueBenchmark.batch", "queues=1", "aggregatePackets"),
-                    new Goal(Kind.RATIO_AT_LEAST, 1, ">= 1x one queue"), MANY_CORES));
+                    new Goal(Kind.RATIO_AT_LEAST, 1, ">= 1x one queue"), MANY_CORES),
+            new Figure(COMPUTE_UNITS, "idle runtime with 16 compute units configured, CPU of the whole process, % of one core",
+                    new Source("IdleCostBenchmark.runtime", "computeUnits=16", "processCpuPercent"),
+                    new Source("IdleCostBenchmark.threadPool", "computeUnits=16", "processCpuPercent"),
+                    new Goal(Kind.BELOW, 0.5, "< 0.5% of one core"), MANY_CORES),
+            new Figure(COMPUTE_UNITS, "sync_2way written with default settings, time per turn, against one compute unit",
+                    Source.primary("SyncTwoWayBenchmark.turns", "computeUnits=0"),
+                    Source.primary("SyncTwoWayBenchmark.turns", "computeUnits=1"),
+                    new Goal(Kind.RATIO_AT_MOST, 2, "<= 2x one unit's turn"), MANY_CORES),
+            new Figure(COMPUTE_UNITS, "deferred service call: pread of 64 bytes from a kernel, against the same pread from a Java thread",
+                    Source.primary("PreadCallBenchmark.kernel", ""),
+                    Source.primary("PreadCallBenchmark.javaThread", ""),
+                    new Goal(Kind.RATIO_AT_MOST, 3, "<= 3x the Java thread's"), MANY_CORES));
+
+    /** An idle-cost counter of the default runtime (computeUnits=0: one unit per core). */
+    private static Source idle(String side, String counter) {
+        return new Source("IdleCostBenchmark." + side, "computeUnits=0", counter);
+    }
 
     /** Issue 20's flat curve: 256 empty dispatches per doorbell with {@code units} compute units against one. */
     private static Figure units(String units) {
