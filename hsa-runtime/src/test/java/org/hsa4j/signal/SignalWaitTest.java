@@ -202,8 +202,15 @@ class SignalWaitTest {
         Signal s = rt.createSignal(1);
         WaiterThread<Long> waiter = WaiterThread.start("waiter",
                 () -> s.waitScacquire(SignalCondition.EQ, 0, FOREVER, WaitState.ACTIVE)).awaitParkedOn(s);
+        // the blocker is set just before the park and the waiter re-checks between timed parks, so
+        // one look at its state may catch it runnable: look until it is seen parked (bounded)
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         Thread.State st = waiter.thread().getState();
-        assertTrue(st == Thread.State.WAITING || st == Thread.State.TIMED_WAITING, "state " + st);
+        while (st != Thread.State.WAITING && st != Thread.State.TIMED_WAITING && System.nanoTime() - deadline < 0) {
+            Thread.yield();
+            st = waiter.thread().getState();
+        }
+        assertTrue(st == Thread.State.WAITING || st == Thread.State.TIMED_WAITING, "never seen parked: state " + st);
         s.storeScrelease(0);
         assertEquals(0, waiter.result());
     }
