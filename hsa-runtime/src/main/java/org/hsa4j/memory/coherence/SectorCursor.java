@@ -17,9 +17,10 @@ import org.hsa4j.memory.SvmAccess;
  * <h2>Freed allocations</h2>
  * A leased access reads no freed flag: freeing an allocation revokes every lease on its blocks
  * ({@link CoherenceModel#released}) after setting the flag, and every access that takes no lease
- * reads the flag (a volatile read) before anything else, so an access ordered after the free (by
- * any synchronization, down to the kernel's next sector) faults as the direct views' accesses do.
- * A grant racing with the free reads the flag again after a full fence.
+ * reads the flag (a volatile read) before anything else, so an access ordered after the free by
+ * any synchronization (a WORKGROUP-scope acquire included) faults as the direct views' accesses
+ * do, and one racing with the free faults at the latest when it next leaves its sector. A grant
+ * racing with the free reads the flag again after a full fence.
  *
  * <h2>Why it is safe to share</h2>
  * A view may be used by many units at once, but the cursor holds one lease: a unit takes it over
