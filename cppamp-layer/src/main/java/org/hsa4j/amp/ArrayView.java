@@ -7,6 +7,7 @@ import java.util.Objects;
 
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.AtomicOp;
+import org.hsa4j.memory.MemoryOrder;
 import org.hsa4j.memory.MemoryScope;
 import org.hsa4j.memory.SvmAccess;
 import org.hsa4j.signal.WaitState;
@@ -124,12 +125,17 @@ public abstract sealed class ArrayView permits IntArrayView, LongArrayView, Floa
      */
     public void synchronize() {
         memory.amp().waitForQueuedWork(WaitState.BLOCKED);
-        VarHandle.fullFence();
+        refresh();
     }
 
-    /** Fences so the next reads see what others wrote to the underlying memory. */
+    /**
+     * Fences so the next reads see what others wrote to the underlying memory: a system-scope
+     * acquire, which in fidelity mode also drops the calling thread's stale copies (a host thread
+     * whose kernel another thread waited for has acquired nothing yet).
+     */
     public void refresh() {
         VarHandle.fullFence();
+        access.fence(MemoryOrder.ACQUIRE, MemoryScope.SYSTEM);
     }
 
     /** Declares the current contents unneeded; over SVM nothing is copied, so nothing is skipped. */

@@ -1,6 +1,7 @@
 package org.hsa4j.amp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.concurrent.TimeUnit;
@@ -180,6 +181,22 @@ class FidelityModeTest {
             fx.amp.parallelForEach(new Extent(WORK_ITEMS), idx -> c.atomicFetchAdd(0, 1L, order)).get();
             c.synchronize();
             assertEquals(WORK_ITEMS, c.get(0));
+        }
+    }
+
+    @Test
+    void shouldShowKernelResultsAfterSynchronizeWhenAnotherThreadWaitedForTheKernel() throws InterruptedException {
+        start(true);
+        try (Array<LongArrayView> counter = Array.longs(fx.view(), new Extent(1))) {
+            LongArrayView c = counter.view();
+            c.set(0, 0);
+            CompletionFuture done = fx.amp.parallelForEach(new Extent(WORK_ITEMS), idx -> c.atomicFetchAdd(0, 1L));
+            Thread waiter = new Thread(done::get, "waiter");
+            waiter.start();
+            waiter.join(SPIN_LIMIT_NANOS / 1_000_000);
+            assertFalse(waiter.isAlive(), "the kernel did not end");
+            c.synchronize();
+            assertEquals(WORK_ITEMS, c.get(0), "synchronize() did not drop the host thread's stale copy");
         }
     }
 

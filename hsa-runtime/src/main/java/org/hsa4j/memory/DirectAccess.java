@@ -85,6 +85,10 @@ final class DirectAccess extends SvmAccess {
     }
 
     @Override
+    public void released(Allocation a) {
+    }
+
+    @Override
     public void packetAcquire(int agent, int fenceScope) {
     }
 

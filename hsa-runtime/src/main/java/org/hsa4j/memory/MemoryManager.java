@@ -36,6 +36,8 @@ public final class MemoryManager implements AutoCloseable {
     private final FpAtomicDiagnostics fpAtomicDiagnostics = new FpAtomicDiagnostics(FpAtomicDiagnostics.DEFAULT_CAPACITY);
     private final FpAtomicPolicy fpAtomicPolicy;
     private final PageAccounting pageAccounting;
+    /** The runtime's access strategy, told of every free ({@link SvmAccess#released}). */
+    private final SvmAccess access;
     private volatile boolean closed;
     /** Guards {@link #real} and {@link #pendingRegistrars}. */
     private final Object realLock = new Object();
@@ -50,8 +52,14 @@ public final class MemoryManager implements AutoCloseable {
 
     /** A manager whose agents' FP atomic adds follow {@code fpAtomics}, with XNACK {@code xnack}. */
     public MemoryManager(FpAtomics fpAtomics, boolean xnack) {
+        this(fpAtomics, xnack, SvmAccess.DIRECT);
+    }
+
+    /** As {@link #MemoryManager(FpAtomics, boolean)}, for a runtime whose accesses go through {@code access}. */
+    public MemoryManager(FpAtomics fpAtomics, boolean xnack, SvmAccess access) {
         this.fpAtomicPolicy = new FpAtomicPolicy(fpAtomics, space, fpAtomicDiagnostics);
         this.pageAccounting = new PageAccounting(xnack);
+        this.access = access;
     }
 
     /** Page accounting of managed and plain system memory: XNACK and the migration counters. */
@@ -198,6 +206,7 @@ public final class MemoryManager implements AutoCloseable {
                 a.freed = true;
                 arena = a.arena();
             }
+            access.released(a);
             space.unpublish(a);
             a.pool.unreserve(a.reservedBytes);
             if (arena != null && arenas.remove(a)) {
@@ -393,6 +402,7 @@ public final class MemoryManager implements AutoCloseable {
             a.freed = true;
             arena = a.arena();
         }
+        access.released(a);
         space.unpublish(a);
         a.pool.unreserve(a.reservedBytes);
         if (arena != null && arenas.remove(a)) {

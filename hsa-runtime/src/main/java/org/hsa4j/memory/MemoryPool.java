@@ -21,6 +21,8 @@ public final class MemoryPool {
     private final String name;
     private final SegmentKind segment;
     private final Set<GlobalFlag> flags;
+    /** {@link GlobalFlag#FINE_GRAINED} in {@link #flags}, read once: fidelity mode asks at every sector miss. */
+    private final boolean fineGrained;
     private final int ownerAgent;
     private final long size;
     private final long allocMax;
@@ -50,6 +52,7 @@ public final class MemoryPool {
         this.name = name;
         this.segment = segment;
         this.flags = flags.isEmpty() ? Collections.emptySet() : Collections.unmodifiableSet(EnumSet.copyOf(flags));
+        this.fineGrained = this.flags.contains(GlobalFlag.FINE_GRAINED);
         this.ownerAgent = ownerAgent;
         this.size = size;
         this.allocMax = allocMax;
@@ -107,7 +110,7 @@ public final class MemoryPool {
 
     /** True when the pool is fine-grained. */
     public boolean isFineGrained() {
-        return flags.contains(GlobalFlag.FINE_GRAINED);
+        return fineGrained;
     }
 
     /** Index of the agent the pool belongs to. */

@@ -82,6 +82,13 @@ public abstract class SvmAccess {
     /** Writes home what the calling host thread and ended host threads still buffer (before memory is freed or handed back). */
     public abstract void drainHost();
 
+    /**
+     * Allocation {@code a} was freed (its flag is set): the strategy ends whatever lets an element
+     * access skip the freed check, so every access ordered after the free faults (fidelity mode:
+     * the view leases on its blocks). Called by the freeing thread.
+     */
+    public abstract void released(Allocation a);
+
     // ---- packets -----------------------------------------------------------------------------------
 
     /** A packet with acquire fence scope code {@code fenceScope} (0 none, 1 agent, 2 system) launches on agent {@code agent}. */
@@ -101,7 +108,10 @@ public abstract class SvmAccess {
 
     /** The plain element accesses of one view in a coherent strategy (bounds checked by the view). */
     public interface ElementAccess {
-        /** A plain load of {@code size} (1, 2, 4 or 8) bytes at {@code address}, as bits (sign-extended). */
+        /**
+         * A plain load of {@code size} (1, 2, 4 or 8) bytes at {@code address}, as bits (sign-extended);
+         * throws IllegalStateException once the allocation is freed (see {@link #released}).
+         */
         long load(long address, int size);
 
         /** A plain store of the low {@code size} (1, 2, 4 or 8) bytes of {@code bits} at {@code address}. */

@@ -97,14 +97,17 @@ public abstract sealed class SvmView permits IntView, LongView, FloatView, Doubl
         return segment;
     }
 
-    /** Fidelity mode: plain read of element {@code i}'s bits through the model. */
+    /**
+     * Fidelity mode: plain read of element {@code i}'s bits through the model. The cursor checks
+     * that the allocation is live: a leased access needs no check, since freeing revokes the leases.
+     */
     final long modelLoad(long i) {
-        return cursor.load(checked(i), size);
+        return cursor.load(address + Objects.checkIndex(i, length) * size, size);
     }
 
-    /** Fidelity mode: plain write of element {@code i}'s bits through the model. */
+    /** Fidelity mode: plain write of element {@code i}'s bits through the model (liveness as {@link #modelLoad}). */
     final void modelStore(long i, long bits) {
-        cursor.store(checked(i), size, bits);
+        cursor.store(address + Objects.checkIndex(i, length) * size, size, bits);
     }
 
     /** HSA scacquire load of element {@code i}'s bits (volatile). */

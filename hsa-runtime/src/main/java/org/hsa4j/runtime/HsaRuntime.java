@@ -96,7 +96,8 @@ public final class HsaRuntime implements AutoCloseable {
     private HsaRuntime(RuntimeConfig config, List<AgentProvider> providers) {
         this.config = config;
         this.tracer = tracer(config);
-        this.memory = new MemoryManager(config.fpAtomics(), config.xnack());
+        coherence = config.fidelity() ? new CoherenceModel(CacheGeometry.defaults(), cachedUnits(config)) : SvmAccess.DIRECT;
+        this.memory = new MemoryManager(config.fpAtomics(), config.xnack(), coherence);
         int gpus = config.gpuAgents();
         systemFine = memory.createPool("system fine-grained", SegmentKind.GLOBAL, EnumSet.of(GlobalFlag.FINE_GRAINED), 0,
                 config.systemMemorySize(), config.systemMemorySize(), true, true);
@@ -105,7 +106,6 @@ public final class HsaRuntime implements AutoCloseable {
                 config.kernargPoolSize(), true, true);
         MemoryPool systemCoarse = memory.createPool("system coarse-grained", SegmentKind.GLOBAL,
                 EnumSet.of(GlobalFlag.COARSE_GRAINED), 0, config.systemMemorySize(), config.systemMemorySize(), false, true);
-        coherence = config.fidelity() ? new CoherenceModel(CacheGeometry.defaults(), cachedUnits(config)) : SvmAccess.DIRECT;
         signals = new SignalManager(memory, systemFine, Signal.RECHECK_NANOS, coherence, config.idleStrategy(), tracer);
         List<Agent> made = new ArrayList<>();
         int cpuUnits = config.cpuComputeUnits();

@@ -5,6 +5,7 @@ import static org.hsa4j.memory.KernelLauncher.await;
 import static org.hsa4j.memory.KernelLauncher.launch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import org.hsa4j.memory.coherence.CacheGeometry;
@@ -13,6 +14,7 @@ import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.RuntimeConfig;
+import org.hsa4j.status.HsaStatus;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -183,6 +185,55 @@ class ViewSectorLeaseTest {
                         + rt.svm().getInt(other + 4L * (count - 1 - i)));
             }
         }
+    }
+
+    /**
+     * The kernel reads element 0 through a view (leasing its sector), the host frees the
+     * allocation and raises a flag, the kernel acquires the flag at WORKGROUP scope (ordered after
+     * the free, yet no line is dropped, so the lease is not revoked by the acquire) and reads
+     * element 1 of the same sector through the same view; returns 1 when that read faulted.
+     */
+    private int viewReadAfterFree() {
+        long data = rt.hostMalloc(64);
+        long flags = rt.hostMalloc(64);
+        DispatchCompletion done = launch(rt, queue, wi -> {
+            Svm svm = wi.svm();
+            IntView view = svm.ints(arg(wi, 0), 16);
+            view.get(0);
+            long f = arg(wi, 1);
+            svm.atomicStoreInt(f, 1, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
+            kernelAwait(svm, f + 4, 1, MemoryScope.WORKGROUP);
+            int faulted;
+            try {
+                view.get(1);
+                faulted = 0;
+            } catch (MemoryFaultException e) {
+                faulted = e.status() == HsaStatus.MEMORY_FAULT ? 1 : 2;
+            }
+            svm.atomicStoreInt(f + 8, faulted, MemoryOrder.RELAXED, MemoryScope.SYSTEM);
+        }, 1, 1, data, flags);
+        KernelLauncher.hostAwait(rt, flags, 1);
+        rt.free(data);
+        rt.svm().storeIntRelease(flags + 4, 1);
+        await(done);
+        return rt.svm().getInt(flags + 8);
+    }
+
+    @Test
+    void shouldFaultALeasedElementAccessOrderedAfterTheFree() {
+        start(1);
+        assertEquals(1, viewReadAfterFree(), "the read through the view's lease did not fault");
+    }
+
+    @Test
+    void shouldFaultAHostElementAccessAfterTheFree() {
+        start(1);
+        long data = rt.hostMalloc(64);
+        IntView view = rt.svm().ints(data, 16);
+        view.set(2, NEW);
+        rt.free(data);
+        MemoryFaultException e = assertThrows(MemoryFaultException.class, () -> view.get(2));
+        assertEquals(data + 8, e.address());
     }
 
     @Test

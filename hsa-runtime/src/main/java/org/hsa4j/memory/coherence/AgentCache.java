@@ -49,6 +49,16 @@ import org.hsa4j.memory.MemoryOrder;
  * {@link CoherenceModel#beforeHomeWrite}); this L2's own write-backs refresh what it saved, so it
  * reads its own writes. So a kernel that reads a line it never cached after an agent-scope acquire
  * sees the old value, every time; a system-scope acquire takes a new snapshot and reads home.
+ *
+ * <h2>Read misses do not allocate</h2>
+ * A clean byte of this L2 always equals what a miss on it would read: both are home as of the
+ * snapshot with this agent's own write-backs and home atomics applied (a fill after the snapshot
+ * reads the saved bytes, and the saved bytes take the agent's own writes; an invalidation drops
+ * the clean bytes exactly when it starts a new snapshot). So keeping a clean copy changes no value
+ * any unit can read, and a whole-sector L1 fill of a sector this L2 holds no byte of copies home
+ * (or the saved bytes) straight into the L1 sector and leaves the set alone: one bulk copy instead
+ * of two, and no eviction of the set's dirty sector on the way. The L2 still takes every write-back
+ * (its dirty bytes are what agent scope means) and serves the sectors it holds.
  */
 final class AgentCache {
     private static final int STRIPES = CacheGeometry.L2_STRIPES;
@@ -295,20 +305,19 @@ final class AgentCache {
     }
 
     /**
-     * Under the set's lock: reads the whole sector at {@code block} of {@code a} from home (or from
-     * what this agent saved of it) once, into set {@code i} (which holds none of it), then copies the
-     * set into {@code dst}: two bulk copies, and the L1 gets exactly what the L2 read. A sector not
-     * saved for the current snapshot (the streaming case) takes no lock: home is read, then the
-     * stamp checked again ({@link SavedHome#savedFor}), and only a sector saved meanwhile is read
-     * again, from the saved bytes under their lock.
+     * Under the set's lock, the set not holding any byte of the sector: reads the whole sector at
+     * {@code block} of {@code a} from home (or from what this agent saved of it) straight into
+     * {@code dst}, one bulk copy, and the L2 keeps nothing (see "Read misses do not allocate"). A
+     * sector not saved for the current snapshot (the streaming case) takes no lock: home is read,
+     * then the stamp checked again ({@link SavedHome#savedFor}), and only a sector saved meanwhile
+     * is read again, from the saved bytes under their lock.
      */
-    private void readHomeTwice(int i, Allocation a, long block, CacheSector dst) {
-        long into = (long) (i + DATA) * Long.BYTES;
+    private void readHome(Allocation a, long block, CacheSector dst) {
         long offset = block - a.base();
         long id = snapshotId(a.coarseGrainedAt(block));
         SavedHome h = MemoryInternals.savedHome(a, agent);
         if (h == null || !h.savedFor(offset, id)) {
-            MemorySegment.copy(a.segment(), offset, data, into, CacheGeometry.SECTOR_SIZE);
+            MemorySegment.copy(a.segment(), offset, dst.segment, 0, CacheGeometry.SECTOR_SIZE);
             VarHandle.loadLoadFence();
             h = MemoryInternals.savedHome(a, agent);
         }
@@ -316,13 +325,9 @@ final class AgentCache {
             synchronized (h) {
                 MemorySegment page = h.savedPage(offset, id);
                 MemorySegment.copy(page != null ? page : a.segment(), page != null ? SavedHome.inPage(offset) : offset,
-                        data, into, CacheGeometry.SECTOR_SIZE);
+                        dst.segment, 0, CacheGeometry.SECTOR_SIZE);
             }
         }
-        for (int k = 0; k < LINES; k++) {
-            sets[i + VALID + k] = -1L;
-        }
-        MemorySegment.copy(data, into, dst.segment, 0, CacheGeometry.SECTOR_SIZE);
     }
 
     /** Under the set's lock: makes the bytes of {@code need} of every line valid, reading the missing ones from home. */
@@ -358,7 +363,9 @@ final class AgentCache {
 
     /**
      * Copies the bytes of {@code need[k]} of line {@code k} of the sector at {@code block} into that
-     * line's bytes of {@code dst} (an L1 sector), fetching them from home if absent.
+     * line's bytes of {@code dst} (an L1 sector), fetching them from home if absent. A whole-sector
+     * miss on a sector this L2 holds no byte of goes from home straight into {@code dst}, leaving
+     * the set as it was.
      */
     void fetch(Allocation a, long block, long[] need, CacheSector dst) {
         int s = set(block);
@@ -366,16 +373,17 @@ final class AgentCache {
         int t = stripe(s);
         stripes.lock(t);
         try {
-            claim(s, i, a, block);
+            catchUp(s, i);
             if (all(need)) {
-                if (none(i, VALID)) {
-                    readHomeTwice(i, a, block, dst);
+                if (!holds(s, i, a, block) || none(i, VALID)) {
+                    readHome(a, block, dst);
                 } else {
                     fill(i, a, block, need);
                     MemorySegment.copy(data, (long) (i + DATA) * Long.BYTES, dst.segment, 0, CacheGeometry.SECTOR_SIZE);
                 }
                 return;
             }
+            claim(s, i, a, block);
             fill(i, a, block, need);
             for (int k = 0; k < LINES; k++) {
                 if (need[k] != 0) {

@@ -1,5 +1,6 @@
 package org.hsa4j.memory.coherence;
 
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 import org.hsa4j.memory.Allocation;
@@ -348,6 +349,24 @@ public final class CoherenceModel extends SvmAccess {
             }
         }
         HostStoreBuffer.sweepEnded();
+    }
+
+    /**
+     * Allocation {@code a} was freed by the calling thread: every L1 revokes the leases on its
+     * blocks, so a view's next element access through one takes the checked path and faults. A
+     * unit granting a lease at the same moment checks the flag again after the grant
+     * ({@link SectorCursor}); with a full fence on each side, one of the two sees the other.
+     */
+    @Override
+    public void released(Allocation a) {
+        VarHandle.fullFence();
+        for (UnitCache[] units : unitCaches) {
+            if (units != null) {
+                for (UnitCache c : units) {
+                    c.revokeLeasesOf(a);
+                }
+            }
+        }
     }
 
     /**

@@ -1,5 +1,7 @@
 package org.hsa4j.memory.coherence;
 
+import java.lang.invoke.VarHandle;
+
 import org.hsa4j.memory.Allocation;
 import org.hsa4j.memory.SvmAccess;
 
@@ -11,6 +13,14 @@ import org.hsa4j.memory.SvmAccess;
  * a lease granted for a store to a sector not yet whole, another thread, a host thread) goes through
  * the unit's {@link UnitCache} or {@link CoherenceModel}, which give the same result, only slower;
  * that path takes the lease of the sector it used when it can.
+ *
+ * <h2>Freed allocations</h2>
+ * A leased access reads no freed flag: freeing an allocation revokes every lease on its blocks
+ * ({@link CoherenceModel#released}) after setting the flag, and every access that takes no lease
+ * reads the flag (a volatile read) before anything else, so an access ordered after the free by
+ * any synchronization (a WORKGROUP-scope acquire included) faults as the direct views' accesses
+ * do, and one racing with the free faults at the latest when it next leaves its sector. A grant
+ * racing with the free reads the flag again after a full fence.
  *
  * <h2>Why it is safe to share</h2>
  * A view may be used by many units at once, but the cursor holds one lease: a unit takes it over
@@ -46,6 +56,7 @@ final class SectorCursor implements SvmAccess.ElementAccess {
     }
 
     private long loadMiss(long address, int size) {
+        checkLive();
         UnitCache c;
         if ((int) (address & (LINE - 1)) + size > LINE || (c = cache()) == null) {
             return model.load(allocation, address, size);
@@ -53,6 +64,7 @@ final class SectorCursor implements SvmAccess.ElementAccess {
         CacheSector s = c.sectorForLoad(allocation, address);
         if (mayTake()) {
             lease = s.grantLoads();
+            checkLiveAfterGrant(s);
         }
         return s.get((int) (address & (SECTOR - 1)), size);
     }
@@ -68,6 +80,7 @@ final class SectorCursor implements SvmAccess.ElementAccess {
     }
 
     private void storeMiss(long address, int size, long bits) {
+        checkLive();
         UnitCache c;
         if ((int) (address & (LINE - 1)) + size > LINE || (c = cache()) == null) {
             model.store(allocation, address, size, bits);
@@ -76,8 +89,30 @@ final class SectorCursor implements SvmAccess.ElementAccess {
         CacheSector s = c.sectorForStore(allocation, address);
         if (mayTake()) {
             lease = s.grantStores();
+            checkLiveAfterGrant(s);
         }
         s.put((int) (address & (SECTOR - 1)), size, bits);
+    }
+
+    /** Every access that takes no lease checks that the allocation is live (a volatile read). */
+    private void checkLive() {
+        if (MemoryInternals.isFreed(allocation)) {
+            throw new IllegalStateException("the allocation was freed");
+        }
+    }
+
+    /**
+     * After a grant: the allocation is still live, else the lease is revoked again. A free sets the
+     * flag and then revokes the leases on the allocation's blocks ({@link CoherenceModel#released});
+     * with a full fence on each side, either that revocation comes after this grant or this read
+     * sees the flag, so no lease outlives a free.
+     */
+    private void checkLiveAfterGrant(CacheSector s) {
+        VarHandle.fullFence();
+        if (MemoryInternals.isFreed(allocation)) {
+            s.revoke();
+            throw new IllegalStateException("the allocation was freed");
+        }
     }
 
     /**

@@ -14,7 +14,8 @@ package org.hsa4j.memory.coherence;
  * allocated on the hot path, and two views over one block share it.
  *
  * <p>Every field but the two bases is final, so a lease seen by another thread through a racy
- * field is whole; the bases are written only by the unit's thread, and every other thread fails the
+ * field is whole; the bases are written by the unit's thread, and by a thread that freed the
+ * allocation, which only revokes ({@link CoherenceModel#released}); every other thread fails the
  * {@link #thread} check, whatever it reads of them.
  */
 final class SectorLease {

@@ -246,6 +246,19 @@ final class UnitCache {
         }
     }
 
+    /**
+     * Any thread, after freeing {@code a}: revokes the lease of every sector holding a block of
+     * {@code a}. The reads of the sectors' owners race with the unit's thread, which rechecks the
+     * flag after each grant; a spurious revocation only sends one access down the checked path.
+     */
+    void revokeLeasesOf(Allocation a) {
+        for (CacheSector c : sectors) {
+            if (c.owner == a) {
+                c.revoke();
+            }
+        }
+    }
+
     /** Acquire at agent scope or wider: every clean byte is dropped; the unit's own dirty bytes stay. */
     void invalidateClean() {
         for (CacheSector c : sectors) {

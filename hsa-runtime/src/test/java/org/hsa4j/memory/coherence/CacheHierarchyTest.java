@@ -67,6 +67,15 @@ class CacheHierarchyTest {
         rt.svm().setInt(a.base() + offset, value);
     }
 
+    /**
+     * A write at home by someone other than the agent, as the model makes it: the agent's L2 saves
+     * the sector first ({@link CoherenceModel#beforeHomeWrite}), so what it may still read stays.
+     */
+    private void foreignWrite(Allocation a, long offset, int value) {
+        l2.saveHome(a, a.base() + offset, Integer.BYTES);
+        setHome(a, offset, value);
+    }
+
     private static int load(UnitCache unit, Allocation a, long offset) {
         return (int) unit.load(a, a.base() + offset, Integer.BYTES);
     }
@@ -94,7 +103,7 @@ class CacheHierarchyTest {
     void shouldServeTheL2CopyAfterAnL1Invalidation() {
         Allocation a = fine(SECTOR);
         load(unitA, a, 0);
-        setHome(a, 0, NEW);
+        foreignWrite(a, 0, NEW);
         unitA.invalidateClean();
         assertEquals(OLD, load(unitA, a, 0), "an agent-scope acquire leaves the L2's copy");
     }
@@ -103,7 +112,7 @@ class CacheHierarchyTest {
     void shouldReadHomeAgainAfterAWholeL2Invalidation() {
         Allocation a = coarse(SECTOR);
         load(unitA, a, 0);
-        setHome(a, 0, NEW);
+        foreignWrite(a, 0, NEW);
         unitA.invalidateClean();
         l2.invalidateClean(false);
         assertEquals(NEW, load(unitA, a, 0));
@@ -113,7 +122,7 @@ class CacheHierarchyTest {
     void shouldDropFineGrainedL2BytesAtAFineInvalidation() {
         Allocation a = fine(SECTOR);
         load(unitA, a, 0);
-        setHome(a, 0, NEW);
+        foreignWrite(a, 0, NEW);
         unitA.invalidateClean();
         l2.invalidateClean(true);
         assertEquals(NEW, load(unitA, a, 0));
@@ -123,7 +132,7 @@ class CacheHierarchyTest {
     void shouldKeepCoarseGrainedL2BytesAtAFineInvalidation() {
         Allocation a = coarse(SECTOR);
         load(unitA, a, 0);
-        setHome(a, 0, NEW);
+        foreignWrite(a, 0, NEW);
         unitA.invalidateClean();
         l2.invalidateClean(true);
         assertEquals(OLD, load(unitA, a, 0), "a system-scope acquire by kernel code does not reach coarse-grained lines");
@@ -175,8 +184,21 @@ class CacheHierarchyTest {
         store(unitA, a, 0, NEW);
         unitA.writeBack();
         assertEquals(OLD, home(a, 0));
-        load(unitB, a, other);
+        store(unitB, a, other, NEW + 1);
+        unitB.writeBack();
         assertEquals(NEW, home(a, 0), "the sector " + L2_SETS + " sectors on takes the same L2 set");
+    }
+
+    @Test
+    void shouldLeaveTheL2SetAloneOnAReadMiss() {
+        Allocation a = fine(2L * L2_SETS * SECTOR);
+        long other = (long) L2_SETS * SECTOR;
+        store(unitA, a, 0, NEW);
+        unitA.writeBack();
+        assertEquals(OLD, load(unitB, a, other), "the sector " + L2_SETS + " sectors on is read from home");
+        assertEquals(OLD, home(a, 0), "a read miss allocates no L2 set, so the dirty sector stays in the L2");
+        unitB.invalidateClean();
+        assertEquals(NEW, load(unitB, a, 0), "and the L2 still serves it to the other unit");
     }
 
     @Test
