@@ -282,15 +282,15 @@ final class PacketProcessor {
 
     /**
      * True when some queue has a published packet the processor could act on: one at its read
-     * index that is not the packet it is blocked at. Needs no role; cheap enough to run before
-     * every park.
+     * index that is not the packet it is blocked at, or is but only by its barrier bit with nothing
+     * in flight any more. Needs no role; cheap enough to run before every park.
      */
     boolean hasPublishedWork() {
         for (QueueSlot q : queues) {
             try {
                 long index = q.queue.loadReadIndexScacquire();
                 int word = AqlPacket.loadHeaderWordAcquire(q.ring, (index & q.mask) * AqlPacket.SIZE);
-                if (PacketHeader.typeCode(word) != PacketType.INVALID.code() && index != q.blockedIndex) {
+                if (actionable(word, index, q.blockedIndex, q.blockedOnBarrierBit, q.inflight.get())) {
                     return true;
                 }
             } catch (IllegalStateException destroyedMeanwhile) {
@@ -298,6 +298,17 @@ final class PacketProcessor {
             }
         }
         return false;
+    }
+
+    /**
+     * The rule of {@link #hasPublishedWork()} for one queue: a published packet at the read index,
+     * unless the processor stopped at it and the stop still holds. A stop for the barrier bit is over
+     * once nothing of the queue is in flight (a timed look that parked beside such a packet left a
+     * batch's last packet unlaunched for good); a barrier packet's dependencies are watched elsewhere.
+     */
+    static boolean actionable(int headerWord, long index, long blockedIndex, boolean blockedOnBarrierBit, long inflight) {
+        return PacketHeader.typeCode(headerWord) != PacketType.INVALID.code()
+                && (index != blockedIndex || blockedOnBarrierBit && inflight == 0);
     }
 
     /** True when some launched work can still be claimed. */
@@ -477,6 +488,7 @@ final class PacketProcessor {
                 // publish the block first, then look again: complete() drops the count, then reads
                 // blockedIndex (both volatile), so either it sees the block and bumps the epoch or
                 // this look sees the count at zero
+                q.blockedOnBarrierBit = true;
                 q.blockedIndex = index;
                 if (q.inflight.get() > 0) {
                     break;
@@ -512,6 +524,7 @@ final class PacketProcessor {
                 return true;
             }
             if (outcome == 0) {
+                q.blockedOnBarrierBit = false;
                 q.blockedIndex = index;
                 break;
             }

@@ -26,6 +26,12 @@ final class QueueSlot {
      * {@link PacketProcessor#hasPublishedWork()}; whatever unblocks it bumps the epoch.
      */
     volatile long blockedIndex = -1;
+    /**
+     * True when the stop at {@link #blockedIndex} is the barrier bit's (packets in flight), which is
+     * over once {@code inflight} reaches 0; false for a barrier packet's dependencies. Written
+     * before {@code blockedIndex}.
+     */
+    volatile boolean blockedOnBarrierBit;
 
     QueueSlot(Queue queue, BarrierWatch barrier) {
         this.queue = queue;
