@@ -26,20 +26,6 @@ import org.hsa4j.status.HsaException;
  * nothing. Once a unit has parked without finding work it is in back-off: it scans the queues once
  * per wake instead of spinning for {@link PacketProcessor#PROCESSOR_SPIN_NANOS}, until it finds
  * work again.
- *
- * <h2>A look its timer started</h2>
- * A unit whose park its timer ended (nobody woke it) looks for doorbells and orphaned work, but it
- * does not join launched work that a running unit or the role holder will run: if that work paid
- * for another unit, the running unit's {@link HelperPacer} (or the launch, or the watchdog) would
- * have woken one. Joining it anyway cost a stream of tiny dispatches a third runnable thread on
- * two cores and compare-and-set races on the ring's head, once per timer period per unit, so the
- * cost grew with the units configured (16 units: ~35 such joins a second, each resetting the
- * unit's back-off). During such a look the unit stays marked parked, so a waker may still claim
- * it ({@link #wake()}), and then it joins as any woken unit does. A unit woken to process packets
- * ({@link #wakeToLook()}: a doorbell or a dependency with the role free, packets left behind by a
- * role holder that went to run work) looks the same way: it launches and runs what it finds, but
- * it does not join what others run (a sync_2way with default settings had such a unit join and spin
- * on a later turn beside the running unit and the host).
  */
 final class ComputeUnit implements Runnable {
     /** First park of an idle unit. */
@@ -68,8 +54,6 @@ final class ComputeUnit implements Runnable {
     private volatile Work current;
     @SuppressWarnings("unused")
     private volatile boolean parked;
-    /** Set by {@link #wakeToLook()} after it cleared {@code parked}: the wake asks for a look, not for help. */
-    private volatile boolean lookOnly;
     /** The agent's per-unit counters (this unit writes only its own run). */
     private final UnitCounters counters;
     /** The processor's role and wake protocol (null for units tests drive without a processor). */
@@ -82,8 +66,6 @@ final class ComputeUnit implements Runnable {
     private Idler idler;
     /** True when this unit took the processor role as it completed a packet and must scan next. */
     private boolean roleTaken;
-    /** True while this unit looks around after a park its timer ended; {@code parked} stays set meanwhile. */
-    private boolean idleLook;
 
     ComputeUnit(int id, PacketProcessor processor, int groupSegmentMax) {
         this(id, processor, groupSegmentMax,
@@ -162,20 +144,9 @@ final class ComputeUnit implements Runnable {
         counters.increment(id, counter);
     }
 
-    /** Unparks this unit if it is parked, to help with launched work; true when it was. */
+    /** Unparks this unit if it is parked; true when it was. */
     boolean wake() {
         if (parked && PARKED.compareAndSet(this, true, false)) {
-            lookOnly = false;
-            LockSupport.unpark(thread);
-            return true;
-        }
-        return false;
-    }
-
-    /** Unparks this unit if it is parked, to look for packets (it joins only what it launches); true when it was. */
-    boolean wakeToLook() {
-        if (parked && PARKED.compareAndSet(this, true, false)) {
-            lookOnly = true;
             LockSupport.unpark(thread);
             return true;
         }
@@ -204,15 +175,8 @@ final class ComputeUnit implements Runnable {
         long epoch = role.epoch();
         boolean holding = roleTaken;
         roleTaken = false;
-        if (idleLook && parked && !lookOnly && !processor.hasPublishedWork() && !processor.hasClaimableWork()
-                && !processor.isShutdown()) {
-            // a timed look with nothing to find: no role, no scan (an idle agent's unit 0 looks 20 times a
-            // second); a unit woken to look scans, since a blocked barrier's dependency may have changed
-            park();
-            return;
-        }
         if (!holding) {
-            if (mayJoin() && processor.runWork(this)) {
+            if (processor.runWork(this)) {
                 idler = null;
                 return;
             }
@@ -221,80 +185,26 @@ final class ComputeUnit implements Runnable {
         }
         boolean backingOff = idler != null && idler.parks() > 0;
         long spin = backingOff || role.anotherUnitRunning(this) ? 0 : PacketProcessor.PROCESSOR_SPIN_NANOS;
-        if (holding && processor.actAsProcessor(this, spin, othersRunWork())) {
+        if (holding && processor.actAsProcessor(this, spin)) {
             idler = null;
-            endLook();
             return;
         }
-        if (idleLook) {
-            if (!parked && !lookOnly) {
-                endLook(); // a waker claimed this unit during its look
-                return;
-            }
-            parked = true; // a wake to look during a look: the look goes on
-        } else {
-            lookOnly = false;
-            parked = true;
-        }
+        parked = true;
         // published work keeps this unit up only while nobody holds the role: a holder looks for it
         // itself after it releases the role (before it parks), so the unit that lost the role race
         // parks instead of looping hot beside a holder that may be waiting for a core
-        if (role.epoch() != epoch || (!othersRunWork() && processor.hasClaimableWork())
+        if (role.epoch() != epoch || processor.hasClaimableWork()
                 || (!role.held() && processor.hasPublishedWork()) || processor.isShutdown()) {
-            if (!idleLook) {
-                parked = false;
-            } // a look goes on, still marked parked: the next round's mayJoin decides whether it joins
+            parked = false;
             return;
         }
-        park();
-    }
-
-    /** Parks one step of this unit's idle strategy; {@code parked} is set. */
-    private void park() {
         if (idler == null) {
             idler = (id == 0 ? processor.unitIdle : processor.helperIdle).idler().blocker(processor);
         }
         idler.idle();
         count(UnitCounters.PARKS);
-        if (parked) {
-            idleLook = true; // the timer ended the park: stay marked parked while looking around
-            lookOnly = false; // nobody woke this unit since it armed the flag
-        } else {
+        if (!parked) {
             count(UnitCounters.WAKE_UPS); // a waker's compare-and-set cleared the flag before it unparked
-            idleLook = lookOnly;
-            if (idleLook) {
-                parked = true; // woken to look: looks as a timer's look does, still claimable by a waker
-            }
-        }
-    }
-
-    /**
-     * True when this unit may claim launched work now: always, unless it is looking around after a
-     * timed park with nobody having woken it while another unit runs parts or holds the role.
-     */
-    private boolean mayJoin() {
-        if (!idleLook) {
-            return true;
-        }
-        if ((parked || lookOnly) && othersRunWork()) {
-            return false;
-        }
-        endLook();
-        return true;
-    }
-
-    /** True when this unit is in a timed look and another unit runs parts or holds the role (which runs what it launches). */
-    private boolean othersRunWork() {
-        return idleLook && (parked || lookOnly) && (role.held() || role.anotherUnitRunning(this));
-    }
-
-    /** Ends a timed look (if any): the unit is up, and no longer marked parked; counts a waker that claimed it meanwhile. */
-    private void endLook() {
-        if (idleLook) {
-            idleLook = false;
-            if (!parked) {
-                count(UnitCounters.WAKE_UPS);
-            }
         }
         parked = false;
     }

@@ -2,7 +2,6 @@ package org.hsa4j.agent;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
@@ -122,21 +121,6 @@ final class PacketProcessor {
     static final long OVERLAP_WINDOW_NANOS = 200_000;
     /** How long a unit must stay blocked on an unowned monitor in a barrier round before the watchdog rescues it. */
     static final long MONITOR_DEADLOCK_NANOS = 200_000_000;
-    /** How long nothing must be launched or in flight before the watchdog sleeps until the next launch. */
-    static final long WATCHDOG_QUIET_NANOS = 1_000_000_000;
-    /** The sleeping watchdog's look, in case a launch's wake was missed (it never is: see {@link #wakeWatchdog}). */
-    static final long WATCHDOG_SLEEP_NANOS = 1_000_000_000;
-
-    private static final VarHandle WATCHDOG_ASLEEP;
-
-    static {
-        try {
-            WATCHDOG_ASLEEP = MethodHandles.lookup()
-                    .findVarHandle(PacketProcessor.class, "watchdogAsleep", boolean.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
 
     private final Agent agent;
@@ -155,8 +139,7 @@ final class PacketProcessor {
     final IdleStrategy unitIdle;
     /**
      * How every unit but the first idles: its timer only backs up the wakes ({@link #wakeIdle}, shutdown,
-     * aborts unpark it), so it parks {@link ComputeUnit#MAX_HELPER_IDLE_PARK_NANOS} from its first park on (a back-off
-     * from 50 ms cost 16 units ~45 timer wakes in their first idle second); unit 0 alone
+     * aborts unpark it), so it parks from {@link ComputeUnit#MAX_IDLE_PARK_NANOS} up to {@link ComputeUnit#MAX_HELPER_IDLE_PARK_NANOS}; unit 0 alone
      * keeps the short timer that finds a doorbell written behind the API, so idle cost does not grow with units.
      */
     final IdleStrategy helperIdle;
@@ -179,8 +162,6 @@ final class PacketProcessor {
     private ComputeUnit scanningUnit;
     /** The watchdog thread (kernel time limit, monitor deadlocks at barriers), or null before start. */
     private Thread watchdog;
-    /** True while the watchdog sleeps because nothing was launched for {@link #WATCHDOG_QUIET_NANOS}: a launch wakes it. */
-    private volatile boolean watchdogAsleep;
     private volatile boolean shutdown;
     /** Completed scans over all queues, for diagnostics and tests. */
     private volatile long scans;
@@ -202,7 +183,7 @@ final class PacketProcessor {
         this.roleWait = idle.background().withBusyNanos(PROCESSOR_SPIN_NANOS);
         this.unitIdle = idle.background().withBusyNanos(0)
                 .withParks(ComputeUnit.MIN_IDLE_PARK_NANOS, ComputeUnit.MAX_IDLE_PARK_NANOS);
-        this.helperIdle = unitIdle.withParks(ComputeUnit.MAX_HELPER_IDLE_PARK_NANOS, ComputeUnit.MAX_HELPER_IDLE_PARK_NANOS);
+        this.helperIdle = unitIdle.withParks(ComputeUnit.MAX_IDLE_PARK_NANOS, ComputeUnit.MAX_HELPER_IDLE_PARK_NANOS);
         this.roleTakeWait = idle;
         this.decoder = new PacketDecoder(agent.name(), agent.index(), agent.properties(), memory, svm);
     }
@@ -325,22 +306,19 @@ final class PacketProcessor {
      * Acts as packet processor until work is launched (true) or the queues stayed idle for
      * their {@link #PROCESSOR_SPIN_NANOS} busy budget (false; {@code spinNanos} 0 means one scan).
      * The caller holds the role; this releases it. Between idle scans it spins, then yields, as
-     * the runtime's idle strategy says. With {@code ownLaunchesOnly} (a unit looking around after a
-     * timed park while others run the ring's work) claimable work counts only once this call launched some.
+     * the runtime's idle strategy says.
      */
-    boolean actAsProcessor(ComputeUnit unit, long spinNanos, boolean ownLaunchesOnly) {
+    boolean actAsProcessor(ComputeUnit unit, long spinNanos) {
         Idler idler = null;
         boolean launched = false;
-        boolean consumed = false;
         scanningUnit = unit;
         try {
             while (!shutdown) {
                 boolean progress = processQueues();
-                consumed |= progress;
                 if (backlog && launchRing.size() < LAUNCH_AHEAD) {
                     continue;
                 }
-                if ((consumed || !ownLaunchesOnly) && hasClaimableWork()) {
+                if (hasClaimableWork()) {
                     launched = true;
                     return true;
                 }
@@ -371,7 +349,7 @@ final class PacketProcessor {
             scanningUnit = null;
             role.release();
             if (launched && hasPublishedWork()) {
-                role.wakeToLook(1);
+                role.wakeIdle(1);
             }
             if (launched) {
                 Work w = launchRing.peekClaimable();
@@ -584,7 +562,6 @@ final class PacketProcessor {
             completion.recordStart(clock.getAsLong());
         }
         q.inflight.incrementAndGet();
-        wakeWatchdog();
         launchOrder.launched(q, new KernelWork(q, dispatch, completion, release, this), PacketHeader.barrier(word));
         return true;
     }
@@ -609,7 +586,6 @@ final class PacketProcessor {
             completion.recordStart(clock.getAsLong());
         }
         q.inflight.incrementAndGet();
-        wakeWatchdog();
         launchOrder.launched(q, new AgentWork(q, handler, request, completion, release, this), PacketHeader.barrier(word));
         return true;
     }
@@ -718,33 +694,6 @@ final class PacketProcessor {
         access.endWork(releaseScope);
     }
 
-    /**
-     * After a launch raised a queue's in-flight count: wakes the watchdog if it sleeps (one volatile
-     * read otherwise). The count's increment and this read, and the watchdog's store of
-     * {@link #watchdogAsleep} and its read of the counts, are all volatile, so either the launcher sees
-     * it asleep or the watchdog sees the work and stays up.
-     */
-    private void wakeWatchdog() {
-        if (watchdogAsleep && WATCHDOG_ASLEEP.compareAndSet(this, true, false)) {
-            LockSupport.unpark(watchdog);
-        }
-    }
-
-    /** True while the watchdog sleeps until the next launch (tests). */
-    boolean watchdogAsleep() {
-        return watchdogAsleep;
-    }
-
-    /** True when some queue of this agent has launched work that has not completed (volatile reads). */
-    private boolean workInFlight() {
-        for (QueueSlot q : queues) {
-            if (q.inflight.get() > 0) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     // ---- aborts ---------------------------------------------------------------------------------
 
     /**
@@ -809,10 +758,7 @@ final class PacketProcessor {
      * It also rescues a unit blocked for {@link #MONITOR_DEADLOCK_NANOS} on a Java monitor inside a
      * barrier round when no other thread owns that monitor: a work-item suspended at a barrier holds
      * it (see {@link WorkgroupExecutor#rescueMonitorDeadlock()}). Without a time limit it looks every
-     * {@link ComputeUnit#MAX_IDLE_PARK_NANOS}, as often as an idle unit does. Every look needs work in
-     * flight, so once nothing was launched or in flight for {@link #WATCHDOG_QUIET_NANOS} it sleeps
-     * until a launch wakes it ({@link #wakeWatchdog}): an idle agent's watchdog cost as much as its
-     * idle units (20 timer wakes a second, ~0.1% of a core on 2 cores).
+     * {@link ComputeUnit#MAX_IDLE_PARK_NANOS}, as often as an idle unit does.
      */
     private final class Watchdog implements Runnable {
         private final long limitNanos;
@@ -821,10 +767,6 @@ final class PacketProcessor {
         private final long[] blockedSince;
         /** The ring's head sequence at the last look while it had claimable work, or -1. */
         private long stalledHead = -1;
-        /** Unclaimed parts of the head's claimable work at the last look, or -1. */
-        private long stalledLeft = -1;
-        /** Works the ring had taken at the last look. */
-        private long lastAppended;
 
         Watchdog(long limitNanos) {
             this.limitNanos = limitNanos;
@@ -835,25 +777,9 @@ final class PacketProcessor {
         public void run() {
             long period = limitNanos > 0 ? Math.clamp(limitNanos / 8, 1_000_000, ComputeUnit.MAX_IDLE_PARK_NANOS)
                     : ComputeUnit.MAX_IDLE_PARK_NANOS;
-            long quietSince = System.nanoTime() - WATCHDOG_QUIET_NANOS; // nothing launched yet: sleep at once
             while (!shutdown) {
-                boolean sleep = false;
-                if (System.nanoTime() - quietSince >= WATCHDOG_QUIET_NANOS) {
-                    // every look needs work in flight: sleep until a launch wakes this thread
-                    watchdogAsleep = true;
-                    sleep = !workInFlight();
-                    if (!sleep) {
-                        watchdogAsleep = false;
-                    }
-                }
-                LockSupport.parkNanos(this, sleep ? WATCHDOG_SLEEP_NANOS : period);
-                watchdogAsleep = false;
+                LockSupport.parkNanos(this, period);
                 long now = System.nanoTime();
-                long appended = launchRing.appended();
-                if (appended != lastAppended || workInFlight()) {
-                    quietSince = now;
-                }
-                lastAppended = appended;
                 if (limitNanos > 0) {
                     enforceTimeLimit(now);
                 }
@@ -863,22 +789,16 @@ final class PacketProcessor {
         }
 
         /**
-         * Wakes an idle unit when claimable work waited at the ring's head for a whole period with no
-         * part of it claimed meanwhile (a sync_2way-style dispatch whose groups wait for the host in
-         * turn claims its groups slowly but steadily, and needs no second unit spinning beside it): the
+         * Wakes an idle unit when claimable work waited at the ring's head for a whole period: the
          * running units are blocked in parts (say a kernel waiting for a dispatch queued behind it),
          * and the pacer, which looks only between parts, cannot ask for help.
          */
         private void rescueStalledRing() {
             long head = launchRing.headSequence();
-            Work w = launchRing.peekClaimable();
-            // a many-group work at the head that lost a claimed part since the last look is progressing, not stalled
-            long left = w == null ? -1 : w.unclaimedParts();
-            if (w != null && head == stalledHead && left == stalledLeft) {
+            if (head == stalledHead && hasClaimableWork()) {
                 role.wakeIdle(1);
             }
-            stalledHead = w != null ? head : -1;
-            stalledLeft = left;
+            stalledHead = hasClaimableWork() ? head : -1;
         }
 
         private void enforceTimeLimit(long now) {

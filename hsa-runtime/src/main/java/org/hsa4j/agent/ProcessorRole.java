@@ -3,8 +3,6 @@ package org.hsa4j.agent;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
-import org.hsa4j.memory.ComputeUnitThread;
-
 
 /**
  * The role and wake protocol of an agent's packet processor: which thread acts as processor, the
@@ -23,13 +21,9 @@ import org.hsa4j.memory.ComputeUnitThread;
  *
  * <h2>Whom to wake</h2>
  * Wakes go to the first parked units in unit order ({@link #wakeIdle}); helpers for unclaimed parts
- * ({@link #wakeHelpers}) never make the running units, plus the host thread that rang the last
- * doorbell while it runs, outnumber the machine's processors, read once, because on a machine with
- * as many cores as units each extra runnable unit takes the core that the running one, or the host
- * thread waiting for it, needs. A host thread that spins for its dispatch (an ACTIVE wait, or a
- * program's own turn flag as in sync_2way) is runnable and holds a core; one that waits BLOCKED is
- * parked after a few microseconds and leaves its core to a helper. The doorbell records its thread
- * only when it changes (a read per doorbell), and a wake decision reads its state.
+ * ({@link #wakeHelpers}) never make the running units outnumber the machine's processors, read once,
+ * because on a machine with as many cores as units each extra runnable unit takes the core that the
+ * running one, or the host thread waiting for it, needs.
  *
  * <h2>Layout</h2>
  * The role word, its holder and the epoch are the lines the host (at each doorbell) and the units
@@ -42,8 +36,6 @@ final class ProcessorRole extends ProcessorRoleWords {
     /** The machine's processors, read once: helpers woken for computing work never outnumber them. */
     private final int cores = Runtime.getRuntime().availableProcessors();
     private ComputeUnit[] units = new ComputeUnit[0];
-    /** The thread (not a compute unit) that rang the agent's last doorbell, or null. */
-    private volatile Thread producer;
 
     /** Names the agent's units, once, before their threads start. */
     void start(ComputeUnit[] made) {
@@ -103,16 +95,12 @@ final class ProcessorRole extends ProcessorRoleWords {
     void notifyWork() {
         EPOCH.getAndAdd(this, 1L);
         if (role == 0) {
-            wakeToLook(1);
+            wakeIdle(1);
         }
     }
 
     /** A doorbell rang: one volatile read while the role is held, else {@link #notifyWork()}. */
     void notifyDoorbell() {
-        Thread t = Thread.currentThread();
-        if (producer != t && !(t instanceof ComputeUnitThread)) {
-            producer = t;
-        }
         if (role == 0) {
             notifyWork();
         }
@@ -130,32 +118,14 @@ final class ProcessorRole extends ProcessorRoleWords {
         }
     }
 
-    /** Unparks up to {@code count} parked units, first ones first, to look for packets (not to help with running work). */
-    void wakeToLook(long count) {
-        for (ComputeUnit u : units) {
-            if (count <= 0) {
-                return;
-            }
-            if (u.wakeToLook()) {
-                count--;
-            }
-        }
-    }
-
     /**
      * Wakes up to {@code helpers} idle units to help with unclaimed parts, never all of the units and
      * never more than leave every core one running unit: a unit beyond the cores adds no throughput
      * to work that computes, only wake-ups and hand-offs (work that blocks is the watchdog's to rescue).
      */
     void wakeHelpers(long helpers) {
-        long room = cores - runningUnits() - runningProducers();
+        long room = cores - runningUnits();
         wakeIdle(Math.min(Math.min(units.length - 1, helpers), room));
-    }
-
-    /** 1 when the thread that rang the last doorbell is runnable (spinning or working, not parked), else 0. */
-    private int runningProducers() {
-        Thread p = producer;
-        return p != null && p.getState() == Thread.State.RUNNABLE ? 1 : 0;
     }
 
     /** Units claiming or running a part now (volatile reads of each unit's current work). */
