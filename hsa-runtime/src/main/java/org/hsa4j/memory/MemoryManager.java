@@ -222,6 +222,16 @@ public final class MemoryManager implements AutoCloseable {
         }
     }
 
+    /**
+     * The real-address SVM arena as a file another process can map at the same addresses (a CUDA
+     * device server), or empty before the first real pool or where the arena is private (no memfd).
+     */
+    public java.util.Optional<SvmShare> svmShare() {
+        synchronized (realLock) {
+            return java.util.Optional.ofNullable(real == null ? null : real.share());
+        }
+    }
+
     /** Stops telling {@code registrar}; it is first told that every mapped chunk goes away for it. */
     public void removeRegistrar(SvmRegistrar registrar) {
         synchronized (realLock) {
