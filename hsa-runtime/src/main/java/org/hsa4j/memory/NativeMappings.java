@@ -39,6 +39,10 @@ final class NativeMappings {
     private static final int MADV_DONTNEED = 4;
     private static final int MADV_REMOVE = 9;
     private static final int MFD_CLOEXEC = 0x1;
+    /** Where shared reservations are hinted first: 16 TiB, then every {@link #HINT_STEP} above, {@link #HINTS} times. */
+    private static final long HINT_BASE = 1L << 44;
+    private static final long HINT_STEP = 128L << 30;
+    private static final int HINTS = 16;
 
     private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CALL_STATE.varHandle(
@@ -157,8 +161,23 @@ final class NativeMappings {
                 throw new HsaException(HsaStatus.OUT_OF_RESOURCES, "ftruncate of the SVM memfd to " + bytes
                         + " bytes failed: errno " + e);
             }
-            MemorySegment p = (MemorySegment) MMAP.invokeExact(state, MemorySegment.NULL, bytes, PROT_NONE,
-                    MAP_SHARED | MAP_NORESERVE, fd, 0L);
+            MemorySegment p = MemorySegment.ofAddress(-1L);
+            // a hint, never MAP_FIXED: the kernel still chooses, and takes the hint only where it is
+            // free. Hinted places lie far from where a JVM's own mappings go (its heap low, its
+            // libraries and threads below the top), so a device server JVM finds them free too
+            for (int k = 0; k < HINTS && p.address() == -1L; k++) {
+                long hint = HINT_BASE + k * HINT_STEP;
+                p = (MemorySegment) MMAP.invokeExact(state, MemorySegment.ofAddress(hint), bytes, PROT_NONE,
+                        MAP_SHARED | MAP_NORESERVE, fd, 0L);
+                if (p.address() != -1L && p.address() != hint) {
+                    int undone = (int) MUNMAP.invokeExact(state, p, bytes);
+                    p = MemorySegment.ofAddress(-1L);
+                }
+            }
+            if (p.address() == -1L) {
+                p = (MemorySegment) MMAP.invokeExact(state, MemorySegment.NULL, bytes, PROT_NONE,
+                        MAP_SHARED | MAP_NORESERVE, fd, 0L);
+            }
             if (p.address() == -1L) {
                 int e = errno(state);
                 close(fd);

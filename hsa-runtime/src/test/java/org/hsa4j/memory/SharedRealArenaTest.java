@@ -49,6 +49,16 @@ class SharedRealArenaTest {
     }
 
     @Test
+    void theArenaLiesAtAHintedAddressFarFromWhereAJvmsOwnMappingsGo() {
+        real.allocate(64);
+        SvmShare share = rt.memory().svmShare().orElseThrow();
+        // 16 TiB and up: above a JVM's heap and below its libraries and thread stacks, so a device
+        // server JVM finds the same range free
+        assertTrue(share.address() >= 1L << 44 && share.address() < (1L << 44) + (16L * (128L << 30)),
+                Long.toHexString(share.address()));
+    }
+
+    @Test
     void aChildJvmMapsTheArenaAtTheSameAddressReadsWhatTheParentWroteAndWritesBack() throws Exception {
         long a = real.allocate(64);
         rt.svm().setLong(a, 0x1234_5678_9ABCL);
