@@ -68,9 +68,18 @@ import org.hsa4j.status.HsaStatus;
  *
  * <p><b>Faults.</b> A kernel that faults poisons the context: its queue gets MEMORY_FAULT or
  * EXCEPTION on its error callback and the other queues that had work in the dead context go to the
- * error state too. {@link CudaContext#recover} then tries to recreate the context; CUDA documents
- * sticky errors as unrecoverable within the process (driver 580 refuses the new context with error
- * 700), so the agent is then lost: later queues get FATAL saying why, and CPU agents serve on.
+ * error state too (HSA leaves them there). {@link CudaContext#recover} then tries to recreate the
+ * context; CUDA documents sticky errors as unrecoverable within the process (driver 580 refuses the
+ * new context with error 700), so the agent goes on in a fresh process: the next new queue starts a
+ * device server ({@link CudaDeviceClient}, {@link CudaDeviceServer}: a child JVM that maps the
+ * runtime's SVM memfd at the same addresses and makes a context of its own), and new queues are
+ * served through it ({@link CudaServerQueueProcessor}); kernel objects loaded before the fault keep
+ * working (the server loads their kept code objects, {@link CudaServerKernels}). If that server
+ * faults or dies, its queues fail the same way and the next new queue starts another. What the dead
+ * context held is gone and not made again: device, pinned and managed buffers, loading new code
+ * objects, resident queues are refused with INVALID_AGENT saying why. Only where no server can
+ * start (no memfd SVM) is the agent lost ({@link #isLost()}): later queues get FATAL saying why.
+ * CPU agents serve on throughout.
  */
 public final class CudaAgent implements AutoCloseable, QueueBackend {
     /** Kernel object handles: a tag in the high bits, so a CPU agent's handle is never taken for one. */
@@ -105,6 +114,11 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
     private SignalManager deviceSignals;
     /** Why the device is lost for this process, or null while it serves. */
     private volatile HsaException lost;
+    /** Why the in-process context died for good (new queues run in a device server), or null. */
+    private volatile HsaException inProcessDead;
+    /** The device server serving new queues after the in-process context died; guarded by this. */
+    private CudaDeviceClient server;
+    private final AtomicLong serversStarted = new AtomicLong();
     private volatile boolean closed;
 
     private CudaAgent(HsaRuntime runtime, CudaPlatform platform, CudaDeviceInfo info, int index) {
@@ -229,6 +243,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
      */
     public CudaModule load(CudaCodeObject code) {
         checkOpen();
+        checkInProcess("loading a code object");
         CudaModule m = new CudaModule(this, code);
         synchronized (modules) {
             modules.add(m);
@@ -425,6 +440,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
 
     private CudaBuffer allocate(CudaBuffer.Kind kind, long bytes) {
         checkOpen();
+        checkInProcess(kind.name().toLowerCase(java.util.Locale.ROOT) + " memory");
         if (bytes <= 0) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "cannot allocate " + bytes + " bytes");
         }
@@ -471,7 +487,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
 
     void free(CudaBuffer b) {
         buffers.remove(b);
-        if (lost != null) {
+        if (lost != null || inProcessDead != null) {
             return;   // the context died with a sticky error, and the memory with it
         }
         context.enter();
@@ -512,8 +528,77 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
      */
     @Override
     public Queue createQueue(int size, QueueType type, QueueErrorCallback errorCallback) {
+        if (inProcessDead != null && lost == null) {
+            CudaDeviceClient s = server();
+            return newQueue(size, type, errorCallback, runtime.systemPool(), runtime.signals(),
+                    q -> new CudaServerQueueProcessor(this, q, s));
+        }
         return newQueue(size, type, errorCallback, runtime.systemPool(), runtime.signals(),
                 q -> new CudaQueueProcessor(this, q));
+    }
+
+    /**
+     * The device server for new queues: the running one, or a new one (bounded start) when none
+     * runs or the last one died. The server registers every SVM chunk ({@link CudaDeviceClient} is a
+     * registrar), so SVM addresses mean the same bytes to its kernels.
+     *
+     * @throws HsaException FATAL when no server can start, saying why
+     */
+    private synchronized CudaDeviceClient server() {
+        checkOpen();
+        CudaDeviceClient s = server;
+        if (s != null && s.dead() == null) {
+            return s;
+        }
+        svmPool();   // the arena exists before it is shared
+        org.hsa4j.memory.SvmShare share = runtime.memory().svmShare().orElseThrow(() -> new HsaException(HsaStatus.FATAL,
+                name() + " cannot start a device server: the runtime's SVM is not a shared memfd mapping"));
+        CudaDeviceClient c = CudaDeviceClient.start(share, info.ordinal(), serversStarted.incrementAndGet(), name(),
+                this::serverDied);
+        try {
+            runtime.memory().addRegistrar(c);
+        } catch (HsaException e) {
+            c.close();
+            throw new HsaException(HsaStatus.FATAL, c + " cannot register the runtime's SVM: " + e.getMessage(), e);
+        }
+        recoveries.incrementAndGet();
+        server = c;
+        return c;
+    }
+
+    /** A device server exited (a fault, a crash, a kill, or close): its queues fail with why; the next queue starts another. */
+    private void serverDied(CudaDeviceClient c) {
+        runtime.memory().removeRegistrar(c);
+        synchronized (this) {
+            if (server == c) {
+                server = null;
+            }
+        }
+        HsaException why = c.dead();
+        for (CudaQueueServer p : processors) {
+            if (p instanceof CudaServerQueueProcessor sp && sp.server() == c) {
+                p.contextLost(why);
+            }
+        }
+    }
+
+    /** The pid of the device server serving new queues now, or -1 while the in-process context serves or none runs. */
+    public synchronized long serverPid() {
+        CudaDeviceClient s = server;
+        return s == null || s.dead() != null ? -1 : s.pid();
+    }
+
+    /**
+     * Refuses {@code what} once the in-process context is dead: the device server runs the kernels of
+     * code objects loaded before the fault on SVM, and nothing else the context held.
+     */
+    private void checkInProcess(String what) {
+        HsaException dead = inProcessDead;
+        if (dead != null) {
+            throw new HsaException(HsaStatus.INVALID_AGENT, name() + " serves new queues through a device server since its "
+                    + "CUDA context died (" + dead.getMessage() + "): " + what + " is not available there (kernel objects "
+                    + "loaded before the fault and SVM are)", dead);
+        }
     }
 
     /**
@@ -537,6 +622,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, program + " was loaded on " + program.agent().name()
                     + ", not on " + name());
         }
+        checkInProcess("a resident queue");
         SignalManager ds = deviceSignals();
         return newQueue(size, type, errorCallback, svmPool(), ds, q -> new CudaResidentProcessor(this, q, ds, program, options));
     }
@@ -653,7 +739,13 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
             runtime.memory().removeRegistrar(svmRegistrar);
             runtime.memory().addRegistrar(svmRegistrar);
         } catch (HsaException fatal) {
-            lost = fatal;
+            // the process's CUDA is poisoned: the dead context registers no more SVM chunks (CPU agents
+            // allocate on), and new queues go to a device server where one can map the SVM
+            runtime.memory().removeRegistrar(svmRegistrar);
+            inProcessDead = fatal;
+            if (runtime.memory().svmShare().isEmpty()) {
+                lost = fatal;
+            }
             reason = fatal;
         }
         for (CudaQueueServer p : processors) {
@@ -664,11 +756,17 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
     }
 
     /**
-     * True once CUDA refused to recreate the context after a sticky error: the device can serve
-     * nothing more in this process (new queues are refused with FATAL); CPU agents are unaffected.
+     * True once CUDA refused to recreate the context after a sticky error and no device server can
+     * take over (the SVM is not a shared memfd mapping): new queues are refused with FATAL; CPU agents
+     * are unaffected. With a memfd SVM (Linux) the agent is not lost: see {@link #servesThroughServer()}.
      */
     public boolean isLost() {
         return lost != null;
+    }
+
+    /** True once the in-process context died for good and new queues are served by a device server. */
+    public boolean servesThroughServer() {
+        return inProcessDead != null && lost == null;
     }
 
     private void checkOpen() {
@@ -721,7 +819,16 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
         }
         runtime.memory().removeRegistrar(svmRegistrar);
         revokePools();
-        if (lost != null) {
+        CudaDeviceClient s;
+        synchronized (this) {
+            s = server;
+            server = null;
+        }
+        if (s != null) {
+            runtime.memory().removeRegistrar(s);
+            s.close();
+        }
+        if (lost != null || inProcessDead != null) {
             // the context died with the sticky error, and with it every module and allocation in
             // it: there is nothing left to unload or free
             return;

@@ -1,5 +1,6 @@
 package org.hsa4j.cuda;
 
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -18,6 +19,7 @@ import org.hsa4j.signal.Signal;
 import org.hsa4j.status.HsaException;
 import org.hsa4j.status.HsaStatus;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -25,12 +27,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * A faulting kernel (part 5): MEMORY_FAULT on its queue; then the agent either serves new queues in a
- * new context or, where CUDA refuses one (sticky errors), refuses them with FATAL; CPU agents go on.
- * Runs last.
+ * A faulting kernel (part 5): MEMORY_FAULT on its queue; then the agent serves new queues in a new
+ * context or, where CUDA refuses one (sticky errors, as on driver 580), through a device server (a
+ * child JVM on the same SVM) that runs kernel objects loaded before the fault; a fault there is
+ * recovered the same way; CPU agents go on. Runs last (the fault poisons this JVM's CUDA).
  */
 @Order(Integer.MAX_VALUE)
-@TestMethodOrder(MethodOrderer.MethodName.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CudaFaultTest {
     private static GpuFixture gpu;
 
@@ -48,6 +51,7 @@ class CudaFaultTest {
     }
 
     @Test
+    @Order(1)
     void aFaultingKernelIsAMemoryFaultAndTheAgentThenServesOrRefusesClearly() throws Exception {
         MemorySegment keptAcrossTheFault = gpu.agent.allocatePinned(64).hostSegment();
         CompletableFuture<HsaException> error = new CompletableFuture<>();
@@ -70,6 +74,19 @@ class CudaFaultTest {
                     () -> gpu.agent.createQueue(64, QueueType.SINGLE, null));
             assertEquals(HsaStatus.FATAL, refused.status(), refused.getMessage());
             assertTrue(refused.getMessage().contains("sticky error"), refused.getMessage());
+        } else if (gpu.agent.servesThroughServer()) {
+            // a device server took over: a NEW queue runs a kernel object loaded before the fault
+            Queue good = gpu.agent.createQueue(64, QueueType.SINGLE, null);
+            try {
+                assertTrue(gpu.agent.serverPid() > 0);
+                assertEquals(1, gpu.agent.recoveries());
+                vectorAdd(good, 1 << 16);
+            } finally {
+                good.destroy();
+            }
+            HsaException refused = assertThrows(HsaException.class, () -> gpu.agent.allocatePinned(64));
+            assertEquals(HsaStatus.INVALID_AGENT, refused.status(), refused.getMessage());
+            assertTrue(refused.getMessage().contains("device server"), refused.getMessage());
         } else {
             assertEquals(1, gpu.agent.recoveries());
             Queue good = gpu.agent.createQueue(64, QueueType.SINGLE, null);
@@ -86,6 +103,67 @@ class CudaFaultTest {
     }
 
     @Test
+    @Order(2)
+    void aFaultInTheDeviceServerIsAMemoryFaultAndTheNextQueueGetsANewServer() throws Exception {
+        Assumptions.assumeTrue(gpu.agent.servesThroughServer(), "the in-process context was recreated: no device server");
+        Queue first = gpu.agent.createQueue(64, QueueType.SINGLE, null);
+        long firstServer = gpu.agent.serverPid();
+        try {
+            vectorAdd(first, 1000);   // the server serves before it faults
+        } finally {
+            first.destroy();
+        }
+        CompletableFuture<HsaException> error = new CompletableFuture<>();
+        Queue bad = gpu.agent.createQueue(64, QueueType.SINGLE, (e, q) -> error.complete(e));
+        Signal faulted = gpu.runtime.createSignal(1);
+        GpuFixture.dispatch(bad, gpu.kernels.kernel("hsa4j_fault"), 1, 1, gpu.kernarg(new long[] {0x10}), faulted, false);
+        HsaException e = error.get(60, TimeUnit.SECONDS);
+        assertEquals(HsaStatus.MEMORY_FAULT, e.status(), e.getMessage());
+        assertTrue(e.getMessage().contains("CUDA_ERROR_ILLEGAL_ADDRESS"), e.getMessage());
+        assertEquals(HsaStatus.MEMORY_FAULT, assertThrows(HsaException.class, () -> GpuFixture.awaitZero(faulted)).status());
+        bad.destroy();
+
+        Queue again = gpu.agent.createQueue(64, QueueType.SINGLE, null);
+        try {
+            assertTrue(gpu.agent.serverPid() > 0);
+            assertTrue(gpu.agent.serverPid() != firstServer, "a new server after the fault");
+            assertEquals(2, gpu.agent.recoveries());
+            vectorAdd(again, 4096);
+        } finally {
+            again.destroy();
+        }
+    }
+
+    /** c = a + b on {@code n} floats in SVM through {@code q}, with the vector_add kernel object loaded before any fault. */
+    private static void vectorAdd(Queue q, int n) {
+        long bytes = 4L * n;
+        long a = gpu.agent.svmPool().allocate(bytes);
+        long b = gpu.agent.svmPool().allocate(bytes);
+        long c = gpu.agent.svmPool().allocate(bytes);
+        try {
+            MemorySegment sa = gpu.runtime.cpuAgent().svm().segment(a, bytes);
+            MemorySegment sb = gpu.runtime.cpuAgent().svm().segment(b, bytes);
+            MemorySegment sc = gpu.runtime.cpuAgent().svm().segment(c, bytes);
+            for (int i = 0; i < n; i++) {
+                sa.setAtIndex(JAVA_FLOAT, i, i);
+                sb.setAtIndex(JAVA_FLOAT, i, 2 * i + 1);
+            }
+            Signal done = gpu.runtime.createSignal(1);
+            GpuFixture.dispatch(q, gpu.kernels.kernel("hsa4j_vector_add"), 256, n, gpu.kernarg(new long[] {a, b, c}, n),
+                    done, false);
+            GpuFixture.awaitZero(done);
+            for (int i = 0; i < n; i++) {
+                assertEquals(3f * i + 1, sc.getAtIndex(JAVA_FLOAT, i), "element " + i);
+            }
+        } finally {
+            gpu.agent.svmPool().free(a);
+            gpu.agent.svmPool().free(b);
+            gpu.agent.svmPool().free(c);
+        }
+    }
+
+    @Test
+    @Order(3)
     void theCpuPoolAgentsKeepServingAfterTheGpuFaulted() throws Exception {
         // runs after the fault test (same class, one fixture): the CUDA fault must not touch them
         HsaRuntime rt = gpu.runtime;
