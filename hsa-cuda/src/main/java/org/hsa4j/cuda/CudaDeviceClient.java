@@ -255,6 +255,13 @@ final class CudaDeviceClient implements SvmRegistrar, AutoCloseable {
                     ready.complete(f);
                     continue;
                 }
+                if (f.op() == CudaServerProtocol.ERROR && f.at(0) != CudaServerProtocol.NOT_CUDA
+                        && CuResult.poisonsContext((int) f.at(0)) && dead == null) {
+                    // a sticky error: the server is as good as gone (it exits after reporting), so no
+                    // one may be handed it from now on, before anyone hears of the fault
+                    dead = new HsaException(CuResult.toStatus((int) f.at(0)), name + " faulted (" + f.text()
+                            + ") and exits");
+                }
                 Consumer<Frame> c = pending.remove(f.id());
                 if (c != null) {
                     c.accept(f);
@@ -313,7 +320,7 @@ final class CudaDeviceClient implements SvmRegistrar, AutoCloseable {
     public void close() {
         if (dead == null) {
             try {
-                send(new Frame(CudaServerProtocol.SHUTDOWN, 0), r -> { });
+                send(new Frame(CudaServerProtocol.SHUTDOWN, 0), r -> { });   // a faulted server exits by itself
             } catch (RuntimeException ignored) {
                 // gone already
             }

@@ -83,11 +83,14 @@ public final class CudaDeviceServer {
             int ordinal = Integer.parseInt(args[4]);
             int fd = SharedMemoryFile.openOf(pid, parentFd);
             SharedMemoryFile.mapAt(address, fd, bytes, SharedMemoryFile.PROT_NONE);
-            CudaPlatform platform = CudaPlatform.discover();
-            if (!platform.available()) {
-                throw new IllegalStateException("no CUDA in the device server: " + platform.reason());
+            // the driver alone (no device survey, no NVRTC, whatever HSA4J_CUDA says): the parent chose the device
+            CudaDriver.Load load = CudaDriver.load(CudaDriver.LIBRARY);
+            if (!load.available()) {
+                throw new IllegalStateException("no CUDA in the device server: " + load.reason());
             }
-            server = new CudaDeviceServer(out, new CudaContext(platform.driver(), ordinal));
+            CudaDriver driver = load.driver();
+            driver.check(driver.cuInit(0), "cuInit");
+            server = new CudaDeviceServer(out, new CudaContext(driver, ordinal));
         } catch (Throwable t) {
             try {
                 CudaServerProtocol.write(out, new Frame(CudaServerProtocol.ERROR, 0,

@@ -10,6 +10,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.cuda.CudaServerProtocol.Frame;
+import org.hsa4j.idle.IdleStrategy;
+import org.hsa4j.idle.Idler;
 import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.packet.BarrierPacket;
 import org.hsa4j.packet.PacketHeader;
@@ -62,6 +64,9 @@ final class CudaServerQueueProcessor implements Runnable, CudaQueueServer {
     private final Thread thread;
     /** Launches sent and not yet reported. */
     private final AtomicLong inflight = new AtomicLong();
+    private final IdleStrategy idleStrategy;
+    /** The current wait, or null after progress (a new wait starts spinning again). */
+    private Idler idler;
     private volatile boolean stopping;
     private long stream;
     private long readIndex;
@@ -72,6 +77,7 @@ final class CudaServerQueueProcessor implements Runnable, CudaQueueServer {
         this.ring = queue.ring();
         this.doorbell = queue.doorbell();
         this.signals = agent.runtime().signals();
+        this.idleStrategy = signals.idleStrategy();
         this.server = server;
         // the stream first: a queue the server cannot serve is refused at creation, not later
         this.stream = server.call(new Frame(CudaServerProtocol.STREAM, 0)).at(0);
@@ -147,7 +153,7 @@ final class CudaServerQueueProcessor implements Runnable, CudaQueueServer {
             return;
         }
         if (PacketHeader.barrier(word) && type != PacketType.KERNEL_DISPATCH.code() && inflight.get() != 0) {
-            LockSupport.parkNanos(this, BACK_OFF_NANOS);   // the reports unpark this thread
+            backOff();   // the reports unpark this thread
             return;
         }
         String problem = PacketTranslation.fenceProblem(word);
@@ -157,7 +163,7 @@ final class CudaServerQueueProcessor implements Runnable, CudaQueueServer {
             dispatch(off, word);
         } else if (type == PacketType.BARRIER_AND.code() || type == PacketType.BARRIER_OR.code()) {
             if (!barrier(off, word, type == PacketType.BARRIER_AND.code())) {
-                LockSupport.parkNanos(this, BACK_OFF_NANOS);
+                backOff();
             }
         } else if (type == PacketType.AGENT_DISPATCH.code()) {
             reject(off, HsaStatus.INVALID_PACKET_FORMAT, agent.name() + " does not run agent dispatch packets");
@@ -205,6 +211,7 @@ final class CudaServerQueueProcessor implements Runnable, CudaQueueServer {
         Signal signal = completion;
         int release = PacketHeader.releaseScopeCode(word);
         String what = "kernel " + l.kernel().symbol() + " of packet " + index + " on queue " + queue.id();
+        idler = null;
         inflight.incrementAndGet();
         server.launch(new long[] {stream, function, l.blocksX(), l.blocksY(), l.blocksZ(), l.threadsX(), l.threadsY(),
                 l.threadsZ(), l.dynamicShared(), 1}, kernarg, e -> completed(signal, release, what, e));
@@ -288,6 +295,7 @@ final class CudaServerQueueProcessor implements Runnable, CudaQueueServer {
     }
 
     private void consume(long off) {
+        idler = null;
         AqlPacket.storeInvalid(ring, off);
         readIndex++;
         queue.storeReadIndexScrelease(readIndex);
@@ -330,21 +338,30 @@ final class CudaServerQueueProcessor implements Runnable, CudaQueueServer {
 
     private void waitForWork(long bell) {
         if (inflight.get() != 0) {
-            LockSupport.parkNanos(this, BACK_OFF_NANOS);
+            backOff();
             return;
         }
+        idler = null;
         try {
             doorbell.waitScacquire(SignalCondition.NE, bell, DOORBELL_WAIT_NANOS, WaitState.BLOCKED);
         } catch (HsaException e) {
-            LockSupport.parkNanos(this, BACK_OFF_NANOS);   // the doorbell was destroyed with the queue: stop follows
+            backOff();   // the doorbell was destroyed with the queue: stop follows
         }
+    }
+
+    /** Waits a little through the runtime's idle strategy (parks capped at {@link #BACK_OFF_NANOS}; a report unparks). */
+    private void backOff() {
+        if (idler == null) {
+            idler = idleStrategy.idler().blocker(this);
+        }
+        idler.idle(BACK_OFF_NANOS);
     }
 
     /** On exit: waits (bounded) for the launches in flight, then destroys the stream in the server. */
     private void finish() {
         long deadline = System.nanoTime() + FINISH_NANOS;
         while (inflight.get() != 0 && server.dead() == null && System.nanoTime() - deadline < 0) {
-            LockSupport.parkNanos(this, BACK_OFF_NANOS);
+            backOff();
         }
         if (server.dead() == null && inflight.get() == 0) {
             try {
