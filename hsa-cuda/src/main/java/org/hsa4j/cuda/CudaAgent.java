@@ -73,7 +73,7 @@ import org.hsa4j.status.HsaStatus;
  * new context with error 700), so the agent goes on in a fresh process: the next new queue starts a
  * device server ({@link CudaDeviceClient}, {@link CudaDeviceServer}: a child JVM that maps the
  * runtime's SVM memfd at the same addresses and makes a context of its own), and new queues are
- * served through it ({@link CudaServerQueueProcessor}); kernel objects loaded before the fault keep
+ * served through it ({@link CudaServerQueueProcessor}); kernel objects looked up before the fault keep
  * working (the server loads their kept code objects, {@link CudaServerKernels}). If that server
  * faults or dies, its queues fail the same way and the next new queue starts another. What the dead
  * context held is gone and not made again: device, pinned and managed buffers, loading new code
@@ -592,12 +592,12 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
      * Refuses {@code what} once the in-process context is dead: the device server runs the kernels of
      * code objects loaded before the fault on SVM, and nothing else the context held.
      */
-    private void checkInProcess(String what) {
+    void checkInProcess(String what) {
         HsaException dead = inProcessDead;
         if (dead != null) {
             throw new HsaException(HsaStatus.INVALID_AGENT, name() + " serves new queues through a device server since its "
                     + "CUDA context died (" + dead.getMessage() + "): " + what + " is not available there (kernel objects "
-                    + "loaded before the fault and SVM are)", dead);
+                    + "looked up before the fault and SVM are)", dead);
         }
     }
 

@@ -36,11 +36,16 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CudaFaultTest {
     private static GpuFixture gpu;
+    /** Kernel objects looked up before any fault: after it they must keep working. */
+    private static CudaKernel vectorAdd;
+    private static CudaKernel fault;
 
     @BeforeAll
     static void open() {
         Gpu.assumeDevice();
         gpu = new GpuFixture();
+        vectorAdd = gpu.kernels.kernel("hsa4j_vector_add");
+        fault = gpu.kernels.kernel("hsa4j_fault");
     }
 
     @AfterAll
@@ -57,7 +62,7 @@ class CudaFaultTest {
         CompletableFuture<HsaException> error = new CompletableFuture<>();
         Queue bad = gpu.agent.createQueue(64, QueueType.SINGLE, (e, q) -> error.complete(e));
         Signal faulted = gpu.runtime.createSignal(1);
-        GpuFixture.dispatch(bad, gpu.kernels.kernel("hsa4j_fault"), 1, 1, gpu.kernarg(new long[] {0x10}), faulted, false);
+        GpuFixture.dispatch(bad, fault, 1, 1, gpu.kernarg(new long[] {0x10}), faulted, false);
         HsaException e = error.get(60, TimeUnit.SECONDS);
         assertEquals(HsaStatus.MEMORY_FAULT, e.status(), e.getMessage());
         assertTrue(e.getMessage().contains("CUDA_ERROR_ILLEGAL_ADDRESS"), e.getMessage());
@@ -87,6 +92,8 @@ class CudaFaultTest {
             HsaException refused = assertThrows(HsaException.class, () -> gpu.agent.allocatePinned(64));
             assertEquals(HsaStatus.INVALID_AGENT, refused.status(), refused.getMessage());
             assertTrue(refused.getMessage().contains("device server"), refused.getMessage());
+            HsaException lookup = assertThrows(HsaException.class, () -> gpu.kernels.kernel("hsa4j_count"));
+            assertEquals(HsaStatus.INVALID_AGENT, lookup.status(), lookup.getMessage());
         } else {
             assertEquals(1, gpu.agent.recoveries());
             Queue good = gpu.agent.createQueue(64, QueueType.SINGLE, null);
@@ -116,7 +123,7 @@ class CudaFaultTest {
         CompletableFuture<HsaException> error = new CompletableFuture<>();
         Queue bad = gpu.agent.createQueue(64, QueueType.SINGLE, (e, q) -> error.complete(e));
         Signal faulted = gpu.runtime.createSignal(1);
-        GpuFixture.dispatch(bad, gpu.kernels.kernel("hsa4j_fault"), 1, 1, gpu.kernarg(new long[] {0x10}), faulted, false);
+        GpuFixture.dispatch(bad, fault, 1, 1, gpu.kernarg(new long[] {0x10}), faulted, false);
         HsaException e = error.get(60, TimeUnit.SECONDS);
         assertEquals(HsaStatus.MEMORY_FAULT, e.status(), e.getMessage());
         assertTrue(e.getMessage().contains("CUDA_ERROR_ILLEGAL_ADDRESS"), e.getMessage());
@@ -149,8 +156,7 @@ class CudaFaultTest {
                 sb.setAtIndex(JAVA_FLOAT, i, 2 * i + 1);
             }
             Signal done = gpu.runtime.createSignal(1);
-            GpuFixture.dispatch(q, gpu.kernels.kernel("hsa4j_vector_add"), 256, n, gpu.kernarg(new long[] {a, b, c}, n),
-                    done, false);
+            GpuFixture.dispatch(q, vectorAdd, 256, n, gpu.kernarg(new long[] {a, b, c}, n), done, false);
             GpuFixture.awaitZero(done);
             for (int i = 0; i < n; i++) {
                 assertEquals(3f * i + 1, sc.getAtIndex(JAVA_FLOAT, i), "element " + i);
