@@ -160,6 +160,11 @@ final class CudaDeviceClient implements SvmRegistrar, AutoCloseable {
         return process.pid();
     }
 
+    /** The server's process (tests end its channel as a dying parent would). */
+    Process process() {
+        return process;
+    }
+
     @Override
     public String toString() {
         return name;
