@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -47,8 +48,10 @@ import org.hsa4j.status.HsaStatus;
  * was reported. Barrier-AND/OR read their dependency signals and back off while they wait.
  *
  * <p><b>Errors.</b> An ERROR report (a kernel fault is MEMORY_FAULT) goes to the queue's error
- * callback and fails the packet's signal; the queue is then in the error state and its later packets
- * are failed and consumed, as HSA has it. The server's death fails what it had pending the same way.
+ * callback and fails the packet's signal, both on this processor's thread (a callback may destroy
+ * the queue, which must not block the client's reader); the queue is then in the error state and its
+ * later packets are failed and consumed, as HSA has it. The server's death fails what it had pending
+ * the same way.
  */
 final class CudaServerQueueProcessor implements Runnable, CudaQueueServer {
     private static final long DOORBELL_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
@@ -64,6 +67,11 @@ final class CudaServerQueueProcessor implements Runnable, CudaQueueServer {
     private final Thread thread;
     /** Launches sent and not yet reported. */
     private final AtomicLong inflight = new AtomicLong();
+    /**
+     * Failures reported on the client's reader thread, raised on this thread: a user's error callback
+     * may destroy the queue, which waits for this thread and for the reader's next reply.
+     */
+    private final ConcurrentLinkedQueue<Runnable> failures = new ConcurrentLinkedQueue<>();
     private final IdleStrategy idleStrategy;
     /** The current wait, or null after progress (a new wait starts spinning again). */
     private Idler idler;
@@ -117,7 +125,7 @@ final class CudaServerQueueProcessor implements Runnable, CudaQueueServer {
     /** The server died: what it had pending failed already (each launch's report); later packets fail with the queue's error. */
     @Override
     public void contextLost(HsaException cause) {
-        queue.raiseError(cause);
+        failures.add(() -> queue.raiseError(cause));
         LockSupport.unpark(thread);
     }
 
@@ -136,6 +144,10 @@ final class CudaServerQueueProcessor implements Runnable, CudaQueueServer {
     }
 
     private void step() {
+        raiseFailures();
+        if (stopping) {
+            return;   // an error callback destroyed the queue: its ring may be gone
+        }
         long bell = doorbell.loadScacquire();
         if (queue.state() != QueueState.ACTIVE) {
             HsaException reason = queue.error() != null ? queue.error()
@@ -230,14 +242,23 @@ final class CudaServerQueueProcessor implements Runnable, CudaQueueServer {
                 }
             } else {
                 HsaException failed = new HsaException(e.status(), what + ": " + e.getMessage(), e);
-                queue.raiseError(failed);
-                if (completion != null) {
-                    completion.fail(failed);
-                }
+                failures.add(() -> {
+                    queue.raiseError(failed);
+                    if (completion != null) {
+                        completion.fail(failed);
+                    }
+                });
             }
         } finally {
             inflight.decrementAndGet();
             LockSupport.unpark(thread);
+        }
+    }
+
+    private void raiseFailures() {
+        Runnable r;
+        while ((r = failures.poll()) != null) {
+            r.run();
         }
     }
 
@@ -370,5 +391,6 @@ final class CudaServerQueueProcessor implements Runnable, CudaQueueServer {
                 // the server died meanwhile: the stream went with it
             }
         }
+        raiseFailures();
     }
 }
