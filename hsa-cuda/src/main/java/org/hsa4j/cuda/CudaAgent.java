@@ -313,6 +313,9 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
      */
     private void registerSvm() {
         try {
+            // a device server must be able to map the SVM after a fault: ask for a shared arena (too
+            // late where the runtime made its real pool before this agent: then no server can start)
+            runtime.memory().shareRealSvm();
             runtime.memory().addRegistrar(svmRegistrar);
         } catch (RuntimeException e) {
             context.close();

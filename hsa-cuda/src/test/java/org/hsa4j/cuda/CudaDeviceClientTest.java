@@ -29,7 +29,8 @@ class CudaDeviceClientTest {
     @BeforeEach
     void open() {
         rt = HsaRuntime.init(RuntimeConfig.builder().computeUnits(1).build());
-        rt.realSystemPool().allocate(64);   // the arena exists
+        rt.memory().shareRealSvm();
+        rt.realSystemPool().allocate(64);   // the arena exists, shared
     }
 
     @AfterEach

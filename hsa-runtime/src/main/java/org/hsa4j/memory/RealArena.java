@@ -47,14 +47,16 @@ import org.hsa4j.status.HsaStatus;
  * for a GPU alike. Chunks of size classes are never given back (blocks are recycled, as in
  * {@link BlockHeap}). docs/SECURITY.md states the guarantee.
  *
- * <p><b>Shared with a device server.</b> The reservation maps a {@code memfd} {@code MAP_SHARED}
+ * <p><b>Shared with a device server.</b> Where asked ({@link MemoryManager#shareRealSvm}, as a
+ * CUDA agent does), the reservation maps a {@code memfd} {@code MAP_SHARED}
  * ({@link NativeMappings#reserveShared}; file offset = address - {@link #mapAddress()}), so a child
  * process (a CUDA device server that serves a GPU after the in-process context died) can map the
  * very same bytes at the same addresses through {@code /proc/<pid>/fd/<fd>} ({@link #share()}).
  * Nothing else changes for this process: commits are the same {@code mprotect}, and a freed span's
  * pages go back by punching a hole in the file ({@code MADV_REMOVE}, which reads as zero after, as
- * the private {@code MADV_DONTNEED} did). Where the kernel has no memfd the reservation stays private
- * and {@link #share()} is empty.
+ * the private {@code MADV_DONTNEED} did); a fresh shared page costs about 0.8 us more on first touch,
+ * which is why the default stays private. Where the kernel has no memfd the reservation stays
+ * private and {@link #share()} is empty.
  *
  * <p>All mutation is under this object's lock; {@link #lookup} takes none.
  */
@@ -122,8 +124,16 @@ final class RealArena {
     private long committedBytes;
     private boolean closed;
 
-    /** An arena of {@code reservation} bytes (a multiple of the chunk size) with {@code registrars} told of every chunk. */
+    /** A private arena: see {@link #RealArena(long, long, List, boolean)}. */
     RealArena(long reservation, long quarantineBytes, List<SvmRegistrar> registrars) {
+        this(reservation, quarantineBytes, registrars, false);
+    }
+
+    /**
+     * An arena of {@code reservation} bytes (a multiple of the chunk size) with {@code registrars}
+     * told of every chunk; a shared memfd mapping when {@code shared} (and the kernel has memfd).
+     */
+    RealArena(long reservation, long quarantineBytes, List<SvmRegistrar> registrars, boolean shared) {
         if (reservation < CHUNK_SIZE || (reservation & (CHUNK_SIZE - 1)) != 0 || reservation >>> CHUNK_SHIFT > 1 << 24) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "reservation must be a multiple of " + CHUNK_SIZE
                     + " bytes, at most 2^24 chunks, was " + reservation);
@@ -132,7 +142,8 @@ final class RealArena {
             classes[s - MIN_SHIFT] = new SizeClass(s, quarantineBytes);
         }
         this.mapBytes = reservation + CHUNK_SIZE;
-        NativeMappings.Reservation r = NativeMappings.reserveShared(mapBytes);
+        NativeMappings.Reservation r = shared ? NativeMappings.reserveShared(mapBytes)
+                : new NativeMappings.Reservation(NativeMappings.reserve(mapBytes), -1);
         this.mapAddress = r.address();
         this.fd = r.fd();
         this.base = (mapAddress + CHUNK_SIZE - 1) & -CHUNK_SIZE;

@@ -1,6 +1,7 @@
 package org.hsa4j.memory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
@@ -31,6 +32,7 @@ class SharedRealArenaTest {
     @BeforeEach
     void open() {
         rt = HsaRuntime.init(RuntimeConfig.builder().computeUnits(1).build());
+        assertTrue(rt.memory().shareRealSvm());
         real = rt.realSystemPool();
     }
 
@@ -46,6 +48,15 @@ class SharedRealArenaTest {
         assertEquals(ProcessHandle.current().pid(), share.pid());
         assertTrue(a >= share.address() && a + 64 <= share.address() + share.bytes());
         assertTrue(Files.exists(Path.of(share.path())), share.path());
+    }
+
+    @Test
+    void anArenaNobodyAskedToShareStaysPrivateAndCannotBeShared() {
+        try (HsaRuntime other = HsaRuntime.init(RuntimeConfig.builder().computeUnits(1).build())) {
+            other.realSystemPool().allocate(64);
+            assertTrue(other.memory().svmShare().isEmpty());
+            assertFalse(other.memory().shareRealSvm(), "too late: the arena was made private");
+        }
     }
 
     @Test
