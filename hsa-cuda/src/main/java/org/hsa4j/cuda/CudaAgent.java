@@ -746,8 +746,15 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
             // allocate on), and new queues go to a device server where one can map the SVM
             runtime.memory().removeRegistrar(svmRegistrar);
             inProcessDead = fatal;
+            try {
+                svmPool();   // the arena may not exist yet: made now, shared as this agent asked
+            } catch (HsaException noArena) {
+                // no real-address SVM at all: no server can map it (svmShare is empty below)
+            }
             if (runtime.memory().svmShare().isEmpty()) {
-                lost = fatal;
+                lost = new HsaException(HsaStatus.FATAL, fatal.getMessage() + "; and no device server can take over: "
+                        + "the runtime's SVM is not a shared memfd mapping (made before this agent asked, or no memfd)",
+                        fatal);
             }
             reason = fatal;
         }
