@@ -79,7 +79,9 @@ import org.hsa4j.status.HsaStatus;
  * context held is gone and not made again: device, pinned and managed buffers, loading new code
  * objects, resident queues are refused with INVALID_AGENT saying why. Only where no server can
  * start (no memfd SVM) is the agent lost ({@link #isLost()}): later queues get FATAL saying why.
- * CPU agents serve on throughout.
+ * CPU agents serve on throughout. With {@link CudaIsolation#PROCESS} ({@code HSA4J_CUDA_ISOLATION=process})
+ * host-side queues run in a server from the start, so no kernel ever runs in this process's context
+ * and a fault costs only the server.
  */
 public final class CudaAgent implements AutoCloseable, QueueBackend {
     /** Kernel object handles: a tag in the high bits, so a CPU agent's handle is never taken for one. */
@@ -119,10 +121,13 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
     /** The device server serving new queues after the in-process context died; guarded by this. */
     private CudaDeviceClient server;
     private final AtomicLong serversStarted = new AtomicLong();
+    /** Where host-side queues run their kernels: chosen once, at open ({@link CudaIsolation}). */
+    private final CudaIsolation isolation;
     private volatile boolean closed;
 
-    private CudaAgent(HsaRuntime runtime, CudaPlatform platform, CudaDeviceInfo info, int index) {
+    private CudaAgent(HsaRuntime runtime, CudaPlatform platform, CudaDeviceInfo info, int index, CudaIsolation isolation) {
         this.runtime = runtime;
+        this.isolation = isolation;
         this.platform = platform;
         this.info = info;
         this.context = new CudaContext(platform.driver(), info.ordinal());
@@ -147,7 +152,17 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
 
     /** As {@link #open(HsaRuntime, CudaPlatform, int)}, with the provided agent's index (its bit in access masks). */
     static CudaAgent open(HsaRuntime runtime, CudaPlatform platform, int ordinal, int index) {
+        return open(runtime, platform, ordinal, index, CudaIsolation.fromEnvironment());
+    }
+
+    /** As {@link #open(HsaRuntime, CudaPlatform, int)}, with where host-side queues run their kernels ({@code HSA4J_CUDA_ISOLATION}). */
+    public static CudaAgent open(HsaRuntime runtime, CudaPlatform platform, int ordinal, CudaIsolation isolation) {
+        return open(runtime, platform, ordinal, runtime.agents().size() + ordinal, isolation);
+    }
+
+    static CudaAgent open(HsaRuntime runtime, CudaPlatform platform, int ordinal, int index, CudaIsolation isolation) {
         Objects.requireNonNull(runtime, "runtime");
+        Objects.requireNonNull(isolation, "isolation");
         if (ordinal < 0 || ordinal >= platform.devices().size()) {
             throw new HsaException(HsaStatus.INVALID_AGENT, "no CUDA device " + ordinal + " ("
                     + (platform.available() ? platform.devices().size() + " devices" : "no CUDA: " + platform.reason()) + ")");
@@ -159,7 +174,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
                 throw new HsaException(HsaStatus.INVALID_AGENT, "CUDA device " + ordinal + " already has an open agent in "
                         + "this runtime (" + existing.name() + "; CudaAgent.in(runtime) lists those HsaRuntime.init() registered)");
             }
-            CudaAgent agent = new CudaAgent(runtime, platform, platform.devices().get(ordinal), index);
+            CudaAgent agent = new CudaAgent(runtime, platform, platform.devices().get(ordinal), index, isolation);
             agent.registerSvm();
             mine.put(ordinal, agent);
             return agent;
@@ -444,6 +459,11 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
     private CudaBuffer allocate(CudaBuffer.Kind kind, long bytes) {
         checkOpen();
         checkInProcess(kind.name().toLowerCase(java.util.Locale.ROOT) + " memory");
+        if (isolation == CudaIsolation.PROCESS) {
+            throw new HsaException(HsaStatus.INVALID_AGENT, name() + " runs its queues' kernels in a device server ("
+                    + CudaIsolation.ENV + "=process): " + kind.name().toLowerCase(java.util.Locale.ROOT)
+                    + " memory of this process's context is not reachable there; use svmPool()");
+        }
         if (bytes <= 0) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "cannot allocate " + bytes + " bytes");
         }
@@ -531,7 +551,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
      */
     @Override
     public Queue createQueue(int size, QueueType type, QueueErrorCallback errorCallback) {
-        if (inProcessDead != null && lost == null) {
+        if ((isolation == CudaIsolation.PROCESS || inProcessDead != null) && lost == null) {
             CudaDeviceClient s = server();
             return newQueue(size, type, errorCallback, runtime.systemPool(), runtime.signals(),
                     q -> new CudaServerQueueProcessor(this, q, s));
@@ -583,6 +603,11 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
                 p.contextLost(why);
             }
         }
+    }
+
+    /** Where this agent's host-side queues run their kernels. */
+    public CudaIsolation isolation() {
+        return isolation;
     }
 
     /** The pid of the device server serving new queues now, or -1 while the in-process context serves or none runs. */
@@ -774,9 +799,9 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
         return lost != null;
     }
 
-    /** True once the in-process context died for good and new queues are served by a device server. */
+    /** True when new host-side queues are served by a device server: from the start ({@link CudaIsolation#PROCESS}) or since the in-process context died. */
     public boolean servesThroughServer() {
-        return inProcessDead != null && lost == null;
+        return (isolation == CudaIsolation.PROCESS || inProcessDead != null) && lost == null;
     }
 
     private void checkOpen() {

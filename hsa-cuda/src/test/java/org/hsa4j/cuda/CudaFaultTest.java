@@ -1,6 +1,5 @@
 package org.hsa4j.cuda;
 
-import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -149,31 +148,8 @@ class CudaFaultTest {
         }
     }
 
-    /** c = a + b on {@code n} floats in SVM through {@code q}, with the vector_add kernel object loaded before any fault. */
     private static void vectorAdd(Queue q, int n) {
-        long bytes = 4L * n;
-        long a = gpu.agent.svmPool().allocate(bytes);
-        long b = gpu.agent.svmPool().allocate(bytes);
-        long c = gpu.agent.svmPool().allocate(bytes);
-        try {
-            MemorySegment sa = gpu.runtime.cpuAgent().svm().segment(a, bytes);
-            MemorySegment sb = gpu.runtime.cpuAgent().svm().segment(b, bytes);
-            MemorySegment sc = gpu.runtime.cpuAgent().svm().segment(c, bytes);
-            for (int i = 0; i < n; i++) {
-                sa.setAtIndex(JAVA_FLOAT, i, i);
-                sb.setAtIndex(JAVA_FLOAT, i, 2 * i + 1);
-            }
-            Signal done = gpu.runtime.createSignal(1);
-            GpuFixture.dispatch(q, vectorAdd, 256, n, gpu.kernarg(new long[] {a, b, c}, n), done, false);
-            GpuFixture.awaitZero(done);
-            for (int i = 0; i < n; i++) {
-                assertEquals(3f * i + 1, sc.getAtIndex(JAVA_FLOAT, i), "element " + i);
-            }
-        } finally {
-            gpu.agent.svmPool().free(a);
-            gpu.agent.svmPool().free(b);
-            gpu.agent.svmPool().free(c);
-        }
+        GpuFixture.vectorAdd(gpu.runtime, gpu.agent, vectorAdd, q, n);
     }
 
     @Test

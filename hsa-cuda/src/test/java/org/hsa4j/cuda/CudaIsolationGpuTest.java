@@ -1,0 +1,100 @@
+package org.hsa4j.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.hsa4j.queue.Queue;
+import org.hsa4j.queue.QueueType;
+import org.hsa4j.runtime.HsaRuntime;
+import org.hsa4j.runtime.RuntimeConfig;
+import org.hsa4j.signal.Signal;
+import org.hsa4j.status.HsaException;
+import org.hsa4j.status.HsaStatus;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code HSA4J_CUDA_ISOLATION=process}: host-side queues run in a device server from the start, so
+ * a faulting kernel kills only the server; this JVM's CUDA stays healthy (this class needs no place
+ * at the end of the run).
+ */
+class CudaIsolationGpuTest {
+    private static HsaRuntime runtime;
+    private static CudaAgent agent;
+    private static CudaModule kernels;
+    private static CudaKernel vectorAdd;
+    private static CudaKernel fault;
+
+    @BeforeAll
+    static void open() {
+        Gpu.assumeDevice();
+        runtime = HsaRuntime.init(RuntimeConfig.builder().build(), List.of());
+        agent = CudaAgent.open(runtime, Gpu.platform(), 0, CudaIsolation.PROCESS);
+        kernels = agent.load(CudaCodeObject.fromResource(CudaCodeObjectTest.KERNELS_PTX));
+        vectorAdd = kernels.kernel("hsa4j_vector_add");
+        fault = kernels.kernel("hsa4j_fault");
+    }
+
+    @AfterAll
+    static void close() {
+        if (agent != null) {
+            agent.close();
+        }
+        if (runtime != null) {
+            runtime.close();
+        }
+    }
+
+    @Test
+    void aQueueRunsItsKernelsInADeviceServerFromTheStart() {
+        Queue q = agent.createQueue(64, QueueType.SINGLE, null);
+        try {
+            assertTrue(agent.servesThroughServer());
+            assertTrue(agent.serverPid() > 0);
+            GpuFixture.vectorAdd(runtime, agent, vectorAdd, q, 10_000);
+        } finally {
+            q.destroy();
+        }
+    }
+
+    @Test
+    void aFaultKillsOnlyTheServerAndThisProcessKeepsItsContext() throws Exception {
+        Queue first = agent.createQueue(64, QueueType.SINGLE, null);
+        long before = agent.serverPid();
+        first.destroy();
+        CompletableFuture<HsaException> error = new CompletableFuture<>();
+        Queue bad = agent.createQueue(64, QueueType.SINGLE, (e, q) -> error.complete(e));
+        Signal faulted = runtime.createSignal(1);
+        GpuFixture.dispatch(bad, fault, 1, 1, GpuFixture.kernarg(runtime, new long[] {0x10}), faulted, false);
+        HsaException e = error.get(60, TimeUnit.SECONDS);
+        assertEquals(HsaStatus.MEMORY_FAULT, e.status(), e.getMessage());
+        assertTrue(e.getMessage().contains("CUDA_ERROR_ILLEGAL_ADDRESS"), e.getMessage());
+        bad.destroy();
+
+        assertFalse(agent.isLost());
+        // this process's context never ran the kernel: looking up a new kernel still works here
+        kernels.kernel("hsa4j_count");
+        Queue again = agent.createQueue(64, QueueType.SINGLE, null);
+        try {
+            assertNotEquals(before, agent.serverPid());
+            GpuFixture.vectorAdd(runtime, agent, vectorAdd, again, 4096);
+        } finally {
+            again.destroy();
+        }
+    }
+
+    @Test
+    void buffersOfThisProcessesContextAreRefusedBecauseTheServerCannotReachThem() {
+        HsaException e = assertThrows(HsaException.class, () -> agent.allocateDevice(4096));
+        assertEquals(HsaStatus.INVALID_AGENT, e.status(), e.getMessage());
+        assertTrue(e.getMessage().contains(CudaIsolation.ENV), e.getMessage());
+    }
+}
