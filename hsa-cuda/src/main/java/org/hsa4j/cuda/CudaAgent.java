@@ -244,7 +244,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
         return limits;
     }
 
-    /** How many times the context has been recreated after a fault. */
+    /** How many times the agent recovered from a fault: a context recreated in-process, or a new device server. */
     public long recoveries() {
         return recoveries.get();
     }
@@ -584,7 +584,9 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
             c.close();
             throw new HsaException(HsaStatus.FATAL, c + " cannot register the runtime's SVM: " + e.getMessage(), e);
         }
-        recoveries.incrementAndGet();
+        if (inProcessDead != null || c.number() > 1) {
+            recoveries.incrementAndGet();   // a server instead of a dead context or a dead server; not an isolated agent's first
+        }
         server = c;
         return c;
     }

@@ -19,13 +19,17 @@ import org.hsa4j.status.HsaException;
 import org.hsa4j.status.HsaStatus;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * {@code HSA4J_CUDA_ISOLATION=process}: host-side queues run in a device server from the start, so
  * a faulting kernel kills only the server; this JVM's CUDA stays healthy (this class needs no place
  * at the end of the run).
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CudaIsolationGpuTest {
     private static HsaRuntime runtime;
     private static CudaAgent agent;
@@ -54,11 +58,13 @@ class CudaIsolationGpuTest {
     }
 
     @Test
+    @Order(1)
     void aQueueRunsItsKernelsInADeviceServerFromTheStart() {
         Queue q = agent.createQueue(64, QueueType.SINGLE, null);
         try {
             assertTrue(agent.servesThroughServer());
             assertTrue(agent.serverPid() > 0);
+            assertEquals(0, agent.recoveries(), "a first server is no recovery");
             GpuFixture.vectorAdd(runtime, agent, vectorAdd, q, 10_000);
         } finally {
             q.destroy();
@@ -66,6 +72,7 @@ class CudaIsolationGpuTest {
     }
 
     @Test
+    @Order(2)
     void aFaultKillsOnlyTheServerAndThisProcessKeepsItsContext() throws Exception {
         Queue first = agent.createQueue(64, QueueType.SINGLE, null);
         long before = agent.serverPid();
@@ -85,6 +92,7 @@ class CudaIsolationGpuTest {
         Queue again = agent.createQueue(64, QueueType.SINGLE, null);
         try {
             assertNotEquals(before, agent.serverPid());
+            assertEquals(1, agent.recoveries());
             GpuFixture.vectorAdd(runtime, agent, vectorAdd, again, 4096);
         } finally {
             again.destroy();
@@ -92,6 +100,7 @@ class CudaIsolationGpuTest {
     }
 
     @Test
+    @Order(3)
     void buffersOfThisProcessesContextAreRefusedBecauseTheServerCannotReachThem() {
         HsaException e = assertThrows(HsaException.class, () -> agent.allocateDevice(4096));
         assertEquals(HsaStatus.INVALID_AGENT, e.status(), e.getMessage());
