@@ -100,6 +100,32 @@ class CudaIsolationGpuTest {
     }
 
     @Test
+    @Order(4)
+    void everyEmptyDispatchThroughTheServerCompletesAndItsRoundTripIsPrinted() {
+        CudaKernel empty = kernels.kernel("hsa4j_empty");
+        Queue q = agent.createQueue(64, QueueType.SINGLE, null);
+        try {
+            int rounds = 500;
+            long[] nanos = new long[rounds];
+            Signal done = runtime.createSignal(0);
+            for (int i = 0; i < rounds; i++) {
+                done.storeScrelease(1);
+                long t0 = System.nanoTime();
+                GpuFixture.dispatch(q, empty, 1, 1, 0, done, false);
+                GpuFixture.awaitZero(done);
+                nanos[i] = System.nanoTime() - t0;
+            }
+            java.util.Arrays.sort(nanos, rounds / 5, rounds);   // the first fifth warms up
+            long[] timed = java.util.Arrays.copyOfRange(nanos, rounds / 5, rounds);
+            System.err.printf("CudaIsolationGpuTest: empty dispatch round trip through the device server: median %.1f us, "
+                    + "p90 %.1f us (%d rounds after %d warm-up)%n", timed[timed.length / 2] / 1e3,
+                    timed[timed.length * 9 / 10] / 1e3, timed.length, rounds / 5);
+        } finally {
+            q.destroy();
+        }
+    }
+
+    @Test
     @Order(3)
     void buffersOfThisProcessesContextAreRefusedBecauseTheServerCannotReachThem() {
         HsaException e = assertThrows(HsaException.class, () -> agent.allocateDevice(4096));
