@@ -20,6 +20,7 @@ import java.util.function.Consumer;
 
 import org.hsa4j.cuda.CudaServerProtocol.Frame;
 import org.hsa4j.cuda.driver.CuResult;
+import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.memory.SvmShare;
 import org.hsa4j.memory.SvmRegistrar;
 import org.hsa4j.runtime.HsaRuntime;
@@ -46,6 +47,8 @@ final class CudaDeviceClient implements SvmRegistrar, AutoCloseable {
     /** The longest {@link #close} waits for the server to exit before destroying it. */
     static final long CLOSE_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long START_NANOS = TimeUnit.SECONDS.toNanos(120);
+    /** How the reader looks for a due reply before it blocks: spin, then yield for up to 200 us; never a park. */
+    private static final IdleStrategy WAIT = IdleStrategy.forThisMachine(2, true).withBusyNanos(200_000);
 
     private final Process process;
     private final DataOutputStream out;
@@ -255,7 +258,13 @@ final class CudaDeviceClient implements SvmRegistrar, AutoCloseable {
         String why = "its control channel ended";
         try {
             Frame f;
-            while ((f = CudaServerProtocol.read(in)) != null) {
+            while (true) {
+                if (!pending.isEmpty()) {
+                    CudaServerProtocol.spinUntilReadable(in, WAIT);   // a reply is due: catch it without a wake-up
+                }
+                if ((f = CudaServerProtocol.read(in)) == null) {
+                    break;
+                }
                 if (f.id() == 0) {
                     ready.complete(f);
                     continue;

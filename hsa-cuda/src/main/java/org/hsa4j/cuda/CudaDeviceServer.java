@@ -21,6 +21,8 @@ import java.util.concurrent.locks.LockSupport;
 import org.hsa4j.cuda.CudaServerProtocol.Frame;
 import org.hsa4j.cuda.driver.CuResult;
 import org.hsa4j.cuda.driver.CudaDriver;
+import org.hsa4j.idle.IdleStrategy;
+import org.hsa4j.idle.Idler;
 
 /**
  * The device server: a child JVM that runs a {@link CudaAgent}'s kernels in a CUDA context of its
@@ -51,6 +53,12 @@ public final class CudaDeviceServer {
     private static final int CU_STREAM_NON_BLOCKING = 0x1;
     private static final int CU_EVENT_DISABLE_TIMING = 0x2;
     private static final long IDLE_PARK_NANOS = 20_000;
+    /**
+     * How the server waits for a kernel and for the parent's next request: spin, then yield for up to
+     * 200 us (a launch round trip is about 10 us, so a report is usually seen before any park), then
+     * parks of at most {@link #IDLE_PARK_NANOS} (which sleep 50 us or more with the kernel's timer slack).
+     */
+    private static final IdleStrategy WAIT = IdleStrategy.forThisMachine(2, true).withBusyNanos(200_000);
 
     private record Pending(long id, long stream, MemorySegment event) {
     }
@@ -109,7 +117,11 @@ public final class CudaDeviceServer {
         reply(new Frame(CudaServerProtocol.OK, 0, ProcessHandle.current().pid()));
         try {
             Frame f;
-            while ((f = CudaServerProtocol.read(in)) != null) {
+            while (true) {
+                CudaServerProtocol.spinUntilReadable(in, WAIT);
+                if ((f = CudaServerProtocol.read(in)) == null) {
+                    break;
+                }
                 if (f.op() == CudaServerProtocol.SHUTDOWN) {
                     reply(new Frame(CudaServerProtocol.OK, f.id()));
                     return 0;
@@ -230,11 +242,13 @@ public final class CudaDeviceServer {
         }
     }
 
-    /** The completer: reports finished launches in launch order, parking briefly when none finished. */
+    /** The completer: reports finished launches in launch order, idling through {@link #WAIT} while none finished. */
     private void complete() {
+        Idler idler = null;
         while (true) {
             if (pending.isEmpty()) {
-                LockSupport.park(this);
+                idler = null;
+                LockSupport.park(this);   // a launch unparks it
                 continue;
             }
             boolean progress = false;
@@ -264,8 +278,13 @@ public final class CudaDeviceServer {
             } finally {
                 context.exit();
             }
-            if (!progress) {
-                LockSupport.parkNanos(this, IDLE_PARK_NANOS);
+            if (progress) {
+                idler = null;
+            } else {
+                if (idler == null) {
+                    idler = WAIT.idler().blocker(this);
+                }
+                idler.idle(IDLE_PARK_NANOS);
             }
         }
     }

@@ -4,9 +4,13 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Objects;
+
+import org.hsa4j.idle.IdleStrategy;
+import org.hsa4j.idle.Idler;
 
 /**
  * The control channel between a {@link CudaAgent} and its device server ({@link CudaDeviceServer},
@@ -89,6 +93,25 @@ final class CudaServerProtocol {
         public String toString() {
             return "Frame[op=" + op + ", id=" + id + ", longs=" + Arrays.toString(longs) + ", text=" + text + ", data="
                     + data.length + " bytes]";
+        }
+    }
+
+    /**
+     * Looks for bytes on {@code in} through {@code strategy}'s spin and yield phases (never its parks)
+     * before the caller blocks in {@link #read}: a reader woken from a blocked pipe read costs several
+     * microseconds more than one that finds the bytes while it spins. Returns when bytes are there or
+     * the strategy would park.
+     */
+    static void spinUntilReadable(InputStream in, IdleStrategy strategy) throws IOException {
+        Idler idler = null;
+        while (in.available() == 0) {
+            if (idler == null) {
+                idler = strategy.idler();
+            }
+            if (idler.parksNext()) {
+                return;
+            }
+            idler.idle();
         }
     }
 

@@ -101,13 +101,30 @@ class CudaIsolationGpuTest {
 
     @Test
     @Order(4)
-    void everyEmptyDispatchThroughTheServerCompletesAndItsRoundTripIsPrinted() {
-        CudaKernel empty = kernels.kernel("hsa4j_empty");
-        Queue q = agent.createQueue(64, QueueType.SINGLE, null);
+    void everyEmptyDispatchThroughTheServerCompletesAndItsRoundTripIsPrintedBesideInProcess() {
+        String server = roundTrips(runtime, agent, kernels.kernel("hsa4j_empty"));
+        // the baseline in the same run: an in-process agent of a runtime of its own
+        String inProcess;
+        try (HsaRuntime other = HsaRuntime.init(RuntimeConfig.builder().build(), List.of())) {
+            CudaAgent direct = CudaAgent.open(other, Gpu.platform(), 0, CudaIsolation.IN_PROCESS);
+            try {
+                inProcess = roundTrips(other, direct, direct.load(CudaCodeObject.fromResource(CudaCodeObjectTest.KERNELS_PTX))
+                        .kernel("hsa4j_empty"));
+            } finally {
+                direct.close();
+            }
+        }
+        System.err.println("CudaIsolationGpuTest: empty dispatch round trip, through the device server: " + server
+                + "; in-process: " + inProcess);
+    }
+
+    /** 500 empty dispatches, one at a time, each awaited: every one completes; the timing of the last 400. */
+    private static String roundTrips(HsaRuntime rt, CudaAgent on, CudaKernel empty) {
+        Queue q = on.createQueue(64, QueueType.SINGLE, null);
         try {
             int rounds = 500;
             long[] nanos = new long[rounds];
-            Signal done = runtime.createSignal(0);
+            Signal done = rt.createSignal(0);
             for (int i = 0; i < rounds; i++) {
                 done.storeScrelease(1);
                 long t0 = System.nanoTime();
@@ -115,11 +132,10 @@ class CudaIsolationGpuTest {
                 GpuFixture.awaitZero(done);
                 nanos[i] = System.nanoTime() - t0;
             }
-            java.util.Arrays.sort(nanos, rounds / 5, rounds);   // the first fifth warms up
-            long[] timed = java.util.Arrays.copyOfRange(nanos, rounds / 5, rounds);
-            System.err.printf("CudaIsolationGpuTest: empty dispatch round trip through the device server: median %.1f us, "
-                    + "p90 %.1f us (%d rounds after %d warm-up)%n", timed[timed.length / 2] / 1e3,
-                    timed[timed.length * 9 / 10] / 1e3, timed.length, rounds / 5);
+            long[] timed = java.util.Arrays.copyOfRange(nanos, rounds / 5, rounds);   // the first fifth warms up
+            java.util.Arrays.sort(timed);
+            return String.format("median %.1f us, p90 %.1f us", timed[timed.length / 2] / 1e3,
+                    timed[timed.length * 9 / 10] / 1e3);
         } finally {
             q.destroy();
         }
