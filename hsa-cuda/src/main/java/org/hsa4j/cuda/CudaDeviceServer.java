@@ -247,8 +247,17 @@ public final class CudaDeviceServer {
         Idler idler = null;
         while (true) {
             if (pending.isEmpty()) {
-                idler = null;
-                LockSupport.park(this);   // a launch unparks it
+                // the next launch often follows at once: spin and yield first, park (until a launch
+                // unparks it) only once the strategy would park
+                if (idler == null) {
+                    idler = WAIT.idler().blocker(this);
+                }
+                if (idler.parksNext()) {
+                    idler = null;
+                    LockSupport.park(this);
+                } else {
+                    idler.idle();
+                }
                 continue;
             }
             boolean progress = false;
