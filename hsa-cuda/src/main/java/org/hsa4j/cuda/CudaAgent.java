@@ -8,6 +8,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -25,6 +26,7 @@ import org.hsa4j.memory.MemAdvice;
 import org.hsa4j.memory.MemoryKind;
 import org.hsa4j.memory.MemoryManager;
 import org.hsa4j.memory.MemoryPool;
+import org.hsa4j.memory.SvmShare;
 import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueDescriptor;
@@ -458,11 +460,12 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
 
     private CudaBuffer allocate(CudaBuffer.Kind kind, long bytes) {
         checkOpen();
-        checkInProcess(kind.name().toLowerCase(java.util.Locale.ROOT) + " memory");
+        String what = kind.name().toLowerCase(Locale.ROOT) + " memory";
+        checkInProcess(what);
         if (isolation == CudaIsolation.PROCESS) {
             throw new HsaException(HsaStatus.INVALID_AGENT, name() + " runs its queues' kernels in a device server ("
-                    + CudaIsolation.ENV + "=process): " + kind.name().toLowerCase(java.util.Locale.ROOT)
-                    + " memory of this process's context is not reachable there; use svmPool()");
+                    + CudaIsolation.ENV + "=process): " + what + " of this process's context is not reachable there; "
+                    + "use svmPool()");
         }
         if (bytes <= 0) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "cannot allocate " + bytes + " bytes");
@@ -551,7 +554,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
      */
     @Override
     public Queue createQueue(int size, QueueType type, QueueErrorCallback errorCallback) {
-        if ((isolation == CudaIsolation.PROCESS || inProcessDead != null) && lost == null) {
+        if (servesThroughServer()) {
             CudaDeviceClient s = server();
             return newQueue(size, type, errorCallback, runtime.systemPool(), runtime.signals(),
                     q -> new CudaServerQueueProcessor(this, q, s));
@@ -574,7 +577,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
             return s;
         }
         svmPool();   // the arena exists before it is shared
-        org.hsa4j.memory.SvmShare share = runtime.memory().svmShare().orElseThrow(() -> new HsaException(HsaStatus.FATAL,
+        SvmShare share = runtime.memory().svmShare().orElseThrow(() -> new HsaException(HsaStatus.FATAL,
                 name() + " cannot start a device server: the runtime's SVM is not a shared memfd mapping"));
         CudaDeviceClient c = CudaDeviceClient.start(share, info.ordinal(), serversStarted.incrementAndGet(), name(),
                 this::serverDied);
@@ -610,6 +613,11 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
     /** Where this agent's host-side queues run their kernels. */
     public CudaIsolation isolation() {
         return isolation;
+    }
+
+    /** The device server serving new queues now, or null. */
+    synchronized CudaDeviceClient currentServer() {
+        return server;
     }
 
     /** The pid of the device server serving new queues now, or -1 while the in-process context serves or none runs. */

@@ -210,8 +210,55 @@ final class CudaDeviceClient implements SvmRegistrar, AutoCloseable {
     void launch(long[] launch, byte[] kernarg, Consumer<HsaException> done) {
         long[] l = launch.clone();
         l[9] = 1;
-        send(new Frame(CudaServerProtocol.LAUNCH, 0, l, "", kernarg),
-                r -> done.accept(r.op() == CudaServerProtocol.DONE ? null : error(r)));
+        long sent = System.nanoTime();
+        send(new Frame(CudaServerProtocol.LAUNCH, 0, l, "", kernarg), r -> {
+            if (r.op() == CudaServerProtocol.DONE) {
+                stages.add(sent, r, readAt);
+                done.accept(null);
+            } else {
+                done.accept(error(r));
+            }
+        });
+    }
+
+    /**
+     * Where a launch's round trip goes, summed over the launches reported DONE: parent sent -> server
+     * read, read -> launched (launch and event record returned), launched -> event seen done, done
+     * -> reply written, written -> parent read. Written on the reader thread only.
+     */
+    static final class Stages {
+        private final long[] sums = new long[5];
+        private volatile long count;
+
+        void add(long sent, Frame done, long read) {
+            long[] at = {sent, done.at(1), done.at(2), done.at(3), done.at(4), read};
+            for (int i = 0; i < 5; i++) {
+                sums[i] += at[i + 1] - at[i];
+            }
+            count++;
+        }
+
+        void reset() {
+            java.util.Arrays.fill(sums, 0);
+            count = 0;
+        }
+
+        @Override
+        public String toString() {
+            long n = Math.max(1, count);
+            return String.format("to server %.1f us, launch %.1f us, kernel+poll %.1f us, report %.1f us, back %.1f us "
+                    + "(means of %d)", sums[0] / 1e3 / n, sums[1] / 1e3 / n, sums[2] / 1e3 / n, sums[3] / 1e3 / n,
+                    sums[4] / 1e3 / n, count);
+        }
+    }
+
+    private final Stages stages = new Stages();
+    /** When the reader read the frame it is routing (the reader thread's). */
+    private long readAt;
+
+    /** The launches' stage times (tests print them). */
+    Stages stages() {
+        return stages;
     }
 
     /** The exception an ERROR reply stands for: the CUDA error's status (MEMORY_FAULT for a kernel fault). */
@@ -265,6 +312,7 @@ final class CudaDeviceClient implements SvmRegistrar, AutoCloseable {
                 if ((f = CudaServerProtocol.read(in)) == null) {
                     break;
                 }
+                readAt = System.nanoTime();
                 if (f.id() == 0) {
                     ready.complete(f);
                     continue;

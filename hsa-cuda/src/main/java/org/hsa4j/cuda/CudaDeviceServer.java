@@ -60,7 +60,8 @@ public final class CudaDeviceServer {
      */
     private static final IdleStrategy WAIT = IdleStrategy.forThisMachine(2, true).withBusyNanos(200_000);
 
-    private record Pending(long id, long stream, MemorySegment event) {
+    /** A launch whose event is polled; its times (System.nanoTime, comparable across processes on Linux) go back with DONE. */
+    private record Pending(long id, long stream, MemorySegment event, long read, long launched) {
     }
 
     private final DataOutputStream out;
@@ -69,6 +70,8 @@ public final class CudaDeviceServer {
     private final CudaSvmRegistrar registrar;
     private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
     private final Thread completer;
+    /** When the request being handled was read (the main thread's). */
+    private long readAt;
 
     private CudaDeviceServer(DataOutputStream out, CudaContext context) {
         this.out = out;
@@ -126,6 +129,7 @@ public final class CudaDeviceServer {
                     reply(new Frame(CudaServerProtocol.OK, f.id()));
                     return 0;
                 }
+                readAt = System.nanoTime();
                 handle(f);
             }
             return 0;   // the parent closed the channel, or died
@@ -204,7 +208,7 @@ public final class CudaDeviceServer {
                 MemorySegment event = out1.get(ADDRESS, 0);
                 rc = d.cuEventRecord(event, s);
                 if (rc == CuResult.SUCCESS) {
-                    pending.add(new Pending(f.id(), stream, event));
+                    pending.add(new Pending(f.id(), stream, event, readAt, System.nanoTime()));
                     LockSupport.unpark(completer);
                     return;
                 }
@@ -278,7 +282,9 @@ public final class CudaDeviceServer {
                     pending.remove(p);
                     d.cuEventDestroy(p.event());
                     if (rc == CuResult.SUCCESS) {
-                        reply(new Frame(CudaServerProtocol.DONE, p.id(), p.stream()));
+                        long done = System.nanoTime();
+                        reply(new Frame(CudaServerProtocol.DONE, p.id(), p.stream(), p.read(), p.launched(), done,
+                                System.nanoTime()));
                     } else {
                         failed(p.id(), p.stream(), rc, "the kernel (its event)");
                     }

@@ -50,7 +50,12 @@ final class CudaServerProtocol {
     static final int OK = 100;
     /** The request failed: longs[0] = the CUresult (or {@link #NOT_CUDA}), text = what failed. */
     static final int ERROR = 101;
-    /** A launch with notify finished. */
+    /**
+     * A launch with notify finished: longs = {stream, read, launched, eventDone, replied}, the
+     * server's {@code System.nanoTime} when it read the request, when the launch and its event record
+     * returned, when it saw the event done and just before it wrote this reply (CLOCK_MONOTONIC on
+     * Linux: comparable with the parent's).
+     */
     static final int DONE = 102;
 
     /** The CUresult of an ERROR that no CUDA call returned (a bad request, an I/O failure). */

@@ -103,6 +103,7 @@ class CudaIsolationGpuTest {
     @Order(4)
     void everyEmptyDispatchThroughTheServerCompletesAndItsRoundTripIsPrintedBesideInProcess() {
         String server = roundTrips(runtime, agent, kernels.kernel("hsa4j_empty"));
+        String stages = agent.currentServer().stages().toString();
         // the baseline in the same run: an in-process agent of a runtime of its own
         String inProcess;
         try (HsaRuntime other = HsaRuntime.init(RuntimeConfig.builder().build(), List.of())) {
@@ -116,23 +117,28 @@ class CudaIsolationGpuTest {
         }
         System.err.println("CudaIsolationGpuTest: empty dispatch round trip, through the device server: " + server
                 + "; in-process: " + inProcess);
+        System.err.println("CudaIsolationGpuTest: the server's stages over the timed rounds: " + stages);
     }
 
-    /** 500 empty dispatches, one at a time, each awaited: every one completes; the timing of the last 400. */
+    /** 3000 empty dispatches, one at a time, each awaited: every one completes; the timing of the last 2000 (both JVMs warm). */
     private static String roundTrips(HsaRuntime rt, CudaAgent on, CudaKernel empty) {
         Queue q = on.createQueue(64, QueueType.SINGLE, null);
         try {
-            int rounds = 500;
+            int rounds = 3000;
+            int warm = 1000;
             long[] nanos = new long[rounds];
             Signal done = rt.createSignal(0);
             for (int i = 0; i < rounds; i++) {
+                if (i == warm && on.currentServer() != null) {
+                    on.currentServer().stages().reset();
+                }
                 done.storeScrelease(1);
                 long t0 = System.nanoTime();
                 GpuFixture.dispatch(q, empty, 1, 1, 0, done, false);
                 GpuFixture.awaitZero(done);
                 nanos[i] = System.nanoTime() - t0;
             }
-            long[] timed = java.util.Arrays.copyOfRange(nanos, rounds / 5, rounds);   // the first fifth warms up
+            long[] timed = java.util.Arrays.copyOfRange(nanos, warm, rounds);
             java.util.Arrays.sort(timed);
             return String.format("median %.1f us, p90 %.1f us", timed[timed.length / 2] / 1e3,
                     timed[timed.length * 9 / 10] / 1e3);
