@@ -8,6 +8,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -25,6 +26,7 @@ import org.hsa4j.memory.MemAdvice;
 import org.hsa4j.memory.MemoryKind;
 import org.hsa4j.memory.MemoryManager;
 import org.hsa4j.memory.MemoryPool;
+import org.hsa4j.memory.SvmShare;
 import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueDescriptor;
@@ -68,9 +70,20 @@ import org.hsa4j.status.HsaStatus;
  *
  * <p><b>Faults.</b> A kernel that faults poisons the context: its queue gets MEMORY_FAULT or
  * EXCEPTION on its error callback and the other queues that had work in the dead context go to the
- * error state too. {@link CudaContext#recover} then tries to recreate the context; CUDA documents
- * sticky errors as unrecoverable within the process (driver 580 refuses the new context with error
- * 700), so the agent is then lost: later queues get FATAL saying why, and CPU agents serve on.
+ * error state too (HSA leaves them there). {@link CudaContext#recover} then tries to recreate the
+ * context; CUDA documents sticky errors as unrecoverable within the process (driver 580 refuses the
+ * new context with error 700), so the agent goes on in a fresh process: the next new queue starts a
+ * device server ({@link CudaDeviceClient}, {@link CudaDeviceServer}: a child JVM that maps the
+ * runtime's SVM memfd at the same addresses and makes a context of its own), and new queues are
+ * served through it ({@link CudaServerQueueProcessor}); kernel objects looked up before the fault keep
+ * working (the server loads their kept code objects, {@link CudaServerKernels}). If that server
+ * faults or dies, its queues fail the same way and the next new queue starts another. What the dead
+ * context held is gone and not made again: device, pinned and managed buffers, loading new code
+ * objects, resident queues are refused with INVALID_AGENT saying why. Only where no server can
+ * start (no memfd SVM) is the agent lost ({@link #isLost()}): later queues get FATAL saying why.
+ * CPU agents serve on throughout. With {@link CudaIsolation#PROCESS} ({@code HSA4J_CUDA_ISOLATION=process})
+ * host-side queues run in a server from the start, so no kernel ever runs in this process's context
+ * and a fault costs only the server.
  */
 public final class CudaAgent implements AutoCloseable, QueueBackend {
     /** Kernel object handles: a tag in the high bits, so a CPU agent's handle is never taken for one. */
@@ -105,10 +118,18 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
     private SignalManager deviceSignals;
     /** Why the device is lost for this process, or null while it serves. */
     private volatile HsaException lost;
+    /** Why the in-process context died for good (new queues run in a device server), or null. */
+    private volatile HsaException inProcessDead;
+    /** The device server serving new queues after the in-process context died; guarded by this. */
+    private CudaDeviceClient server;
+    private final AtomicLong serversStarted = new AtomicLong();
+    /** Where host-side queues run their kernels: chosen once, at open ({@link CudaIsolation}). */
+    private final CudaIsolation isolation;
     private volatile boolean closed;
 
-    private CudaAgent(HsaRuntime runtime, CudaPlatform platform, CudaDeviceInfo info, int index) {
+    private CudaAgent(HsaRuntime runtime, CudaPlatform platform, CudaDeviceInfo info, int index, CudaIsolation isolation) {
         this.runtime = runtime;
+        this.isolation = isolation;
         this.platform = platform;
         this.info = info;
         this.context = new CudaContext(platform.driver(), info.ordinal());
@@ -133,7 +154,17 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
 
     /** As {@link #open(HsaRuntime, CudaPlatform, int)}, with the provided agent's index (its bit in access masks). */
     static CudaAgent open(HsaRuntime runtime, CudaPlatform platform, int ordinal, int index) {
+        return open(runtime, platform, ordinal, index, CudaIsolation.fromEnvironment());
+    }
+
+    /** As {@link #open(HsaRuntime, CudaPlatform, int)}, with where host-side queues run their kernels ({@code HSA4J_CUDA_ISOLATION}). */
+    public static CudaAgent open(HsaRuntime runtime, CudaPlatform platform, int ordinal, CudaIsolation isolation) {
+        return open(runtime, platform, ordinal, runtime.agents().size() + ordinal, isolation);
+    }
+
+    static CudaAgent open(HsaRuntime runtime, CudaPlatform platform, int ordinal, int index, CudaIsolation isolation) {
         Objects.requireNonNull(runtime, "runtime");
+        Objects.requireNonNull(isolation, "isolation");
         if (ordinal < 0 || ordinal >= platform.devices().size()) {
             throw new HsaException(HsaStatus.INVALID_AGENT, "no CUDA device " + ordinal + " ("
                     + (platform.available() ? platform.devices().size() + " devices" : "no CUDA: " + platform.reason()) + ")");
@@ -145,7 +176,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
                 throw new HsaException(HsaStatus.INVALID_AGENT, "CUDA device " + ordinal + " already has an open agent in "
                         + "this runtime (" + existing.name() + "; CudaAgent.in(runtime) lists those HsaRuntime.init() registered)");
             }
-            CudaAgent agent = new CudaAgent(runtime, platform, platform.devices().get(ordinal), index);
+            CudaAgent agent = new CudaAgent(runtime, platform, platform.devices().get(ordinal), index, isolation);
             agent.registerSvm();
             mine.put(ordinal, agent);
             return agent;
@@ -215,7 +246,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
         return limits;
     }
 
-    /** How many times the context has been recreated after a fault. */
+    /** How many times the agent recovered from a fault: a context recreated in-process, or a new device server. */
     public long recoveries() {
         return recoveries.get();
     }
@@ -229,6 +260,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
      */
     public CudaModule load(CudaCodeObject code) {
         checkOpen();
+        checkInProcess("loading a code object");
         CudaModule m = new CudaModule(this, code);
         synchronized (modules) {
             modules.add(m);
@@ -298,6 +330,9 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
      */
     private void registerSvm() {
         try {
+            // a device server must be able to map the SVM after a fault: ask for a shared arena (too
+            // late where the runtime made its real pool before this agent: then no server can start)
+            runtime.memory().shareRealSvm();
             runtime.memory().addRegistrar(svmRegistrar);
         } catch (RuntimeException e) {
             context.close();
@@ -425,6 +460,13 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
 
     private CudaBuffer allocate(CudaBuffer.Kind kind, long bytes) {
         checkOpen();
+        String what = kind.name().toLowerCase(Locale.ROOT) + " memory";
+        checkInProcess(what);
+        if (isolation == CudaIsolation.PROCESS) {
+            throw new HsaException(HsaStatus.INVALID_AGENT, name() + " runs its queues' kernels in a device server ("
+                    + CudaIsolation.ENV + "=process): " + what + " of this process's context is not reachable there; "
+                    + "use svmPool()");
+        }
         if (bytes <= 0) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "cannot allocate " + bytes + " bytes");
         }
@@ -471,7 +513,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
 
     void free(CudaBuffer b) {
         buffers.remove(b);
-        if (lost != null) {
+        if (lost != null || inProcessDead != null) {
             return;   // the context died with a sticky error, and the memory with it
         }
         context.enter();
@@ -512,8 +554,89 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
      */
     @Override
     public Queue createQueue(int size, QueueType type, QueueErrorCallback errorCallback) {
+        if (servesThroughServer()) {
+            CudaDeviceClient s = server();
+            return newQueue(size, type, errorCallback, runtime.systemPool(), runtime.signals(),
+                    q -> new CudaServerQueueProcessor(this, q, s));
+        }
         return newQueue(size, type, errorCallback, runtime.systemPool(), runtime.signals(),
                 q -> new CudaQueueProcessor(this, q));
+    }
+
+    /**
+     * The device server for new queues: the running one, or a new one (bounded start) when none
+     * runs or the last one died. The server registers every SVM chunk ({@link CudaDeviceClient} is a
+     * registrar), so SVM addresses mean the same bytes to its kernels.
+     *
+     * @throws HsaException FATAL when no server can start, saying why
+     */
+    private synchronized CudaDeviceClient server() {
+        checkOpen();
+        CudaDeviceClient s = server;
+        if (s != null && s.dead() == null) {
+            return s;
+        }
+        svmPool();   // the arena exists before it is shared
+        SvmShare share = runtime.memory().svmShare().orElseThrow(() -> new HsaException(HsaStatus.FATAL,
+                name() + " cannot start a device server: the runtime's SVM is not a shared memfd mapping"));
+        CudaDeviceClient c = CudaDeviceClient.start(share, info.ordinal(), serversStarted.incrementAndGet(), name(),
+                this::serverDied);
+        try {
+            runtime.memory().addRegistrar(c);
+        } catch (HsaException e) {
+            c.close();
+            throw new HsaException(HsaStatus.FATAL, c + " cannot register the runtime's SVM: " + e.getMessage(), e);
+        }
+        if (inProcessDead != null || c.number() > 1) {
+            recoveries.incrementAndGet();   // a server instead of a dead context or a dead server; not an isolated agent's first
+        }
+        server = c;
+        return c;
+    }
+
+    /** A device server exited (a fault, a crash, a kill, or close): its queues fail with why; the next queue starts another. */
+    private void serverDied(CudaDeviceClient c) {
+        runtime.memory().removeRegistrar(c);
+        synchronized (this) {
+            if (server == c) {
+                server = null;
+            }
+        }
+        HsaException why = c.dead();
+        for (CudaQueueServer p : processors) {
+            if (p instanceof CudaServerQueueProcessor sp && sp.server() == c) {
+                p.contextLost(why);
+            }
+        }
+    }
+
+    /** Where this agent's host-side queues run their kernels. */
+    public CudaIsolation isolation() {
+        return isolation;
+    }
+
+    /** The device server serving new queues now, or null. */
+    synchronized CudaDeviceClient currentServer() {
+        return server;
+    }
+
+    /** The pid of the device server serving new queues now, or -1 while the in-process context serves or none runs. */
+    public synchronized long serverPid() {
+        CudaDeviceClient s = server;
+        return s == null || s.dead() != null ? -1 : s.pid();
+    }
+
+    /**
+     * Refuses {@code what} once the in-process context is dead: the device server runs the kernels of
+     * code objects loaded before the fault on SVM, and nothing else the context held.
+     */
+    void checkInProcess(String what) {
+        HsaException dead = inProcessDead;
+        if (dead != null) {
+            throw new HsaException(HsaStatus.INVALID_AGENT, name() + " serves new queues through a device server since its "
+                    + "CUDA context died (" + dead.getMessage() + "): " + what + " is not available there (kernel objects "
+                    + "looked up before the fault and SVM are)", dead);
+        }
     }
 
     /**
@@ -537,6 +660,7 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, program + " was loaded on " + program.agent().name()
                     + ", not on " + name());
         }
+        checkInProcess("a resident queue");
         SignalManager ds = deviceSignals();
         return newQueue(size, type, errorCallback, svmPool(), ds, q -> new CudaResidentProcessor(this, q, ds, program, options));
     }
@@ -653,7 +777,20 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
             runtime.memory().removeRegistrar(svmRegistrar);
             runtime.memory().addRegistrar(svmRegistrar);
         } catch (HsaException fatal) {
-            lost = fatal;
+            // the process's CUDA is poisoned: the dead context registers no more SVM chunks (CPU agents
+            // allocate on), and new queues go to a device server where one can map the SVM
+            runtime.memory().removeRegistrar(svmRegistrar);
+            inProcessDead = fatal;
+            try {
+                svmPool();   // the arena may not exist yet: made now, shared as this agent asked
+            } catch (HsaException noArena) {
+                // no real-address SVM at all: no server can map it (svmShare is empty below)
+            }
+            if (runtime.memory().svmShare().isEmpty()) {
+                lost = new HsaException(HsaStatus.FATAL, fatal.getMessage() + "; and no device server can take over: "
+                        + "the runtime's SVM is not a shared memfd mapping (made before this agent asked, or no memfd)",
+                        fatal);
+            }
             reason = fatal;
         }
         for (CudaQueueServer p : processors) {
@@ -664,11 +801,17 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
     }
 
     /**
-     * True once CUDA refused to recreate the context after a sticky error: the device can serve
-     * nothing more in this process (new queues are refused with FATAL); CPU agents are unaffected.
+     * True once CUDA refused to recreate the context after a sticky error and no device server can
+     * take over (the SVM is not a shared memfd mapping): new queues are refused with FATAL; CPU agents
+     * are unaffected. With a memfd SVM (Linux) the agent is not lost: see {@link #servesThroughServer()}.
      */
     public boolean isLost() {
         return lost != null;
+    }
+
+    /** True when new host-side queues are served by a device server: from the start ({@link CudaIsolation#PROCESS}) or since the in-process context died. */
+    public boolean servesThroughServer() {
+        return (isolation == CudaIsolation.PROCESS || inProcessDead != null) && lost == null;
     }
 
     private void checkOpen() {
@@ -721,7 +864,16 @@ public final class CudaAgent implements AutoCloseable, QueueBackend {
         }
         runtime.memory().removeRegistrar(svmRegistrar);
         revokePools();
-        if (lost != null) {
+        CudaDeviceClient s;
+        synchronized (this) {
+            s = server;
+            server = null;
+        }
+        if (s != null) {
+            runtime.memory().removeRegistrar(s);
+            s.close();
+        }
+        if (lost != null || inProcessDead != null) {
             // the context died with the sticky error, and with it every module and allocation in
             // it: there is nothing left to unload or free
             return;

@@ -39,6 +39,11 @@ public final class CudaKernel implements NativeKernel {
         this.maxThreadsPerBlock = maxThreadsPerBlock;
     }
 
+    /** The module this kernel was looked up in (its code object's bytes load it again elsewhere). */
+    CudaModule module() {
+        return module;
+    }
+
     void handle(long handle) {
         this.handle = handle;
     }

@@ -77,6 +77,7 @@ public final class CudaModule {
         if (k != null) {
             return k;
         }
+        agent.checkInProcess("looking up kernel " + symbol + " (kernels looked up before the fault keep working)");
         CudaContext ctx = agent.context();
         ctx.enter();
         try {

@@ -41,6 +41,11 @@ final class GpuFixture implements AutoCloseable {
 
     /** A kernarg segment in the runtime's kernarg pool holding {@code longs} then {@code ints}. */
     long kernarg(long[] longs, int... ints) {
+        return kernarg(runtime, longs, ints);
+    }
+
+    /** A kernarg segment in {@code runtime}'s kernarg pool holding {@code longs} then {@code ints}. */
+    static long kernarg(HsaRuntime runtime, long[] longs, int... ints) {
         long bytes = Math.max(16, 8L * longs.length + 8L * ints.length);
         long address = runtime.allocate(runtime.kernargPool(), bytes);
         MemorySegment s = runtime.cpuAgent().svm().segment(address, bytes);
@@ -60,6 +65,36 @@ final class GpuFixture implements AutoCloseable {
     static long dispatch(Queue q, CudaKernel k, int workgroup, int grid, long kernarg, Signal completion, boolean barrier) {
         return q.launch(k.kernelObject()).grid(grid).workgroup(workgroup).kernarg(kernarg).completion(completion)
                 .barrier(barrier).dispatch().packetId();
+    }
+
+    /**
+     * c = a + b on {@code n} floats in {@code agent}'s SVM through {@code q} with {@code vectorAdd}
+     * (hsa4j_vector_add), checked element by element; the buffers are freed after.
+     */
+    static void vectorAdd(HsaRuntime runtime, CudaAgent agent, CudaKernel vectorAdd, Queue q, int n) {
+        long bytes = 4L * n;
+        long a = agent.svmPool().allocate(bytes);
+        long b = agent.svmPool().allocate(bytes);
+        long c = agent.svmPool().allocate(bytes);
+        try {
+            MemorySegment sa = runtime.cpuAgent().svm().segment(a, bytes);
+            MemorySegment sb = runtime.cpuAgent().svm().segment(b, bytes);
+            MemorySegment sc = runtime.cpuAgent().svm().segment(c, bytes);
+            for (int i = 0; i < n; i++) {
+                sa.setAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT, i, i);
+                sb.setAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT, i, 2 * i + 1);
+            }
+            Signal done = runtime.createSignal(1);
+            dispatch(q, vectorAdd, 256, n, kernarg(runtime, new long[] {a, b, c}, n), done, false);
+            awaitZero(done);
+            for (int i = 0; i < n; i++) {
+                assertEquals(3f * i + 1, sc.getAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT, i), "element " + i);
+            }
+        } finally {
+            agent.svmPool().free(a);
+            agent.svmPool().free(b);
+            agent.svmPool().free(c);
+        }
     }
 
     /** Waits (bounded) until {@code s} is 0. */

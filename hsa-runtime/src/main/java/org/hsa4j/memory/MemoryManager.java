@@ -44,6 +44,8 @@ public final class MemoryManager implements AutoCloseable {
     /** The real-address arena, or null until the first real pool. */
     private volatile RealArena real;
     private final List<SvmRegistrar> pendingRegistrars = new java.util.ArrayList<>();
+    /** Whether the real arena, when made, is a shared memfd mapping ({@link #shareRealSvm}); guarded by {@link #realLock}. */
+    private boolean shareReal;
 
     /** A manager with CAS-loop FP atomics and XNACK off. */
     public MemoryManager() {
@@ -163,7 +165,7 @@ public final class MemoryManager implements AutoCloseable {
         ensureOpen();
         synchronized (realLock) {
             if (real == null) {
-                real = new RealArena(RealArena.DEFAULT_RESERVATION, RealArena.QUARANTINE_BYTES, pendingRegistrars);
+                real = new RealArena(RealArena.DEFAULT_RESERVATION, RealArena.QUARANTINE_BYTES, pendingRegistrars, shareReal);
                 pendingRegistrars.clear();
                 space.attach(real);
             }
@@ -228,6 +230,34 @@ public final class MemoryManager implements AutoCloseable {
             } else {
                 real.addRegistrar(registrar);
             }
+        }
+    }
+
+    /**
+     * Asks for the real-address SVM arena to be a file another process can map at the same
+     * addresses ({@link #svmShare}), as a CUDA agent does so that a device server can take over after
+     * a fault. Chosen once, when the arena is made (the first real pool): a private arena, the
+     * default, costs less on first touch of each page. True when the arena is or will be shared;
+     * false when it was made private already.
+     */
+    public boolean shareRealSvm() {
+        synchronized (realLock) {
+            if (real == null) {
+                shareReal = true;
+                return true;
+            }
+            return real.share() != null;
+        }
+    }
+
+    /**
+     * The real-address SVM arena as a file another process can map at the same addresses (a CUDA
+     * device server), or empty before the first real pool or where the arena is private (not asked
+     * for by {@link #shareRealSvm}, or no memfd).
+     */
+    public java.util.Optional<SvmShare> svmShare() {
+        synchronized (realLock) {
+            return java.util.Optional.ofNullable(real == null ? null : real.share());
         }
     }
 

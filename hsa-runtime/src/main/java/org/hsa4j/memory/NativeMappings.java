@@ -18,9 +18,16 @@ import org.hsa4j.status.HsaStatus;
 
 /**
  * The Linux virtual-memory calls the real-address SVM arena needs ({@code mmap}, {@code mprotect},
- * {@code madvise}, {@code munmap}), bound once through the foreign linker with errno captured.
- * The address of a reservation is always the kernel's choice ({@code mmap(NULL, ...)}): a fixed
- * address may already hold the JVM's own heap reservation.
+ * {@code madvise}, {@code munmap}, {@code memfd_create}, {@code ftruncate}, {@code close}), bound
+ * once through the foreign linker with errno captured. The address of a reservation is always the
+ * kernel's choice ({@code mmap(NULL, ...)}): a fixed address may already hold the JVM's own heap
+ * reservation.
+ *
+ * <p>A reservation is a {@code MAP_SHARED} mapping of a {@code memfd} where the kernel has one
+ * ({@link #reserveShared}), so another process (a CUDA device server) can map the very same bytes
+ * at the same address through {@code /proc/<pid>/fd/<fd>}; freed ranges then give their pages back
+ * with {@code MADV_REMOVE} (a hole punched in the file), since {@code MADV_DONTNEED} would only drop
+ * this process's view of a shared page.
  */
 final class NativeMappings {
     static final int PROT_NONE = 0;
@@ -28,7 +35,14 @@ final class NativeMappings {
     private static final int MAP_PRIVATE = 0x02;
     private static final int MAP_ANONYMOUS = 0x20;
     private static final int MAP_NORESERVE = 0x4000;
+    private static final int MAP_SHARED = 0x01;
     private static final int MADV_DONTNEED = 4;
+    private static final int MADV_REMOVE = 9;
+    private static final int MFD_CLOEXEC = 0x1;
+    /** Where shared reservations are hinted first: 16 TiB, then every {@link #HINT_STEP} above, {@link #HINTS} times. */
+    private static final long HINT_BASE = 1L << 44;
+    private static final long HINT_STEP = 128L << 30;
+    private static final int HINTS = 16;
 
     private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CALL_STATE.varHandle(
@@ -37,6 +51,9 @@ final class NativeMappings {
     private static final MethodHandle MPROTECT;
     private static final MethodHandle MADVISE;
     private static final MethodHandle MUNMAP;
+    private static final MethodHandle MEMFD_CREATE;
+    private static final MethodHandle FTRUNCATE;
+    private static final MethodHandle CLOSE;
     /** Why the calls are unavailable (not Linux, or a symbol missing), or null. */
     private static final String UNAVAILABLE;
 
@@ -45,6 +62,9 @@ final class NativeMappings {
         MethodHandle mprotect = null;
         MethodHandle madvise = null;
         MethodHandle munmap = null;
+        MethodHandle memfd = null;
+        MethodHandle ftruncate = null;
+        MethodHandle close = null;
         String why = null;
         if (!System.getProperty("os.name", "").toLowerCase().contains("linux")) {
             why = "real-address SVM needs Linux, this is " + System.getProperty("os.name");
@@ -61,6 +81,12 @@ final class NativeMappings {
                         FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), errno);
                 munmap = linker.downcallHandle(libc.findOrThrow("munmap"),
                         FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG), errno);
+                // optional: without them the reservation is private (no device server can share it)
+                memfd = libc.find("memfd_create").map(f -> linker.downcallHandle(f,
+                        FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), errno)).orElse(null);
+                ftruncate = linker.downcallHandle(libc.findOrThrow("ftruncate"),
+                        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG), errno);
+                close = linker.downcallHandle(libc.findOrThrow("close"), FunctionDescriptor.of(JAVA_INT, JAVA_INT), errno);
             } catch (RuntimeException | LinkageError e) {
                 why = "cannot bind mmap through the foreign linker: " + e;
             }
@@ -69,6 +95,9 @@ final class NativeMappings {
         MPROTECT = mprotect;
         MADVISE = madvise;
         MUNMAP = munmap;
+        MEMFD_CREATE = memfd;
+        FTRUNCATE = ftruncate;
+        CLOSE = close;
         UNAVAILABLE = why;
     }
 
@@ -101,6 +130,77 @@ final class NativeMappings {
         }
     }
 
+    /** A reservation: its address, and the memfd it maps ({@code -1} for a private one). */
+    record Reservation(long address, int fd) {
+    }
+
+    /**
+     * Reserves {@code bytes} of address space as {@link #reserve} does, backed by a new memfd of that
+     * (sparse) size mapped {@code MAP_SHARED}, so another process can map the same bytes; a private
+     * reservation ({@code fd} -1) where the kernel has no {@code memfd_create}.
+     *
+     * @throws HsaException OUT_OF_RESOURCES when the kernel refuses, or the calls are unavailable
+     */
+    static Reservation reserveShared(long bytes) {
+        if (UNAVAILABLE != null) {
+            throw new HsaException(HsaStatus.OUT_OF_RESOURCES, UNAVAILABLE);
+        }
+        if (MEMFD_CREATE == null) {
+            return new Reservation(reserve(bytes), -1);
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment state = a.allocate(CALL_STATE);
+            int fd = (int) MEMFD_CREATE.invokeExact(state, a.allocateFrom("hsa4j-svm"), MFD_CLOEXEC);
+            if (fd < 0) {
+                return new Reservation(reserve(bytes), -1);   // ENOSYS (a seccomp filter, an old kernel)
+            }
+            int rc = (int) FTRUNCATE.invokeExact(state, fd, bytes);
+            if (rc != 0) {
+                int e = errno(state);
+                close(fd);
+                throw new HsaException(HsaStatus.OUT_OF_RESOURCES, "ftruncate of the SVM memfd to " + bytes
+                        + " bytes failed: errno " + e);
+            }
+            MemorySegment p = MemorySegment.ofAddress(-1L);
+            // a hint, never MAP_FIXED: the kernel still chooses, and takes the hint only where it is
+            // free. Hinted places lie far from where a JVM's own mappings go (its heap low, its
+            // libraries and threads below the top), so a device server JVM finds them free too
+            for (int k = 0; k < HINTS && p.address() == -1L; k++) {
+                long hint = HINT_BASE + k * HINT_STEP;
+                p = (MemorySegment) MMAP.invokeExact(state, MemorySegment.ofAddress(hint), bytes, PROT_NONE,
+                        MAP_SHARED | MAP_NORESERVE, fd, 0L);
+                if (p.address() != -1L && p.address() != hint) {
+                    int undone = (int) MUNMAP.invokeExact(state, p, bytes);
+                    p = MemorySegment.ofAddress(-1L);
+                }
+            }
+            if (p.address() == -1L) {
+                p = (MemorySegment) MMAP.invokeExact(state, MemorySegment.NULL, bytes, PROT_NONE,
+                        MAP_SHARED | MAP_NORESERVE, fd, 0L);
+            }
+            if (p.address() == -1L) {
+                int e = errno(state);
+                close(fd);
+                throw new HsaException(HsaStatus.OUT_OF_RESOURCES, "mmap of " + bytes
+                        + " shared bytes of address space failed: errno " + e);
+            }
+            return new Reservation(p.address(), fd);
+        } catch (HsaException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new HsaException(HsaStatus.ERROR, "memfd_create or mmap failed unexpectedly", t);
+        }
+    }
+
+    /** Closes descriptor {@code fd}; errors ignored (it is gone either way). */
+    static void close(int fd) {
+        try (Arena a = Arena.ofConfined()) {
+            int ignored = (int) CLOSE.invokeExact(a.allocate(CALL_STATE), fd);
+        } catch (Throwable t) {
+            // nothing the caller could mend
+        }
+    }
+
     /**
      * Sets the access of {@code address .. address+bytes} ({@code mprotect}).
      *
@@ -113,6 +213,14 @@ final class NativeMappings {
     /** Gives the pages of {@code address .. address+bytes} back to the kernel; they read as zero when touched again. */
     static void discard(long address, long bytes) {
         call(MADVISE, "madvise", address, bytes, MADV_DONTNEED);
+    }
+
+    /**
+     * Gives the pages of a shared mapping's {@code address .. address+bytes} back to the kernel by
+     * punching a hole in the file ({@code MADV_REMOVE}): every process mapping it reads zero there after.
+     */
+    static void discardShared(long address, long bytes) {
+        call(MADVISE, "madvise", address, bytes, MADV_REMOVE);
     }
 
     /** Unmaps {@code address .. address+bytes} ({@code munmap}). */

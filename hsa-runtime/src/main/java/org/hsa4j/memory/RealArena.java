@@ -47,6 +47,17 @@ import org.hsa4j.status.HsaStatus;
  * for a GPU alike. Chunks of size classes are never given back (blocks are recycled, as in
  * {@link BlockHeap}). docs/SECURITY.md states the guarantee.
  *
+ * <p><b>Shared with a device server.</b> Where asked ({@link MemoryManager#shareRealSvm}, as a
+ * CUDA agent does), the reservation maps a {@code memfd} {@code MAP_SHARED}
+ * ({@link NativeMappings#reserveShared}; file offset = address - {@link #mapAddress()}), so a child
+ * process (a CUDA device server that serves a GPU after the in-process context died) can map the
+ * very same bytes at the same addresses through {@code /proc/<pid>/fd/<fd>} ({@link #share()}).
+ * Nothing else changes for this process: commits are the same {@code mprotect}, and a freed span's
+ * pages go back by punching a hole in the file ({@code MADV_REMOVE}, which reads as zero after, as
+ * the private {@code MADV_DONTNEED} did); a fresh shared page costs about 0.8 us more on first touch,
+ * which is why the default stays private. Where the kernel has no memfd the reservation stays
+ * private and {@link #share()} is empty.
+ *
  * <p>All mutation is under this object's lock; {@link #lookup} takes none.
  */
 final class RealArena {
@@ -100,6 +111,8 @@ final class RealArena {
 
     private final long mapAddress;
     private final long mapBytes;
+    /** The memfd the reservation maps, or -1 for a private reservation. */
+    private final int fd;
     private final long base;
     private final long limit;
     private final Chunk[] directory;
@@ -111,8 +124,16 @@ final class RealArena {
     private long committedBytes;
     private boolean closed;
 
-    /** An arena of {@code reservation} bytes (a multiple of the chunk size) with {@code registrars} told of every chunk. */
+    /** A private arena: see {@link #RealArena(long, long, List, boolean)}. */
     RealArena(long reservation, long quarantineBytes, List<SvmRegistrar> registrars) {
+        this(reservation, quarantineBytes, registrars, false);
+    }
+
+    /**
+     * An arena of {@code reservation} bytes (a multiple of the chunk size) with {@code registrars}
+     * told of every chunk; a shared memfd mapping when {@code shared} (and the kernel has memfd).
+     */
+    RealArena(long reservation, long quarantineBytes, List<SvmRegistrar> registrars, boolean shared) {
         if (reservation < CHUNK_SIZE || (reservation & (CHUNK_SIZE - 1)) != 0 || reservation >>> CHUNK_SHIFT > 1 << 24) {
             throw new HsaException(HsaStatus.INVALID_ARGUMENT, "reservation must be a multiple of " + CHUNK_SIZE
                     + " bytes, at most 2^24 chunks, was " + reservation);
@@ -121,11 +142,17 @@ final class RealArena {
             classes[s - MIN_SHIFT] = new SizeClass(s, quarantineBytes);
         }
         this.mapBytes = reservation + CHUNK_SIZE;
-        this.mapAddress = NativeMappings.reserve(mapBytes);
+        NativeMappings.Reservation r = shared ? NativeMappings.reserveShared(mapBytes)
+                : new NativeMappings.Reservation(NativeMappings.reserve(mapBytes), -1);
+        this.mapAddress = r.address();
+        this.fd = r.fd();
         this.base = (mapAddress + CHUNK_SIZE - 1) & -CHUNK_SIZE;
         this.limit = reservation;
         if (SvmAddress.tagged(base) || (base + limit) >>> 57 != 0) {
             NativeMappings.unmap(mapAddress, mapBytes);
+            if (fd >= 0) {
+                NativeMappings.close(fd);
+            }
             throw new HsaException(HsaStatus.OUT_OF_RESOURCES, String.format("mmap placed the SVM arena at 0x%x, "
                     + "above 2^57, where it would collide with tagged SVM addresses", base));
         }
@@ -153,6 +180,16 @@ final class RealArena {
     /** Bytes of the reservation. */
     long limit() {
         return limit;
+    }
+
+    /** First address of the whole mapping (file offset 0); {@link #base()} is the first chunk-aligned one. */
+    long mapAddress() {
+        return mapAddress;
+    }
+
+    /** The memory as a file another process can map at the same address, or null for a private reservation. */
+    SvmShare share() {
+        return fd < 0 ? null : new SvmShare(ProcessHandle.current().pid(), fd, mapAddress, mapBytes);
     }
 
     /** Bytes committed and registered now. */
@@ -273,9 +310,15 @@ final class RealArena {
         }
     }
 
-    private static void decommit(Chunk c) {
-        NativeMappings.protect(c.base, c.bytes(), NativeMappings.PROT_NONE);
-        NativeMappings.discard(c.base, c.bytes());
+    private void decommit(Chunk c) {
+        if (fd >= 0) {
+            // MADV_REMOVE needs the range writable: punch the hole first, then take the access away
+            NativeMappings.discardShared(c.base, c.bytes());
+            NativeMappings.protect(c.base, c.bytes(), NativeMappings.PROT_NONE);
+        } else {
+            NativeMappings.protect(c.base, c.bytes(), NativeMappings.PROT_NONE);
+            NativeMappings.discard(c.base, c.bytes());
+        }
     }
 
     private static void unmapping(SvmRegistrar r, Chunk c) {
@@ -398,5 +441,8 @@ final class RealArena {
         }
         Arrays.fill(directory, null);
         NativeMappings.unmap(mapAddress, mapBytes);
+        if (fd >= 0) {
+            NativeMappings.close(fd);
+        }
     }
 }

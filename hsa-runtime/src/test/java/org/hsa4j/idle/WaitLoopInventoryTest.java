@@ -41,6 +41,8 @@ class WaitLoopInventoryTest {
             Map.entry("hsa-cuda/src/main/java/org/hsa4j/cuda/CudaResidentProcessor.java", new Allowed(3,
                     "fixed pauses of the resident grid's monitor: before relaunching a grid that parked waiting on a"
                             + " barrier packet, and after the doorbell went with its queue (the stop follows)")),
+            Map.entry("hsa-cuda/src/main/java/org/hsa4j/cuda/CudaDeviceServer.java", new Allowed(1,
+                    "the device server's completer parks while no launch is pending, until a launch unparks it")),
             Map.entry("hsa-cuda/src/main/java/org/hsa4j/cuda/CudaSeeds.java", new Allowed(2,
                     "seed programs: a host thread spinning on pinned memory is what sync_1way and pingpong measure")),
             Map.entry("hsa-cuda/src/main/java/org/hsa4j/cuda/litmus/LitmusRunner.java", new Allowed(3,
