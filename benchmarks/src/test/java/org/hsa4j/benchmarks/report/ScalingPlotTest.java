@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.awt.Color;
 import java.awt.image.BufferedImage;
@@ -15,12 +16,21 @@ import java.util.TreeMap;
 
 import javax.imageio.ImageIO;
 
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ScalingPlotTest {
     @TempDir
     Path dir;
+
+    @BeforeAll
+    static void needsJavaDesktop() {
+        // the report draws with java.desktop (Java2D, ImageIO); a jlinked runtime without it (the GPU
+        // machine's bundle) cannot load the plot at all
+        assumeTrue(ModuleLayer.boot().findModule("java.desktop").isPresent(),
+                "skipped: this runtime has no java.desktop module (a jlinked JRE), so the plot cannot be drawn");
+    }
 
     @Test
     void shouldDrawOnePanelPerChartSideBySideAsAPng() throws IOException {
@@ -61,13 +71,5 @@ class ScalingPlotTest {
         assertEquals(2.5, ScalingPlot.niceCeiling(2.1));
         assertEquals(1.0, ScalingPlot.niceCeiling(0));
         assertEquals(0.5, ScalingPlot.niceCeiling(0.42), 1e-12);
-    }
-
-    @Test
-    void shouldJudgeAThroughputAgainstItsBaselineFromBelow() {
-        Figure.Goal atLeast = new Figure.Goal(Figure.Kind.RATIO_AT_LEAST, 1.5, ">= 1.5x");
-        assertTrue(atLeast.met(7.5, 5.0));
-        assertFalse(atLeast.met(7.4, 5.0));
-        assertEquals(null, atLeast.met(7.5, Double.NaN));
     }
 }
