@@ -1,7 +1,6 @@
 package org.hsa4j.cuda;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
@@ -14,7 +13,6 @@ import org.hsa4j.cuda.CudaServerProtocol.Frame;
 import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.idle.Idler;
 import org.hsa4j.packet.AqlPacket;
-import org.hsa4j.packet.BarrierPacket;
 import org.hsa4j.packet.PacketHeader;
 import org.hsa4j.packet.PacketType;
 import org.hsa4j.queue.Queue;
@@ -264,54 +262,16 @@ final class CudaServerQueueProcessor implements Runnable, CudaQueueServer {
 
     /** Completes the barrier packet at {@code off} if its dependencies allow: true when it is done (or rejected). */
     private boolean barrier(long off, int word, boolean and) {
-        boolean any = false;
-        boolean all = true;
-        for (int i = 0; i < BarrierPacket.DEP_SIGNAL_COUNT; i++) {
-            long handle = ring.get(JAVA_LONG, off + BarrierPacket.DEP_SIGNAL0 + 8L * i);
-            if (handle == 0) {
-                continue;
-            }
-            Signal s;
-            try {
-                s = signals.fromHandle(handle);
-            } catch (HsaException e) {
-                reject(off, HsaStatus.INVALID_SIGNAL, "barrier dependency " + i + ": " + e.getMessage());
-                return true;
-            }
-            HsaException failed = s.failure();
-            if (failed != null) {
-                reject(off, failed.status(), "barrier dependency " + i + " (signal " + s + ") failed: " + failed.getMessage());
-                return true;
-            }
-            if (s.loadScacquire() == 0) {
-                any = true;
-            } else {
-                all = false;
-            }
+        CudaBarrierPacket.Outcome o = CudaBarrierPacket.evaluate(ring, off, and, signals);
+        if (o.problem() != null) {
+            reject(off, o.status(), o.problem());
+            return true;
         }
-        if (and ? !all : !any) {
+        if (!o.ready()) {
             return false;
         }
-        long handle = PacketTranslation.completionSignal(ring, off);
-        Signal completion = null;
-        if (handle != 0) {
-            try {
-                completion = signals.fromHandle(handle);
-            } catch (HsaException e) {
-                reject(off, HsaStatus.INVALID_SIGNAL, "completion signal: " + e.getMessage());
-                return true;
-            }
-        }
         consume(off);
-        if (PacketHeader.releaseScopeCode(word) != 0) {
-            VarHandle.fullFence();
-        }
-        if (completion != null) {
-            long now = agent.runtime().timestamp();
-            completion.recordStart(now);
-            completion.recordEnd(now);
-            completion.subtractScrelease(1);
-        }
+        CudaBarrierPacket.complete(word, o.completion(), agent.runtime().timestamp());
         return true;
     }
 
