@@ -88,7 +88,7 @@ final class CudaQueueProcessor implements Runnable, CudaQueueServer {
     private volatile HsaException lost;
     private MemorySegment stream = MemorySegment.NULL;
     private int streamGeneration = -1;
-    private long readIndex;
+    private final HostRingCursor cursor;
     /** How the processor waits for in-flight kernels: the runtime's strategy, parks capped at {@link #MAX_PARK_NANOS}. */
     private final IdleStrategy inflightWait;
     /** The current wait for in-flight kernels, or null after progress (a new wait starts spinning again). */
@@ -105,6 +105,7 @@ final class CudaQueueProcessor implements Runnable, CudaQueueServer {
         this.ring = queue.ring();
         this.doorbell = queue.doorbell();
         this.signals = agent.runtime().signals();
+        this.cursor = new HostRingCursor(queue, signals);
         this.inflightWait = signals.idleStrategy();
         this.kernels = agent::kernelObject;
         this.thread = Thread.ofPlatform().daemon().name("hsa4j-cuda" + agent.info().ordinal() + "-q" + queue.id())
@@ -184,14 +185,14 @@ final class CudaQueueProcessor implements Runnable, CudaQueueServer {
             boolean progress = poll();
             HsaException reason = queue.error() != null ? queue.error()
                     : new HsaException(HsaStatus.INVALID_QUEUE, "queue " + queue.id() + " is " + queue.state());
-            progress |= drainPublished(reason);
+            progress |= cursor.drainPublished(reason);
             if (!progress) {
                 waitForWork(doorbell.loadScacquire());
             }
             return;
         }
         long bell = doorbell.loadScacquire();
-        long off = queue.slotOffset(readIndex);
+        long off = cursor.offset();
         int word = AqlPacket.loadHeaderWordAcquire(ring, off);
         int type = PacketHeader.typeCode(word);
         if (type == PacketType.INVALID.code()) {
@@ -294,7 +295,7 @@ final class CudaQueueProcessor implements Runnable, CudaQueueServer {
         }
         ctx.exit();
         if (rc != CuResult.SUCCESS) {
-            failure(off, rc, gen, "cuLaunchKernel of kernel " + l.kernel().symbol() + " of packet " + readIndex
+            failure(off, rc, gen, "cuLaunchKernel of kernel " + l.kernel().symbol() + " of packet " + cursor.readIndex()
                     + " on queue " + queue.id());
             return;
         }
@@ -303,11 +304,11 @@ final class CudaQueueProcessor implements Runnable, CudaQueueServer {
             completion.recordStart(agent.runtime().timestamp());
         }
         if (event != null) {
-            inflight.add(new InFlight(readIndex - 1, event, completion, PacketHeader.releaseScopeCode(word), l.kernel()));
+            inflight.add(new InFlight(cursor.readIndex() - 1, event, completion, PacketHeader.releaseScopeCode(word), l.kernel()));
             unfenced = false;   // the stream runs the earlier launches first: this event covers them
         } else {
             unfenced = true;
-            unfencedIndex = readIndex - 1;
+            unfencedIndex = cursor.readIndex() - 1;
             unfencedKernel = l.kernel();
         }
         idler = null;
@@ -421,10 +422,7 @@ final class CudaQueueProcessor implements Runnable, CudaQueueServer {
         CudaDriver d = agent.driver();
         CudaCallException e = (CudaCallException) CuResult.exception(rc, d.errorName(rc), what + " on " + agent.name());
         if (off >= 0) {
-            long completion = PacketTranslation.completionSignal(ring, off);
-            consume(off);
-            queue.raiseError(e);
-            failSignal(completion, e);
+            cursor.fail(off, e);
         } else {
             queue.raiseError(e);
         }
@@ -468,46 +466,19 @@ final class CudaQueueProcessor implements Runnable, CudaQueueServer {
     // ---- consuming, rejecting, draining ---------------------------------------------------------
 
     private void consume(long off) {
-        AqlPacket.storeInvalid(ring, off);
-        readIndex++;
-        queue.storeReadIndexScrelease(readIndex);
+        cursor.consume(off);
     }
 
     /** Consumes the packet at {@code off}, raises the queue's error, then fails the packet's completion signal. */
     private void reject(long off, HsaStatus status, String problem) {
-        HsaException e = new HsaException(status, "packet " + readIndex + " on queue " + queue.id() + " ("
-                + agent.name() + "): " + problem);
-        long completion = PacketTranslation.completionSignal(ring, off);
-        consume(off);
-        queue.raiseError(e);
-        failSignal(completion, e);
-    }
-
-    private void failSignal(long handle, HsaException e) {
-        if (handle != 0) {
-            try {
-                signals.fromHandle(handle).fail(e);
-            } catch (HsaException ignored) {
-                // the packet named no live signal: nobody to tell
-            }
-        }
+        cursor.fail(off, new HsaException(status, "packet " + cursor.readIndex() + " on queue " + queue.id() + " ("
+                + agent.name() + "): " + problem));
     }
 
     /** Fails and consumes every published packet; true when there was one. */
     @Override
     public boolean drainPublished(HsaException reason) {
-        boolean any = false;
-        while (true) {
-            long off = queue.slotOffset(readIndex);
-            int word = AqlPacket.loadHeaderWordAcquire(ring, off);
-            if (PacketHeader.typeCode(word) == PacketType.INVALID.code()) {
-                return any;
-            }
-            long completion = PacketTranslation.completionSignal(ring, off);
-            consume(off);
-            failSignal(completion, reason);
-            any = true;
-        }
+        return cursor.drainPublished(reason);
     }
 
     // ---- waiting --------------------------------------------------------------------------------

@@ -75,7 +75,7 @@ final class CudaServerQueueProcessor implements Runnable, CudaQueueServer {
     private Idler idler;
     private volatile boolean stopping;
     private long stream;
-    private long readIndex;
+    private final HostRingCursor cursor;
 
     CudaServerQueueProcessor(CudaAgent agent, Queue queue, CudaDeviceClient server) {
         this.agent = agent;
@@ -83,6 +83,7 @@ final class CudaServerQueueProcessor implements Runnable, CudaQueueServer {
         this.ring = queue.ring();
         this.doorbell = queue.doorbell();
         this.signals = agent.runtime().signals();
+        this.cursor = new HostRingCursor(queue, signals);
         this.idleStrategy = signals.idleStrategy();
         this.server = server;
         // the stream first: a queue the server cannot serve is refused at creation, not later
@@ -155,7 +156,7 @@ final class CudaServerQueueProcessor implements Runnable, CudaQueueServer {
             }
             return;
         }
-        long off = queue.slotOffset(readIndex);
+        long off = cursor.offset();
         int word = AqlPacket.loadHeaderWordAcquire(ring, off);
         int type = PacketHeader.typeCode(word);
         if (type == PacketType.INVALID.code()) {
@@ -213,7 +214,7 @@ final class CudaServerQueueProcessor implements Runnable, CudaQueueServer {
             reject(off, e.status(), e.getMessage());
             return;
         }
-        long index = readIndex;
+        long index = cursor.readIndex();
         consume(off);
         if (completion != null) {
             completion.recordStart(agent.runtime().timestamp());
@@ -277,44 +278,22 @@ final class CudaServerQueueProcessor implements Runnable, CudaQueueServer {
 
     private void consume(long off) {
         idler = null;
-        AqlPacket.storeInvalid(ring, off);
-        readIndex++;
-        queue.storeReadIndexScrelease(readIndex);
+        cursor.consume(off);
     }
 
     private void reject(long off, HsaStatus status, String problem) {
-        HsaException e = new HsaException(status, "packet " + readIndex + " on queue " + queue.id() + " ("
-                + agent.name() + ", " + server + "): " + problem);
-        long completion = PacketTranslation.completionSignal(ring, off);
-        consume(off);
-        queue.raiseError(e);
-        failSignal(completion, e);
-    }
-
-    private void failSignal(long handle, HsaException e) {
-        if (handle != 0) {
-            try {
-                signals.fromHandle(handle).fail(e);
-            } catch (HsaException ignored) {
-                // the packet named no live signal: nobody to tell
-            }
-        }
+        idler = null;
+        cursor.fail(off, new HsaException(status, "packet " + cursor.readIndex() + " on queue " + queue.id() + " ("
+                + agent.name() + ", " + server + "): " + problem));
     }
 
     @Override
     public boolean drainPublished(HsaException reason) {
-        boolean any = false;
-        while (true) {
-            long off = queue.slotOffset(readIndex);
-            int word = AqlPacket.loadHeaderWordAcquire(ring, off);
-            if (PacketHeader.typeCode(word) == PacketType.INVALID.code()) {
-                return any;
-            }
-            long completion = PacketTranslation.completionSignal(ring, off);
-            consume(off);
-            failSignal(completion, reason);
-            any = true;
+        boolean any = cursor.drainPublished(reason);
+        if (any) {
+            idler = null;
         }
+        return any;
     }
 
     private void waitForWork(long bell) {
