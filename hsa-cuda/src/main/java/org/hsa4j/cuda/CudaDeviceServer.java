@@ -72,6 +72,17 @@ public final class CudaDeviceServer {
     private final Thread completer;
     /** When the request being handled was read (the main thread's). */
     private long readAt;
+    /** Recorded events the completer saw done, for the next launches (no create and destroy per launch). */
+    private final ConcurrentLinkedQueue<MemorySegment> freeEvents = new ConcurrentLinkedQueue<>();
+    /** The main thread's launch buffers, made once: the driver's out word, the extra array and its size word. */
+    private final Arena launchArena = Arena.ofAuto();
+    private final MemorySegment launchOut = launchArena.allocate(ADDRESS);
+    private final MemorySegment launchExtra = launchArena.allocate(ADDRESS, 5);
+    private final MemorySegment launchSize = launchArena.allocate(JAVA_LONG);
+    /** The main thread's kernarg buffer, grown to the largest launch's segment. */
+    private MemorySegment launchKernarg = MemorySegment.NULL;
+    /** Streams with an event not done yet in the completer's current pass (the completer's). */
+    private final java.util.Set<Long> waiting = new java.util.HashSet<>();
 
     private CudaDeviceServer(DataOutputStream out, CudaContext context) {
         this.out = out;
@@ -141,18 +152,22 @@ public final class CudaDeviceServer {
 
     private void handle(Frame f) {
         context.enter();
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment out1 = a.allocate(ADDRESS);
+        try {
+            MemorySegment out1 = launchOut;   // the main thread's: every request is handled on it
             switch (f.op()) {
                 case CudaServerProtocol.LOAD -> {
-                    MemorySegment image = a.allocate(f.data().length + 1L, 64);
-                    image.copyFrom(MemorySegment.ofArray(f.data()));
-                    int rc = d.cuModuleLoadDataEx(out1, image, 0, MemorySegment.NULL, MemorySegment.NULL);
-                    answer(f, rc, "cuModuleLoadDataEx of " + f.text(), out1.get(ADDRESS, 0).address());
+                    try (Arena a = Arena.ofConfined()) {
+                        MemorySegment image = a.allocate(f.data().length + 1L, 64);
+                        image.copyFrom(MemorySegment.ofArray(f.data()));
+                        int rc = d.cuModuleLoadDataEx(out1, image, 0, MemorySegment.NULL, MemorySegment.NULL);
+                        answer(f, rc, "cuModuleLoadDataEx of " + f.text(), out1.get(ADDRESS, 0).address());
+                    }
                 }
                 case CudaServerProtocol.FUNCTION -> {
-                    int rc = d.cuModuleGetFunction(out1, MemorySegment.ofAddress(f.at(0)), a.allocateFrom(f.text()));
-                    answer(f, rc, "cuModuleGetFunction of " + f.text(), out1.get(ADDRESS, 0).address());
+                    try (Arena a = Arena.ofConfined()) {
+                        int rc = d.cuModuleGetFunction(out1, MemorySegment.ofAddress(f.at(0)), a.allocateFrom(f.text()));
+                        answer(f, rc, "cuModuleGetFunction of " + f.text(), out1.get(ADDRESS, 0).address());
+                    }
                 }
                 case CudaServerProtocol.MAP -> {
                     SharedMemoryFile.protect(f.at(0), f.at(1), SharedMemoryFile.PROT_READ_WRITE);
@@ -172,7 +187,7 @@ public final class CudaDeviceServer {
                     int rc = d.cuStreamDestroy(MemorySegment.ofAddress(f.at(0)));
                     answer(f, rc, "cuStreamDestroy", 0);
                 }
-                case CudaServerProtocol.LAUNCH -> launch(f, a, out1);
+                case CudaServerProtocol.LAUNCH -> launch(f);
                 default -> reply(new Frame(CudaServerProtocol.ERROR, f.id(), new long[] {CudaServerProtocol.NOT_CUDA},
                         "unknown request " + f.op(), null));
             }
@@ -184,28 +199,33 @@ public final class CudaDeviceServer {
         }
     }
 
-    private void launch(Frame f, Arena a, MemorySegment out1) {
+    private void launch(Frame f) {
         long stream = f.at(0);
         MemorySegment extra = MemorySegment.NULL;
-        if (f.data().length > 0) {
-            MemorySegment kernarg = a.allocate(f.data().length, 16);
-            kernarg.copyFrom(MemorySegment.ofArray(f.data()));
-            MemorySegment size = a.allocate(JAVA_LONG);
-            size.set(JAVA_LONG, 0, f.data().length);
-            extra = a.allocate(ADDRESS, 5);
+        int bytes = f.data().length;
+        if (bytes > 0) {
+            if (launchKernarg.byteSize() < bytes) {
+                launchKernarg = launchArena.allocate(Math.max(bytes, 256), 16);
+            }
+            MemorySegment.copy(MemorySegment.ofArray(f.data()), 0, launchKernarg, 0, bytes);
+            launchSize.set(JAVA_LONG, 0, bytes);
+            extra = launchExtra;
             extra.setAtIndex(ADDRESS, 0, MemorySegment.ofAddress(1));   // CU_LAUNCH_PARAM_BUFFER_POINTER
-            extra.setAtIndex(ADDRESS, 1, kernarg);
+            extra.setAtIndex(ADDRESS, 1, launchKernarg);
             extra.setAtIndex(ADDRESS, 2, MemorySegment.ofAddress(2));   // CU_LAUNCH_PARAM_BUFFER_SIZE
-            extra.setAtIndex(ADDRESS, 3, size);
+            extra.setAtIndex(ADDRESS, 3, launchSize);
             extra.setAtIndex(ADDRESS, 4, MemorySegment.NULL);          // CU_LAUNCH_PARAM_END
         }
         MemorySegment s = MemorySegment.ofAddress(stream);
         int rc = d.cuLaunchKernel(MemorySegment.ofAddress(f.at(1)), (int) f.at(2), (int) f.at(3), (int) f.at(4),
                 (int) f.at(5), (int) f.at(6), (int) f.at(7), (int) f.at(8), s, MemorySegment.NULL, extra);
         if (rc == CuResult.SUCCESS && f.at(9) != 0) {
-            rc = d.cuEventCreate(out1, CU_EVENT_DISABLE_TIMING);
-            if (rc == CuResult.SUCCESS) {
-                MemorySegment event = out1.get(ADDRESS, 0);
+            MemorySegment event = freeEvents.poll();
+            if (event == null) {
+                rc = d.cuEventCreate(launchOut, CU_EVENT_DISABLE_TIMING);
+                event = rc == CuResult.SUCCESS ? launchOut.get(ADDRESS, 0) : null;
+            }
+            if (event != null) {
                 rc = d.cuEventRecord(event, s);
                 if (rc == CuResult.SUCCESS) {
                     pending.add(new Pending(f.id(), stream, event, readAt, System.nanoTime()));
@@ -267,7 +287,7 @@ public final class CudaDeviceServer {
             boolean progress = false;
             // a stream's events finish in its order: once one is not ready, its later ones are not
             // looked at in this pass (one may finish meanwhile and must not be reported first)
-            java.util.Set<Long> waiting = new java.util.HashSet<>();
+            waiting.clear();
             context.enter();
             try {
                 for (Pending p : pending) {
@@ -280,12 +300,13 @@ public final class CudaDeviceServer {
                         continue;
                     }
                     pending.remove(p);
-                    d.cuEventDestroy(p.event());
                     if (rc == CuResult.SUCCESS) {
+                        freeEvents.add(p.event());   // done: the next launch records it again
                         long done = System.nanoTime();
                         reply(new Frame(CudaServerProtocol.DONE, p.id(), p.stream(), p.read(), p.launched(), done,
                                 System.nanoTime()));
                     } else {
+                        d.cuEventDestroy(p.event());
                         failed(p.id(), p.stream(), rc, "the kernel (its event)");
                     }
                     progress = true;
