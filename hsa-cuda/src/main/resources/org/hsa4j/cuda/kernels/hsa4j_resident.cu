@@ -17,16 +17,27 @@
 // none for a size of 1, 1-dimensional dispatches take a path with no division per work-item and no
 // barrier between a block's workgroups, the global timer (a slow read) is read only once the queue
 // looks idle, and a completion is one red.release.sys. These took an empty packet from 2.2 to 1.3 us
-// in a batch on the H100 (ResidentVariantProbe, docs/GPU.md). Tried and dropped: running small
-// dispatches in warp 0 alone with __syncwarp instead of block barriers (slower: the waiting lanes of
-// the CP's own warp take its issue slots). A phase timer (clock64 deltas per phase, HSA4J_R_PH_*) goes to the
+// in a batch on the H100 (ResidentVariantProbe, docs/GPU.md).
+// A quiet queue is read one slot at a time: a window of 32 headers costs two PCIe round trips (one
+// thread keeps ~16 loads in flight), so after a look that found at most one packet (a round trip,
+// the end of a batch) the next look loads only slot `read` (ld.acquire.sys) and, as a hint that a
+// batch follows, slot read+2 (another 128-byte line: loads of one line from one SM wait for each
+// other), one round trip; a hint that shows a packet brings the 32-slot window back. A dispatch of a
+// single work-item runs in the CP itself, with no block barrier (run: 488 -> 107 ns). Both together:
+// round trip 6.4 -> 5.5 us, batch 790 -> 1,170 k/s on the H200 (docs/GPU.md, sixth round).
+// Tried and dropped: eight pollers (lane 0 of each warp) on slot `read`, staggered (round trip
+// 27 us: loads of one line serialize, ~8 round trips a look), and two loads of the slot in flight
+// half a round trip apart (the acquire fence after a relaxed load waits for the other load too);
+// earlier, running small dispatches in warp 0 alone with __syncwarp instead of block barriers
+// (slower: the waiting lanes of the CP's own warp take its issue slots). A phase timer (clock64 deltas per phase, HSA4J_R_PH_*) goes to the
 // control block when the grid ends: where the CP's time went, per packet, without a profiler. The other
 // blocks are workers: they wait on a mailbox in device memory for a dispatch, run their share of its
 // workgroups (grid-stride over the workgroups, one workgroup per block at a time) and acknowledge.
 //
 // Order. Packets run one at a time in queue order: a packet starts only after the previous one
 // completed, so the barrier bit is always honoured (independent dispatches do not overlap yet).
-// A dispatch of one workgroup runs in block 0 alone, without the mailbox.
+// A dispatch of one workgroup runs in block 0 alone, without the mailbox; one of a single work-item
+// runs in the CP's thread (no barrier: resident kernels may not use one).
 //
 // Words and their one writer (HOST_NATIVE_ATOMIC_SUPPORTED is 0 on a PCIe H100: a host RMW and a
 // device RMW on one word are not atomic with each other, so no word has two RMW sides):
@@ -305,6 +316,7 @@ struct hsa4j_r_cp {
     hsa4j_u64 served;      // packets served by this grid (stop checks)
     hsa4j_u64 ph[HSA4J_R_PHASE_COUNT];   // the phase timer (HSA4J_R_PH_*)
     hsa4j_u64 ran;         // clock when the last dispatch or window load began
+    hsa4j_u32 quiet;       // 1: the last look found at most one packet: the next loads one slot (and a hint)
 };
 
 // the stores of a flush, after its fence (and after hsa4j_r_retire): the read index, the progress word
@@ -377,6 +389,33 @@ static __device__ hsa4j_u32 hsa4j_r_fetch(unsigned char* ring, hsa4j_u64 size, u
     hsa4j_u64 t0 = hsa4j_r_clock();
     hsa4j_r_retire(ring, size, cp);   // on their way during the header round; the fence below releases them
     hsa4j_u32 w = size < HSA4J_R_WINDOW ? (hsa4j_u32) size : HSA4J_R_WINDOW;
+    if (cp.quiet) {
+        // one PCIe round trip: slot read+2 (another 128-byte line) as a hint that a batch follows, and
+        // slot read with ld.acquire.sys
+        hsa4j_u32 h2 = size > 2 ? hsa4j_r_ld_relaxed_sys_u32(ring + ((cp.read + 2) & (size - 1)) * HSA4J_P_SIZE)
+                                : HSA4J_T_INVALID;
+        hsa4j_u32 h0 = hsa4j_r_ld_acquire_sys_u32(ring + (cp.read & (size - 1)) * HSA4J_P_SIZE);
+        if ((h0 & 0xFF) == HSA4J_T_INVALID) {
+            cp.ph[HSA4J_R_PH_POLLS]++;
+            cp.ph[HSA4J_R_PH_POLL_CYCLES] += hsa4j_r_clock() - t0;
+            if (cp.dirty != 0 && ++cp.dirty > 2) {
+                hsa4j_r_flush(ring, size, queue, ctl, cp);
+            }
+            return 0;
+        }
+        cp.quiet = (h2 & 0xFF) == HSA4J_T_INVALID;
+        hsa4j_u64 t1 = hsa4j_r_clock();
+        if (cp.dirty != 0 && cp.read - cp.published >= HSA4J_R_WINDOW) {
+            hsa4j_fence_acq_rel_sys();
+            hsa4j_r_publish(queue, ctl, cp);
+        }
+        cp.ph[HSA4J_R_PH_WINDOWS]++;
+        cp.ph[HSA4J_R_PH_HEADER_CYCLES] += t1 - t0;
+        cp.ph[HSA4J_R_PH_ACQUIRE_CYCLES] += hsa4j_r_clock() - t1;
+        cp.base = cp.read;
+        cp.cached = 1;
+        return 1;
+    }
     hsa4j_u32 h[HSA4J_R_WINDOW];
 #pragma unroll
     for (int j = 1; j < HSA4J_R_WINDOW; j++) {
@@ -390,6 +429,7 @@ static __device__ hsa4j_u32 hsa4j_r_fetch(unsigned char* ring, hsa4j_u64 size, u
             k++;
         }
     }
+    cp.quiet = k <= 1;
     if (k == 0) {   // the clock is read after the branch on the loaded headers: their round trip counts
         cp.ph[HSA4J_R_PH_POLLS]++;
         cp.ph[HSA4J_R_PH_POLL_CYCLES] += hsa4j_r_clock() - t0;
@@ -557,7 +597,33 @@ static __device__ void hsa4j_r_next(unsigned char* ctl, unsigned char* queue, un
             if (type == HSA4J_T_KERNEL_DISPATCH) {
                 hsa4j_u64 t0 = hsa4j_r_clock();
                 if (hsa4j_r_decode(p, word, cp.read, program_key, w, ctl)) {
-                    cp.ph[HSA4J_R_PH_TAKE_CYCLES] += hsa4j_r_clock() - t0;
+                    hsa4j_u64 t1 = hsa4j_r_clock();
+                    cp.ph[HSA4J_R_PH_TAKE_CYCLES] += t1 - t0;
+                    if (w.linear && w.grid[0] == 1) {   // one work-item: the CP runs it itself, no block barrier
+                        hsa4j_item it;
+                        it.group_x = 0;
+                        it.group_y = 0;
+                        it.group_z = 0;
+                        it.global_x = 0;
+                        it.global_y = 0;
+                        it.global_z = 0;
+                        it.local_x = 0;
+                        it.local_y = 0;
+                        it.local_z = 0;
+                        it.wg_x = w.wg[0];
+                        it.wg_y = 1;
+                        it.wg_z = 1;
+                        it.grid_x = 1;
+                        it.grid_y = 1;
+                        it.grid_z = 1;
+                        hsa4j_resident_call(w.kernel, (const void*) w.kernarg, it);
+                        cp.ph[HSA4J_R_PH_RUN_CYCLES] += hsa4j_r_clock() - t1;
+                        cp.ph[HSA4J_R_PH_PACKETS]++;
+                        hsa4j_r_complete(ctl, cp, w.completion);
+                        idle_since = 0;
+                        nap = 0;
+                        continue;
+                    }
                 } else {
                     w.command = HSA4J_R_EXIT;   // refused: left in the ring for the host
                 }
@@ -634,6 +700,7 @@ extern "C" __global__ void __launch_bounds__(HSA4J_R_BLOCK) hsa4j_resident_proce
         cp.cached = 0;
         cp.dirty = 0;
         cp.served = 0;
+        cp.quiet = 1;
         hsa4j_st_release_sys_u32(ctl + HSA4J_R_CTL_STATE, HSA4J_R_STATE_RUNNING);
     }
     for (;;) {
