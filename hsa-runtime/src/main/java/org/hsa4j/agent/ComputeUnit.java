@@ -26,6 +26,16 @@ import org.hsa4j.status.HsaException;
  * nothing. Once a unit has parked without finding work it is in back-off: it scans the queues once
  * per wake instead of spinning for {@link PacketProcessor#PROCESSOR_SPIN_NANOS}, until it finds
  * work again.
+ *
+ * <h2>A look its timer started</h2>
+ * A unit whose park its timer ended (nobody woke it) looks for doorbells and orphaned work, but it
+ * does not join launched work that a running unit or the role holder will run: if that work paid
+ * for another unit, the running unit's {@link HelperPacer} (or the launch, or the watchdog) would
+ * have woken one. Joining it anyway cost a stream of tiny dispatches a third runnable thread on
+ * two cores and compare-and-set races on the ring's head, once per timer period per unit, so the
+ * cost grew with the units configured (16 units: ~35 such joins a second, each resetting the
+ * unit's back-off). During such a look the unit stays marked parked, so a waker may still claim
+ * it ({@link #wake()}), and then it joins as any woken unit does.
  */
 final class ComputeUnit implements Runnable {
     /** First park of an idle unit. */
@@ -66,6 +76,8 @@ final class ComputeUnit implements Runnable {
     private Idler idler;
     /** True when this unit took the processor role as it completed a packet and must scan next. */
     private boolean roleTaken;
+    /** True while this unit looks around after a park its timer ended; {@code parked} stays set meanwhile. */
+    private boolean idleLook;
 
     ComputeUnit(int id, PacketProcessor processor, int groupSegmentMax) {
         this(id, processor, groupSegmentMax,
@@ -176,7 +188,7 @@ final class ComputeUnit implements Runnable {
         boolean holding = roleTaken;
         roleTaken = false;
         if (!holding) {
-            if (processor.runWork(this)) {
+            if (mayJoin() && processor.runWork(this)) {
                 idler = null;
                 return;
             }
@@ -185,17 +197,27 @@ final class ComputeUnit implements Runnable {
         }
         boolean backingOff = idler != null && idler.parks() > 0;
         long spin = backingOff || role.anotherUnitRunning(this) ? 0 : PacketProcessor.PROCESSOR_SPIN_NANOS;
-        if (holding && processor.actAsProcessor(this, spin)) {
+        if (holding && processor.actAsProcessor(this, spin, othersRunWork())) {
             idler = null;
+            endLook();
             return;
         }
-        parked = true;
+        if (idleLook) {
+            if (!parked) {
+                endLook(); // a waker claimed this unit during its look
+                return;
+            }
+        } else {
+            parked = true;
+        }
         // published work keeps this unit up only while nobody holds the role: a holder looks for it
         // itself after it releases the role (before it parks), so the unit that lost the role race
         // parks instead of looping hot beside a holder that may be waiting for a core
-        if (role.epoch() != epoch || processor.hasClaimableWork()
+        if (role.epoch() != epoch || (!othersRunWork() && processor.hasClaimableWork())
                 || (!role.held() && processor.hasPublishedWork()) || processor.isShutdown()) {
-            parked = false;
+            if (!idleLook) {
+                parked = false;
+            } // a look goes on, still marked parked: the next round's mayJoin decides whether it joins
             return;
         }
         if (idler == null) {
@@ -203,8 +225,41 @@ final class ComputeUnit implements Runnable {
         }
         idler.idle();
         count(UnitCounters.PARKS);
-        if (!parked) {
+        if (parked) {
+            idleLook = true; // the timer ended the park: stay marked parked while looking around
+        } else {
             count(UnitCounters.WAKE_UPS); // a waker's compare-and-set cleared the flag before it unparked
+            idleLook = false;
+        }
+    }
+
+    /**
+     * True when this unit may claim launched work now: always, unless it is looking around after a
+     * timed park with nobody having woken it while another unit runs parts or holds the role.
+     */
+    private boolean mayJoin() {
+        if (!idleLook) {
+            return true;
+        }
+        if (parked && othersRunWork()) {
+            return false;
+        }
+        endLook();
+        return true;
+    }
+
+    /** True when this unit is in a timed look and another unit runs parts or holds the role (which runs what it launches). */
+    private boolean othersRunWork() {
+        return idleLook && parked && (role.held() || role.anotherUnitRunning(this));
+    }
+
+    /** Ends a timed look (if any): the unit is up, and no longer marked parked; counts a waker that claimed it meanwhile. */
+    private void endLook() {
+        if (idleLook) {
+            idleLook = false;
+            if (!parked) {
+                count(UnitCounters.WAKE_UPS);
+            }
         }
         parked = false;
     }

@@ -306,19 +306,22 @@ final class PacketProcessor {
      * Acts as packet processor until work is launched (true) or the queues stayed idle for
      * their {@link #PROCESSOR_SPIN_NANOS} busy budget (false; {@code spinNanos} 0 means one scan).
      * The caller holds the role; this releases it. Between idle scans it spins, then yields, as
-     * the runtime's idle strategy says.
+     * the runtime's idle strategy says. With {@code ownLaunchesOnly} (a unit looking around after a
+     * timed park while others run the ring's work) claimable work counts only once this call launched some.
      */
-    boolean actAsProcessor(ComputeUnit unit, long spinNanos) {
+    boolean actAsProcessor(ComputeUnit unit, long spinNanos, boolean ownLaunchesOnly) {
         Idler idler = null;
         boolean launched = false;
+        boolean consumed = false;
         scanningUnit = unit;
         try {
             while (!shutdown) {
                 boolean progress = processQueues();
+                consumed |= progress;
                 if (backlog && launchRing.size() < LAUNCH_AHEAD) {
                     continue;
                 }
-                if (hasClaimableWork()) {
+                if ((consumed || !ownLaunchesOnly) && hasClaimableWork()) {
                     launched = true;
                     return true;
                 }
