@@ -187,6 +187,11 @@ final class ComputeUnit implements Runnable {
         long epoch = role.epoch();
         boolean holding = roleTaken;
         roleTaken = false;
+        if (idleLook && parked && !processor.hasPublishedWork() && !processor.hasClaimableWork()
+                && !processor.isShutdown()) {
+            park(); // a timed look with nothing to find: no role, no scan (an idle agent's unit 0 looks 20 times a second)
+            return;
+        }
         if (!holding) {
             if (mayJoin() && processor.runWork(this)) {
                 idler = null;
@@ -220,6 +225,11 @@ final class ComputeUnit implements Runnable {
             } // a look goes on, still marked parked: the next round's mayJoin decides whether it joins
             return;
         }
+        park();
+    }
+
+    /** Parks one step of this unit's idle strategy; {@code parked} is set. */
+    private void park() {
         if (idler == null) {
             idler = (id == 0 ? processor.unitIdle : processor.helperIdle).idler().blocker(processor);
         }
