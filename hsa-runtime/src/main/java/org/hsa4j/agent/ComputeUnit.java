@@ -20,12 +20,24 @@ import org.hsa4j.status.HsaException;
  * scans first, before it claims anything. A parked unit is woken by
  * {@link ProcessorRole#notifyWork()} (doorbell, dependency signal, queue state change), by a
  * dispatch with a workgroup per unit, or by a {@link HelperPacer} asking for help with a long
- * dispatch, and it also re-checks on a timer that backs off to {@link #MAX_IDLE_PARK_NANOS} (the
- * agent's idle strategy for units, {@link PacketProcessor#unitIdle}), so a
- * doorbell written behind the API is never missed for good while an idle agent costs next to
- * nothing. Once a unit has parked without finding work it is in back-off: it scans the queues once
- * per wake instead of spinning for {@link PacketProcessor#PROCESSOR_SPIN_NANOS}, until it finds
- * work again.
+ * dispatch. Unit 0 alone also re-checks on a timer that backs off from {@link #MIN_IDLE_PARK_NANOS}
+ * to {@link #MAX_IDLE_PARK_NANOS} ({@link PacketProcessor#unitIdle}), so a doorbell written behind
+ * the API is never missed for good; every other unit parks untimed ({@link PacketProcessor#helperIdle}),
+ * so an idle agent has one timer, whatever its unit count. Once a unit has parked without finding
+ * work it is in back-off: it scans the queues once per wake instead of spinning for
+ * {@link PacketProcessor#PROCESSOR_SPIN_NANOS}, until it finds work again.
+ *
+ * <h2>Why an untimed park is live</h2>
+ * A unit parks only after it set {@code parked} and then (all volatile) re-read the epoch, the ring
+ * and, with the role free, the queues; every producer of work changes one of those before it wakes
+ * ({@link ProcessorRole#notifyWork} bumps the epoch and then, seeing the role free, wakes a parked
+ * unit; a launch appends to the ring and then wakes units or leaves the work to the launcher, which is
+ * running). So either the parking unit sees the change and does not park, or the waker sees it
+ * parked, clears the flag by compare-and-set and unparks it, and the permit makes a park that
+ * follows the unpark return at once. What a parked helper never gets is a wake for work that a
+ * running unit or the role holder will run anyway: that costs parallelism, never progress, and the
+ * watchdog (awake while work is in flight) wakes a unit when the ring's head stops moving. Unit 0's
+ * timer covers the one producer that wakes nobody, a packet published without a doorbell.
  *
  * <h2>A look its timer started</h2>
  * A unit whose park its timer ended (nobody woke it) looks for doorbells and orphaned work, but it
@@ -38,12 +50,10 @@ import org.hsa4j.status.HsaException;
  * it ({@link #wake()}), and then it joins as any woken unit does.
  */
 final class ComputeUnit implements Runnable {
-    /** First park of an idle unit. */
+    /** First park of an idle unit 0. */
     static final long MIN_IDLE_PARK_NANOS = 1_000_000;
-    /** Longest park of an idle unit between two looks at the queues. */
-    static final long MAX_IDLE_PARK_NANOS = 50_000_000;
-    /** Longest park of an idle unit other than unit 0, which alone polls for doorbells written behind the API. */
-    static final long MAX_HELPER_IDLE_PARK_NANOS = 1_000_000_000;
+    /** Longest park of an idle unit 0 between two looks for doorbells written behind the API; the other units park untimed. */
+    static final long MAX_IDLE_PARK_NANOS = 1_000_000_000;
 
     private static final VarHandle PARKED;
 
@@ -233,10 +243,10 @@ final class ComputeUnit implements Runnable {
         if (idler == null) {
             idler = (id == 0 ? processor.unitIdle : processor.helperIdle).idler().blocker(processor);
         }
+        count(UnitCounters.PARKS); // before the park: an untimed one may last as long as the agent is idle
         idler.idle();
-        count(UnitCounters.PARKS);
         if (parked) {
-            idleLook = true; // the timer ended the park: stay marked parked while looking around
+            idleLook = true; // the timer (or a raw unpark: shutdown) ended the park: stay marked parked while looking around
         } else {
             count(UnitCounters.WAKE_UPS); // a waker's compare-and-set cleared the flag before it unparked
             idleLook = false;

@@ -124,8 +124,8 @@ final class PacketProcessor {
     static final long MONITOR_DEADLOCK_NANOS = 200_000_000;
     /** How long nothing must be launched or in flight before the watchdog sleeps until the next launch. */
     static final long WATCHDOG_QUIET_NANOS = 1_000_000_000;
-    /** The sleeping watchdog's look, in case a launch's wake was missed (it never is: see {@link #wakeWatchdog}). */
-    static final long WATCHDOG_SLEEP_NANOS = 1_000_000_000;
+    /** The watchdog's period while work is in flight (the kernel time limit may shorten it). */
+    static final long WATCHDOG_PERIOD_NANOS = 50_000_000;
 
     private static final VarHandle WATCHDOG_ASLEEP;
 
@@ -151,13 +151,13 @@ final class PacketProcessor {
     final Tracer tracer;
     /** How the role holder idles between scans of idle queues: the runtime's strategy with a {@link #PROCESSOR_SPIN_NANOS} budget. */
     private final IdleStrategy roleWait;
-    /** How an idle unit parks: at once, backing off from {@link ComputeUnit#MIN_IDLE_PARK_NANOS} to {@link ComputeUnit#MAX_IDLE_PARK_NANOS}. */
+    /** How an idle unit 0 parks: at once, backing off from {@link ComputeUnit#MIN_IDLE_PARK_NANOS} to {@link ComputeUnit#MAX_IDLE_PARK_NANOS}. */
     final IdleStrategy unitIdle;
     /**
-     * How every unit but the first idles: its timer only backs up the wakes ({@link #wakeIdle}, shutdown,
-     * aborts unpark it), so it parks {@link ComputeUnit#MAX_HELPER_IDLE_PARK_NANOS} from its first park on (a back-off
-     * from 50 ms cost 16 units ~45 timer wakes in their first idle second); unit 0 alone
-     * keeps the short timer that finds a doorbell written behind the API, so idle cost does not grow with units.
+     * How every unit but the first idles: untimed ({@link IdleStrategy#UNTIMED}), because every reason
+     * for it to run is an unpark that cannot be lost ({@link ComputeUnit#wake}: {@link ProcessorRole#wakeIdle},
+     * shutdown, aborts); unit 0 alone keeps the timer that finds a doorbell written behind the API, so
+     * idle cost does not grow with units (a helper timer of 1 s cost 16 units 15 wakes a second).
      */
     final IdleStrategy helperIdle;
     /** How a thread outside the units waits for the role or for aborted work (bounded by a deadline). */
@@ -202,7 +202,7 @@ final class PacketProcessor {
         this.roleWait = idle.background().withBusyNanos(PROCESSOR_SPIN_NANOS);
         this.unitIdle = idle.background().withBusyNanos(0)
                 .withParks(ComputeUnit.MIN_IDLE_PARK_NANOS, ComputeUnit.MAX_IDLE_PARK_NANOS);
-        this.helperIdle = unitIdle.withParks(ComputeUnit.MAX_HELPER_IDLE_PARK_NANOS, ComputeUnit.MAX_HELPER_IDLE_PARK_NANOS);
+        this.helperIdle = unitIdle.withParks(IdleStrategy.UNTIMED, IdleStrategy.UNTIMED);
         this.roleTakeWait = idle;
         this.decoder = new PacketDecoder(agent.name(), agent.index(), agent.properties(), memory, svm);
     }
@@ -809,10 +809,10 @@ final class PacketProcessor {
      * It also rescues a unit blocked for {@link #MONITOR_DEADLOCK_NANOS} on a Java monitor inside a
      * barrier round when no other thread owns that monitor: a work-item suspended at a barrier holds
      * it (see {@link WorkgroupExecutor#rescueMonitorDeadlock()}). Without a time limit it looks every
-     * {@link ComputeUnit#MAX_IDLE_PARK_NANOS}, as often as an idle unit does. Every look needs work in
-     * flight, so once nothing was launched or in flight for {@link #WATCHDOG_QUIET_NANOS} it sleeps
-     * until a launch wakes it ({@link #wakeWatchdog}): an idle agent's watchdog cost as much as its
-     * idle units (20 timer wakes a second, ~0.1% of a core on 2 cores).
+     * {@link #WATCHDOG_PERIOD_NANOS}. Every look needs work in flight, so once nothing was launched or
+     * in flight for {@link #WATCHDOG_QUIET_NANOS} it sleeps with no timer until a launch wakes it
+     * ({@link #wakeWatchdog}): an idle agent's watchdog cost as much as its idle units (20 timer wakes
+     * a second, ~0.1% of a core on 2 cores).
      */
     private final class Watchdog implements Runnable {
         private final long limitNanos;
@@ -831,8 +831,8 @@ final class PacketProcessor {
 
         @Override
         public void run() {
-            long period = limitNanos > 0 ? Math.clamp(limitNanos / 8, 1_000_000, ComputeUnit.MAX_IDLE_PARK_NANOS)
-                    : ComputeUnit.MAX_IDLE_PARK_NANOS;
+            long period = limitNanos > 0 ? Math.clamp(limitNanos / 8, 1_000_000, WATCHDOG_PERIOD_NANOS)
+                    : WATCHDOG_PERIOD_NANOS;
             long quietSince = System.nanoTime() - WATCHDOG_QUIET_NANOS; // nothing launched yet: sleep at once
             while (!shutdown) {
                 boolean sleep = false;
@@ -844,7 +844,8 @@ final class PacketProcessor {
                         watchdogAsleep = false;
                     }
                 }
-                LockSupport.parkNanos(this, sleep ? WATCHDOG_SLEEP_NANOS : period);
+                // asleep, no timer: a launch's wake is never missed (wakeWatchdog), and shutdown unparks too
+                LockSupport.parkNanos(this, sleep ? IdleStrategy.UNTIMED : period);
                 watchdogAsleep = false;
                 long now = System.nanoTime();
                 long appended = launchRing.appended();

@@ -3,6 +3,7 @@ package org.hsa4j.agent;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.queue.Await;
@@ -29,6 +30,21 @@ class IdleAgentTest {
             long parks = processor.parksOf(0);
             Await.until(() -> processor.parksOf(0) >= parks + 3, "unit 0 to look three more times");
             assertEquals(handoffs, gpu.counters().roleHandoffs(), "a look that finds nothing new scans nothing");
+        }
+    }
+
+    @Test
+    void everyUnitButTheFirstOfAnIdleAgentParksWithoutATimer() {
+        try (HsaRuntime rt = HsaRuntime.init(RuntimeConfig.builder().computeUnits(16).build())) {
+            Agent gpu = rt.gpuAgent();
+            gpu.createQueue(16, QueueType.SINGLE, null);
+            Thread[] units = gpu.computeUnitThreads();
+            for (int u = 1; u < units.length; u++) {
+                Thread t = units[u];
+                // WAITING, not TIMED_WAITING: only an unpark ends the park (a timer would cost a wake-up per period)
+                Await.until(() -> t.getState() == Thread.State.WAITING && LockSupport.getBlocker(t) == gpu.processor(),
+                        t.getName() + " to park untimed");
+            }
         }
     }
 

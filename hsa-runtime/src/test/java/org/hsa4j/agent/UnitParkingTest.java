@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.packet.PacketType;
@@ -55,12 +56,16 @@ class UnitParkingTest {
                 for (int u = 0; u < threads.length; u++) {
                     before[u] = processor.parksOf(u);
                 }
-                // every unit but the holder looks at the queues again (its idle timer) and parks again, twice
+                // every unit but the holder, unparked as its timer would (helpers have none), looks at the
+                // queues again and parks again, twice, instead of looping beside the holder
                 for (int u = 0; u < threads.length; u++) {
                     if (threads[u] != holder.get()) {
                         int unit = u;
-                        Await.until(() -> processor.parksOf(unit) >= before[unit] + 2,
-                                threads[u].getName() + " to park again beside the role holder");
+                        Thread t = threads[u];
+                        Await.until(() -> {
+                            LockSupport.unpark(t);
+                            return processor.parksOf(unit) >= before[unit] + 2;
+                        }, threads[u].getName() + " to park again beside the role holder");
                     }
                 }
             } finally {
