@@ -20,20 +20,40 @@ import org.hsa4j.status.HsaException;
  * scans first, before it claims anything. A parked unit is woken by
  * {@link ProcessorRole#notifyWork()} (doorbell, dependency signal, queue state change), by a
  * dispatch with a workgroup per unit, or by a {@link HelperPacer} asking for help with a long
- * dispatch, and it also re-checks on a timer that backs off to {@link #MAX_IDLE_PARK_NANOS} (the
- * agent's idle strategy for units, {@link PacketProcessor#unitIdle}), so a
- * doorbell written behind the API is never missed for good while an idle agent costs next to
- * nothing. Once a unit has parked without finding work it is in back-off: it scans the queues once
- * per wake instead of spinning for {@link PacketProcessor#PROCESSOR_SPIN_NANOS}, until it finds
- * work again.
+ * dispatch. Unit 0 alone also re-checks on a timer that backs off from {@link #MIN_IDLE_PARK_NANOS}
+ * to {@link #MAX_IDLE_PARK_NANOS} ({@link PacketProcessor#unitIdle}), so a doorbell written behind
+ * the API is never missed for good; every other unit parks untimed ({@link PacketProcessor#helperIdle}),
+ * so an idle agent has one timer, whatever its unit count. Once a unit has parked without finding
+ * work it is in back-off: it scans the queues once per wake instead of spinning for
+ * {@link PacketProcessor#PROCESSOR_SPIN_NANOS}, until it finds work again.
+ *
+ * <h2>Why an untimed park is live</h2>
+ * A unit parks only after it set {@code parked} and then (all volatile) re-read the epoch, the ring
+ * and, with the role free, the queues; every producer of work changes one of those before it wakes
+ * ({@link ProcessorRole#notifyWork} bumps the epoch and then, seeing the role free, wakes a parked
+ * unit; a launch appends to the ring and then wakes units or leaves the work to the launcher, which is
+ * running). So either the parking unit sees the change and does not park, or the waker sees it
+ * parked, clears the flag by compare-and-set and unparks it, and the permit makes a park that
+ * follows the unpark return at once. What a parked helper never gets is a wake for work that a
+ * running unit or the role holder will run anyway: that costs parallelism, never progress, and the
+ * watchdog (awake while work is in flight) wakes a unit when the ring's head stops moving. Unit 0's
+ * timer covers the one producer that wakes nobody, a packet published without a doorbell.
+ *
+ * <h2>A look its timer started</h2>
+ * A unit whose park its timer ended (nobody woke it) looks for doorbells and orphaned work, but it
+ * does not join launched work that a running unit or the role holder will run: if that work paid
+ * for another unit, the running unit's {@link HelperPacer} (or the launch, or the watchdog) would
+ * have woken one. Joining it anyway cost a stream of tiny dispatches a third runnable thread on
+ * two cores and compare-and-set races on the ring's head, once per timer period per unit, so the
+ * cost grew with the units configured (16 units: ~35 such joins a second, each resetting the
+ * unit's back-off). During such a look the unit stays marked parked, so a waker may still claim
+ * it ({@link #wake()}), and then it joins as any woken unit does.
  */
 final class ComputeUnit implements Runnable {
-    /** First park of an idle unit. */
+    /** First park of an idle unit 0. */
     static final long MIN_IDLE_PARK_NANOS = 1_000_000;
-    /** Longest park of an idle unit between two looks at the queues. */
-    static final long MAX_IDLE_PARK_NANOS = 50_000_000;
-    /** Longest park of an idle unit other than unit 0, which alone polls for doorbells written behind the API. */
-    static final long MAX_HELPER_IDLE_PARK_NANOS = 1_000_000_000;
+    /** Longest park of an idle unit 0 between two looks for doorbells written behind the API; the other units park untimed. */
+    static final long MAX_IDLE_PARK_NANOS = 1_000_000_000;
 
     private static final VarHandle PARKED;
 
@@ -66,6 +86,8 @@ final class ComputeUnit implements Runnable {
     private Idler idler;
     /** True when this unit took the processor role as it completed a packet and must scan next. */
     private boolean roleTaken;
+    /** True while this unit looks around after a park its timer ended; {@code parked} stays set meanwhile. */
+    private boolean idleLook;
 
     ComputeUnit(int id, PacketProcessor processor, int groupSegmentMax) {
         this(id, processor, groupSegmentMax,
@@ -175,8 +197,13 @@ final class ComputeUnit implements Runnable {
         long epoch = role.epoch();
         boolean holding = roleTaken;
         roleTaken = false;
+        if (idleLook && parked && !processor.hasPublishedWork() && !processor.hasClaimableWork()
+                && !processor.isShutdown()) {
+            park(); // a timed look with nothing to find: no role, no scan (an idle agent's unit 0 looks 20 times a second)
+            return;
+        }
         if (!holding) {
-            if (processor.runWork(this)) {
+            if (mayJoin() && processor.runWork(this)) {
                 idler = null;
                 return;
             }
@@ -185,26 +212,74 @@ final class ComputeUnit implements Runnable {
         }
         boolean backingOff = idler != null && idler.parks() > 0;
         long spin = backingOff || role.anotherUnitRunning(this) ? 0 : PacketProcessor.PROCESSOR_SPIN_NANOS;
-        if (holding && processor.actAsProcessor(this, spin)) {
+        if (holding && processor.actAsProcessor(this, spin, othersRunWork())) {
             idler = null;
+            endLook();
             return;
         }
-        parked = true;
+        if (idleLook) {
+            if (!parked) {
+                endLook(); // a waker claimed this unit during its look
+                return;
+            }
+        } else {
+            parked = true;
+        }
         // published work keeps this unit up only while nobody holds the role: a holder looks for it
         // itself after it releases the role (before it parks), so the unit that lost the role race
         // parks instead of looping hot beside a holder that may be waiting for a core
-        if (role.epoch() != epoch || processor.hasClaimableWork()
+        if (role.epoch() != epoch || (!othersRunWork() && processor.hasClaimableWork())
                 || (!role.held() && processor.hasPublishedWork()) || processor.isShutdown()) {
-            parked = false;
+            if (!idleLook) {
+                parked = false;
+            } // a look goes on, still marked parked: the next round's mayJoin decides whether it joins
             return;
         }
+        park();
+    }
+
+    /** Parks one step of this unit's idle strategy; {@code parked} is set. */
+    private void park() {
         if (idler == null) {
             idler = (id == 0 ? processor.unitIdle : processor.helperIdle).idler().blocker(processor);
         }
+        count(UnitCounters.PARKS); // before the park: an untimed one may last as long as the agent is idle
         idler.idle();
-        count(UnitCounters.PARKS);
-        if (!parked) {
+        if (parked) {
+            idleLook = true; // the timer (or a raw unpark: shutdown) ended the park: stay marked parked while looking around
+        } else {
             count(UnitCounters.WAKE_UPS); // a waker's compare-and-set cleared the flag before it unparked
+            idleLook = false;
+        }
+    }
+
+    /**
+     * True when this unit may claim launched work now: always, unless it is looking around after a
+     * timed park with nobody having woken it while another unit runs parts or holds the role.
+     */
+    private boolean mayJoin() {
+        if (!idleLook) {
+            return true;
+        }
+        if (parked && othersRunWork()) {
+            return false;
+        }
+        endLook();
+        return true;
+    }
+
+    /** True when this unit is in a timed look and another unit runs parts or holds the role (which runs what it launches). */
+    private boolean othersRunWork() {
+        return idleLook && parked && (role.held() || role.anotherUnitRunning(this));
+    }
+
+    /** Ends a timed look (if any): the unit is up, and no longer marked parked; counts a waker that claimed it meanwhile. */
+    private void endLook() {
+        if (idleLook) {
+            idleLook = false;
+            if (!parked) {
+                count(UnitCounters.WAKE_UPS);
+            }
         }
         parked = false;
     }

@@ -94,6 +94,11 @@ final class LaunchRing {
         return head();
     }
 
+    /** Works appended so far (an acquire load of the tail): it changes with every launch. */
+    long appended() {
+        return tail();
+    }
+
     /** Works appended and not yet moved past (some of them may be fully claimed and still running). */
     long size() {
         long head = head();

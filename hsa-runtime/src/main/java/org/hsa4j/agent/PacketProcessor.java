@@ -2,6 +2,7 @@ package org.hsa4j.agent;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
@@ -121,6 +122,21 @@ final class PacketProcessor {
     static final long OVERLAP_WINDOW_NANOS = 200_000;
     /** How long a unit must stay blocked on an unowned monitor in a barrier round before the watchdog rescues it. */
     static final long MONITOR_DEADLOCK_NANOS = 200_000_000;
+    /** How long nothing must be launched or in flight before the watchdog sleeps until the next launch. */
+    static final long WATCHDOG_QUIET_NANOS = 1_000_000_000;
+    /** The watchdog's period while work is in flight (the kernel time limit may shorten it). */
+    static final long WATCHDOG_PERIOD_NANOS = 50_000_000;
+
+    private static final VarHandle WATCHDOG_ASLEEP;
+
+    static {
+        try {
+            WATCHDOG_ASLEEP = MethodHandles.lookup()
+                    .findVarHandle(PacketProcessor.class, "watchdogAsleep", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
 
     private final Agent agent;
@@ -135,12 +151,13 @@ final class PacketProcessor {
     final Tracer tracer;
     /** How the role holder idles between scans of idle queues: the runtime's strategy with a {@link #PROCESSOR_SPIN_NANOS} budget. */
     private final IdleStrategy roleWait;
-    /** How an idle unit parks: at once, backing off from {@link ComputeUnit#MIN_IDLE_PARK_NANOS} to {@link ComputeUnit#MAX_IDLE_PARK_NANOS}. */
+    /** How an idle unit 0 parks: at once, backing off from {@link ComputeUnit#MIN_IDLE_PARK_NANOS} to {@link ComputeUnit#MAX_IDLE_PARK_NANOS}. */
     final IdleStrategy unitIdle;
     /**
-     * How every unit but the first idles: its timer only backs up the wakes ({@link #wakeIdle}, shutdown,
-     * aborts unpark it), so it parks from {@link ComputeUnit#MAX_IDLE_PARK_NANOS} up to {@link ComputeUnit#MAX_HELPER_IDLE_PARK_NANOS}; unit 0 alone
-     * keeps the short timer that finds a doorbell written behind the API, so idle cost does not grow with units.
+     * How every unit but the first idles: untimed ({@link IdleStrategy#UNTIMED}), because every reason
+     * for it to run is an unpark that cannot be lost ({@link ComputeUnit#wake}: {@link ProcessorRole#wakeIdle},
+     * shutdown, aborts); unit 0 alone keeps the timer that finds a doorbell written behind the API, so
+     * idle cost does not grow with units (a helper timer of 1 s cost 16 units 15 wakes a second).
      */
     final IdleStrategy helperIdle;
     /** How a thread outside the units waits for the role or for aborted work (bounded by a deadline). */
@@ -162,6 +179,8 @@ final class PacketProcessor {
     private ComputeUnit scanningUnit;
     /** The watchdog thread (kernel time limit, monitor deadlocks at barriers), or null before start. */
     private Thread watchdog;
+    /** True while the watchdog sleeps because nothing was launched for {@link #WATCHDOG_QUIET_NANOS}: a launch wakes it. */
+    private volatile boolean watchdogAsleep;
     private volatile boolean shutdown;
     /** Completed scans over all queues, for diagnostics and tests. */
     private volatile long scans;
@@ -183,7 +202,7 @@ final class PacketProcessor {
         this.roleWait = idle.background().withBusyNanos(PROCESSOR_SPIN_NANOS);
         this.unitIdle = idle.background().withBusyNanos(0)
                 .withParks(ComputeUnit.MIN_IDLE_PARK_NANOS, ComputeUnit.MAX_IDLE_PARK_NANOS);
-        this.helperIdle = unitIdle.withParks(ComputeUnit.MAX_IDLE_PARK_NANOS, ComputeUnit.MAX_HELPER_IDLE_PARK_NANOS);
+        this.helperIdle = unitIdle.withParks(IdleStrategy.UNTIMED, IdleStrategy.UNTIMED);
         this.roleTakeWait = idle;
         this.decoder = new PacketDecoder(agent.name(), agent.index(), agent.properties(), memory, svm);
     }
@@ -306,19 +325,22 @@ final class PacketProcessor {
      * Acts as packet processor until work is launched (true) or the queues stayed idle for
      * their {@link #PROCESSOR_SPIN_NANOS} busy budget (false; {@code spinNanos} 0 means one scan).
      * The caller holds the role; this releases it. Between idle scans it spins, then yields, as
-     * the runtime's idle strategy says.
+     * the runtime's idle strategy says. With {@code ownLaunchesOnly} (a unit looking around after a
+     * timed park while others run the ring's work) claimable work counts only once this call launched some.
      */
-    boolean actAsProcessor(ComputeUnit unit, long spinNanos) {
+    boolean actAsProcessor(ComputeUnit unit, long spinNanos, boolean ownLaunchesOnly) {
         Idler idler = null;
         boolean launched = false;
+        boolean consumed = false;
         scanningUnit = unit;
         try {
             while (!shutdown) {
                 boolean progress = processQueues();
+                consumed |= progress;
                 if (backlog && launchRing.size() < LAUNCH_AHEAD) {
                     continue;
                 }
-                if (hasClaimableWork()) {
+                if ((consumed || !ownLaunchesOnly) && hasClaimableWork()) {
                     launched = true;
                     return true;
                 }
@@ -562,6 +584,7 @@ final class PacketProcessor {
             completion.recordStart(clock.getAsLong());
         }
         q.inflight.incrementAndGet();
+        wakeWatchdog();
         launchOrder.launched(q, new KernelWork(q, dispatch, completion, release, this), PacketHeader.barrier(word));
         return true;
     }
@@ -586,6 +609,7 @@ final class PacketProcessor {
             completion.recordStart(clock.getAsLong());
         }
         q.inflight.incrementAndGet();
+        wakeWatchdog();
         launchOrder.launched(q, new AgentWork(q, handler, request, completion, release, this), PacketHeader.barrier(word));
         return true;
     }
@@ -694,6 +718,33 @@ final class PacketProcessor {
         access.endWork(releaseScope);
     }
 
+    /**
+     * After a launch raised a queue's in-flight count: wakes the watchdog if it sleeps (one volatile
+     * read otherwise). The count's increment and this read, and the watchdog's store of
+     * {@link #watchdogAsleep} and its read of the counts, are all volatile, so either the launcher sees
+     * it asleep or the watchdog sees the work and stays up.
+     */
+    private void wakeWatchdog() {
+        if (watchdogAsleep && WATCHDOG_ASLEEP.compareAndSet(this, true, false)) {
+            LockSupport.unpark(watchdog);
+        }
+    }
+
+    /** True while the watchdog sleeps until the next launch (tests). */
+    boolean watchdogAsleep() {
+        return watchdogAsleep;
+    }
+
+    /** True when some queue of this agent has launched work that has not completed (volatile reads). */
+    private boolean workInFlight() {
+        for (QueueSlot q : queues) {
+            if (q.inflight.get() > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     // ---- aborts ---------------------------------------------------------------------------------
 
     /**
@@ -758,7 +809,10 @@ final class PacketProcessor {
      * It also rescues a unit blocked for {@link #MONITOR_DEADLOCK_NANOS} on a Java monitor inside a
      * barrier round when no other thread owns that monitor: a work-item suspended at a barrier holds
      * it (see {@link WorkgroupExecutor#rescueMonitorDeadlock()}). Without a time limit it looks every
-     * {@link ComputeUnit#MAX_IDLE_PARK_NANOS}, as often as an idle unit does.
+     * {@link #WATCHDOG_PERIOD_NANOS}. Every look needs work in flight, so once nothing was launched or
+     * in flight for {@link #WATCHDOG_QUIET_NANOS} it sleeps with no timer until a launch wakes it
+     * ({@link #wakeWatchdog}): an idle agent's watchdog cost as much as its idle units (20 timer wakes
+     * a second, ~0.1% of a core on 2 cores).
      */
     private final class Watchdog implements Runnable {
         private final long limitNanos;
@@ -767,6 +821,8 @@ final class PacketProcessor {
         private final long[] blockedSince;
         /** The ring's head sequence at the last look while it had claimable work, or -1. */
         private long stalledHead = -1;
+        /** Works the ring had taken at the last look. */
+        private long lastAppended;
 
         Watchdog(long limitNanos) {
             this.limitNanos = limitNanos;
@@ -775,11 +831,28 @@ final class PacketProcessor {
 
         @Override
         public void run() {
-            long period = limitNanos > 0 ? Math.clamp(limitNanos / 8, 1_000_000, ComputeUnit.MAX_IDLE_PARK_NANOS)
-                    : ComputeUnit.MAX_IDLE_PARK_NANOS;
+            long period = limitNanos > 0 ? Math.clamp(limitNanos / 8, 1_000_000, WATCHDOG_PERIOD_NANOS)
+                    : WATCHDOG_PERIOD_NANOS;
+            long quietSince = System.nanoTime() - WATCHDOG_QUIET_NANOS; // nothing launched yet: sleep at once
             while (!shutdown) {
-                LockSupport.parkNanos(this, period);
+                boolean sleep = false;
+                if (System.nanoTime() - quietSince >= WATCHDOG_QUIET_NANOS) {
+                    // every look needs work in flight: sleep until a launch wakes this thread
+                    watchdogAsleep = true;
+                    sleep = !workInFlight();
+                    if (!sleep) {
+                        watchdogAsleep = false;
+                    }
+                }
+                // asleep, no timer: a launch's wake is never missed (wakeWatchdog), and shutdown unparks too
+                LockSupport.parkNanos(this, sleep ? IdleStrategy.UNTIMED : period);
+                watchdogAsleep = false;
                 long now = System.nanoTime();
+                long appended = launchRing.appended();
+                if (appended != lastAppended || workInFlight()) {
+                    quietSince = now;
+                }
+                lastAppended = appended;
                 if (limitNanos > 0) {
                     enforceTimeLimit(now);
                 }

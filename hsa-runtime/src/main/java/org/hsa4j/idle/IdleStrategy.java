@@ -53,6 +53,11 @@ public final class IdleStrategy {
     static final long MIN_PARK_NANOS = 1_000;
     /** Longest park of the back-off. */
     static final long MAX_PARK_NANOS = 1_000_000;
+    /**
+     * A park length that means no timer: the park lasts until an unpark (or an interrupt). Only for a
+     * site whose every reason to wake is an unpark that cannot be lost (a compute unit marked parked).
+     */
+    public static final long UNTIMED = Long.MAX_VALUE;
 
     /** The three phases of a wait. */
     public enum Phase {
@@ -134,7 +139,7 @@ public final class IdleStrategy {
         return new IdleStrategy(Math.min(spinNanos, nanos), nanos, minParkNanos, maxParkNanos, interrupt, mayPark, roomy);
     }
 
-    /** This strategy with its parks backing off from {@code minNanos} to {@code maxNanos}. */
+    /** This strategy with its parks backing off from {@code minNanos} to {@code maxNanos} ({@link #UNTIMED}: no timer). */
     public IdleStrategy withParks(long minNanos, long maxNanos) {
         return new IdleStrategy(spinNanos, busyNanos, minNanos, maxNanos, interrupt, mayPark, roomy);
     }
@@ -157,9 +162,13 @@ public final class IdleStrategy {
         return elapsedNanos < budgetNanos || !mayPark ? Phase.YIELD : Phase.PARK;
     }
 
-    /** The park length of the {@code parks}-th park of a wait (0-based): doubling from the minimum, capped. */
+    /**
+     * The park length of the {@code parks}-th park of a wait (0-based): doubling from the minimum, capped
+     * (a doubling past the range of a long is the maximum; {@link #UNTIMED} when the parks are untimed).
+     */
     public long parkNanos(int parks) {
-        return parks >= 62 ? maxParkNanos : Math.min(maxParkNanos, minParkNanos << Math.min(parks, 40));
+        int shift = Math.min(parks, 62);
+        return minParkNanos > maxParkNanos >> shift ? maxParkNanos : Math.min(maxParkNanos, minParkNanos << shift);
     }
 
     /** A fresh per-wait cursor through the phases, starting now. */
@@ -192,7 +201,7 @@ public final class IdleStrategy {
         return minParkNanos;
     }
 
-    /** Longest park of a wait. */
+    /** Longest park of a wait ({@link #UNTIMED}: parks end only by an unpark). */
     public long maxParkNanos() {
         return maxParkNanos;
     }

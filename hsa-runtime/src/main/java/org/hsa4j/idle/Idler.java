@@ -49,7 +49,8 @@ public final class Idler {
 
     /**
      * Idles one step in the current phase: a spin pause, a yield, or a park of at most
-     * {@code maxParkNanos} (the wait's deadline or re-check bound; at least 1 ns). Returns the
+     * {@code maxParkNanos} (the wait's deadline or re-check bound; at least 1 ns; a park whose
+     * length is {@link IdleStrategy#UNTIMED} waits for an unpark). Returns the
      * phase the step took. A park returns early on unpark or interrupt; the caller looks again.
      */
     public IdleStrategy.Phase idle(long maxParkNanos) {
@@ -67,7 +68,12 @@ public final class Idler {
                 advance();
             }
             case PARK -> {
-                LockSupport.parkNanos(blocker, Math.max(1, Math.min(maxParkNanos, strategy.parkNanos(parks))));
+                long nanos = Math.min(maxParkNanos, strategy.parkNanos(parks));
+                if (nanos == IdleStrategy.UNTIMED) {
+                    LockSupport.park(blocker); // no timer: only an unpark (or an interrupt) ends it
+                } else {
+                    LockSupport.parkNanos(blocker, Math.max(1, nanos));
+                }
                 parks++;
                 steps++;
             }

@@ -86,12 +86,12 @@ class HelperPacerTest {
     void shouldEstimateOnlyAfterPowersOfTwoParts() {
         Left work = new Left(0);
         part(40, work, 1_000);
-        part(40, work, 999);
-        assertEquals(List.of(), wakes, "40 ns times 999 parts is under 50 us");
+        part(60, work, 999);
+        assertEquals(List.of(), wakes, "40 ns (the faster interval) times 999 parts is under 50 us");
         part(100, work, 998);
-        assertEquals(List.of(), wakes, "a mean of 60 ns times 998 would reach it, but the clock is not read after part 3");
-        part(40, work, 997);
-        assertEquals(List.of(1L), wakes, "after part 4 the mean of 55 ns times 997 parts reaches 50 us: one helper");
+        assertEquals(List.of(), wakes, "60 ns times 998 would reach it, but the clock is not read after part 3");
+        part(60, work, 997);
+        assertEquals(List.of(1L), wakes, "after part 4 the faster interval's 60 ns times 997 parts reaches 50 us: one helper");
     }
 
     @Test
@@ -101,7 +101,33 @@ class HelperPacerTest {
         part(10, work, 99);
         part(10_000, work, 98);
         part(10_000, work, 97);
-        assertEquals(List.of(9L), wakes, "mean of 5 us over four parts times 97 left: 485 us, a helper per 50 us");
+        assertEquals(List.of(), wakes, "parts 3 and 4 are slow, part 2 was not: one slow interval may be a pause");
+        for (long left = 96; left >= 93; left--) {
+            part(10_000, work, left);
+        }
+        assertEquals(List.of(18L), wakes, "two slow intervals in a row: 10 us times 93 left is 930 us, a helper per 50 us");
+    }
+
+    @Test
+    void shouldNotWakeHelpersForAStreamOfTinyPartsWhenOneIntervalWasPaused() {
+        Left work = new Left(0);
+        for (long left = 255; left > 0; left--) {
+            part(left == 155 ? 4_000_000 : 100, work, left);
+        }
+        assertEquals(List.of(), wakes, "one 4 ms pause among 100 ns parts is the unit descheduled, not long work");
+    }
+
+    @Test
+    void shouldWakeHelpersWhenPausesStretchTwoIntervalsInARow() {
+        Left work = new Left(0);
+        part(100, work, 10);
+        now += 10_000_000;
+        part(100, work, 10);
+        assertEquals(List.of(), wakes, "one stretched interval is not enough");
+        part(100, work, 10);
+        now += 10_000_000;
+        part(100, work, 10);
+        assertEquals(List.of(10L), wakes, "the next interval is stretched too: the run is slow");
     }
 
     @Test
@@ -119,15 +145,6 @@ class HelperPacerTest {
         now += 10_000_000;
         part(100, work, 10);
         assertEquals(List.of(), wakes, "the idle time between runs is not counted as part time");
-    }
-
-    @Test
-    void shouldCountIdleTimeWithinARunThatWasNotEnded() {
-        Left work = new Left(0);
-        part(100, work, 10);
-        now += 10_000_000;
-        part(100, work, 10);
-        assertEquals(List.of(10L), wakes, "without endRun the run's clock keeps going");
     }
 
     @Test

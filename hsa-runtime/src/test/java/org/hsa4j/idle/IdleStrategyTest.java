@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 import org.hsa4j.idle.IdleStrategy.Phase;
+import org.hsa4j.queue.Await;
 import org.junit.jupiter.api.Test;
 
 class IdleStrategyTest {
@@ -58,6 +60,27 @@ class IdleStrategyTest {
         assertEquals(4_000, s.parkNanos(2));
         assertEquals(5_000, s.parkNanos(3));
         assertEquals(5_000, s.parkNanos(Integer.MAX_VALUE));
+    }
+
+    @Test
+    void parksDoublingPastTheRangeOfALongStayAtTheMaximum() {
+        IdleStrategy s = IdleStrategy.defaults().withParks(Long.MAX_VALUE / 4, IdleStrategy.UNTIMED);
+        assertEquals(Long.MAX_VALUE / 4, s.parkNanos(0));
+        assertEquals(IdleStrategy.UNTIMED, s.parkNanos(3));
+        assertEquals(IdleStrategy.UNTIMED, s.parkNanos(Integer.MAX_VALUE));
+    }
+
+    @Test
+    void anUntimedParkWaitsForAnUnparkWithoutATimer() throws InterruptedException {
+        Idler idler = IdleStrategy.defaults().background().withBusyNanos(0)
+                .withParks(IdleStrategy.UNTIMED, IdleStrategy.UNTIMED).idler();
+        assertTrue(idler.parksNext());
+        Thread t = Thread.ofPlatform().start(idler::idle);
+        Await.until(() -> t.getState() == Thread.State.WAITING, "the idler to park without a timer (WAITING)");
+        LockSupport.unpark(t);
+        t.join(Await.DEFAULT);
+        assertFalse(t.isAlive(), "the unpark ended the park");
+        assertEquals(1, idler.parks());
     }
 
     @Test
