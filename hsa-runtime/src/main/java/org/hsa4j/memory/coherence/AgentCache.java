@@ -206,12 +206,20 @@ final class AgentCache {
 
     /** True when every byte of every line of set {@code i} is set in the masks at {@code masks} (VALID or DIRTY). */
     private boolean all(int i, int masks) {
-        return (sets[i + masks] & sets[i + masks + 1] & sets[i + masks + 2] & sets[i + masks + 3]) == -1L;
+        long and = -1L;
+        for (int k = 0; k < LINES; k++) {
+            and &= sets[i + masks + k];
+        }
+        return and == -1L;
     }
 
     /** True when {@code masks[0..3]} select every byte of a sector. */
     private static boolean all(long[] masks) {
-        return (masks[0] & masks[1] & masks[2] & masks[3]) == -1L;
+        long and = -1L;
+        for (int k = 0; k < LINES; k++) {
+            and &= masks[k];
+        }
+        return and == -1L;
     }
 
     /**
@@ -296,7 +304,7 @@ final class AgentCache {
     private void claim(int s, int i, Allocation a, long block) {
         catchUp(s, i);
         if (!holds(s, i, a, block)) {
-            if ((sets[i + DIRTY] | sets[i + DIRTY + 1] | sets[i + DIRTY + 2] | sets[i + DIRTY + 3]) != 0) {
+            if (!none(i, DIRTY)) {
                 writeHome(s, i);
             }
             owners[s] = a;
@@ -323,7 +331,11 @@ final class AgentCache {
 
     /** True when no byte of any line of set {@code i} is set in the masks at {@code masks} (VALID or DIRTY). */
     private boolean none(int i, int masks) {
-        return (sets[i + masks] | sets[i + masks + 1] | sets[i + masks + 2] | sets[i + masks + 3]) == 0;
+        long or = 0;
+        for (int k = 0; k < LINES; k++) {
+            or |= sets[i + masks + k];
+        }
+        return or == 0;
     }
 
     /**

@@ -171,7 +171,11 @@ final class CacheSector {
 
     /** True when every byte of the block that lies inside its allocation holds a value. */
     boolean whole() {
-        if ((valid[0] & valid[1] & valid[2] & valid[3]) == -1L) {
+        long and = -1L;
+        for (int k = 0; k < LINES; k++) {
+            and &= valid[k];
+        }
+        if (and == -1L) {
             return true;
         }
         for (int k = 0; k < LINES; k++) {
@@ -232,7 +236,11 @@ final class CacheSector {
     void dropLine(int k) {
         revoke();
         valid[k] = 0;
-        if ((valid[0] | valid[1] | valid[2] | valid[3]) == 0 && !dirty()) {
+        long or = 0;
+        for (int j = 0; j < LINES; j++) {
+            or |= valid[j];
+        }
+        if (or == 0 && !dirty()) {
             tag = 0;
             owner = null;
         }
