@@ -96,11 +96,17 @@ final class CacheSector {
         return l;
     }
 
-    /** This sector's lease, granted for stores on the block held now (and for loads when it is whole); the caller is the unit's thread, running kernel code. */
+    /**
+     * This sector's lease, granted for stores on the block held now (and for loads when it is
+     * whole); the caller is the unit's thread, running kernel code. Whether it is whole is asked
+     * before the sector stops being clean, so a fresh sector answers from its valid masks without
+     * packing any dirty flags.
+     */
     SectorLease grantStores() {
         SectorLease l = lease();
+        boolean loads = l.loadBase == tag || whole();
         clean = false;
-        l.grantStores(tag, l.loadBase == tag || whole());
+        l.grantStores(tag, loads);
         return l;
     }
 
