@@ -30,6 +30,17 @@ import org.hsa4j.memory.MemoryOrder;
  * consecutive sets, so units streaming through different parts of memory touch different ranges,
  * and each keeps its stripe's lock (on a cache line of its own) in its own core's cache.
  *
+ * <p>One read takes no lock: a whole-sector L1 fill whose set's tag names another block (the
+ * streaming case) reads home at once ({@link #fetch}). A set changes its tag only under its lock,
+ * with a release store (of its copy in {@link #tags}, dense, so the test finds it in the host's
+ * cache) after the evicted sector's dirty bytes went home ({@link #claim}), and the test reads it
+ * with acquire, so a tag that names another block means that no byte of the block
+ * is in this L2 now, or that one is being put there by a write-back that races with this read
+ * (no synchronization orders the two, so either value is one the reader may see); a write-back
+ * ordered before the read by a release and an acquire has set the tag, and the read takes the lock.
+ * Catching the set up can only free it, never make it hold the block, so the lock-free path needs
+ * no catching up either.
+ *
  * <h2>Invalidation is lazy</h2>
  * An invalidation (a packet's system-scope acquire fence drops every clean byte; a kernel's
  * system-scope acquire drops the clean bytes of fine-grained lines) only counts: it increments
@@ -77,12 +88,20 @@ final class AgentCache {
     /** Index in {@link #epochs} of the fine-grained invalidation count (a cache line away from the other). */
     private static final int FINE_EPOCH = 32;
     private static final VarHandle EPOCH = MethodHandles.arrayElementVarHandle(long[].class);
+    /** An element of {@link #tags}: written with release under the set's lock, read with acquire by {@link #fetch}'s lock-free test. */
+    private static final VarHandle TAG_COPY = MethodHandles.arrayElementVarHandle(long[].class);
 
     private final int setCount;
     /** Every set, {@link #SET} longs each. */
     private final long[] sets;
     /** {@link #sets} as a segment, for byte runs and for atomics on a set's words. */
     private final MemorySegment data;
+    /**
+     * Per set, a copy of its tag ({@code L2_TAG}), dense (8 bytes a set, where a set's own words
+     * span several host cache lines), so the lock-free test of a streaming fill reads memory the
+     * host keeps in its cache instead of a cold set.
+     */
+    private final long[] tags;
     /** The allocation of the sector each set holds; null when the set is empty. */
     private final Allocation[] owners;
     /** The stripe locks: stripe {@code t} guards sets {@code t * setsPerStripe .. (t + 1) * setsPerStripe - 1}. */
@@ -116,6 +135,7 @@ final class AgentCache {
         this.sets = new long[setCount * SET];
         this.data = MemorySegment.ofArray(sets);
         this.owners = new Allocation[setCount];
+        this.tags = new long[setCount];
         this.stripeShift = Integer.numberOfTrailingZeros(setCount / STRIPES);
         this.wordsPerStripe = Math.max(1, (setCount / STRIPES) >>> 6);
         this.dirtySets = new long[STRIPES * wordsPerStripe];
@@ -176,6 +196,7 @@ final class AgentCache {
             }
             if (dirty == 0) {
                 sets[i + TAG] = 0;
+                TAG_COPY.setRelease(tags, s, 0L);
                 owners[s] = null;
             }
         }
@@ -185,12 +206,20 @@ final class AgentCache {
 
     /** True when every byte of every line of set {@code i} is set in the masks at {@code masks} (VALID or DIRTY). */
     private boolean all(int i, int masks) {
-        return (sets[i + masks] & sets[i + masks + 1] & sets[i + masks + 2] & sets[i + masks + 3]) == -1L;
+        long and = -1L;
+        for (int k = 0; k < LINES; k++) {
+            and &= sets[i + masks + k];
+        }
+        return and == -1L;
     }
 
     /** True when {@code masks[0..3]} select every byte of a sector. */
     private static boolean all(long[] masks) {
-        return (masks[0] & masks[1] & masks[2] & masks[3]) == -1L;
+        long and = -1L;
+        for (int k = 0; k < LINES; k++) {
+            and &= masks[k];
+        }
+        return and == -1L;
     }
 
     /**
@@ -275,11 +304,12 @@ final class AgentCache {
     private void claim(int s, int i, Allocation a, long block) {
         catchUp(s, i);
         if (!holds(s, i, a, block)) {
-            if ((sets[i + DIRTY] | sets[i + DIRTY + 1] | sets[i + DIRTY + 2] | sets[i + DIRTY + 3]) != 0) {
+            if (!none(i, DIRTY)) {
                 writeHome(s, i);
             }
-            sets[i + TAG] = block;
             owners[s] = a;
+            sets[i + TAG] = block;
+            TAG_COPY.setRelease(tags, s, block);
             for (int k = 0; k < LINES; k++) {
                 sets[i + VALID + k] = 0;
                 sets[i + DIRTY + k] = 0;
@@ -301,7 +331,11 @@ final class AgentCache {
 
     /** True when no byte of any line of set {@code i} is set in the masks at {@code masks} (VALID or DIRTY). */
     private boolean none(int i, int masks) {
-        return (sets[i + masks] | sets[i + masks + 1] | sets[i + masks + 2] | sets[i + masks + 3]) == 0;
+        long or = 0;
+        for (int k = 0; k < LINES; k++) {
+            or |= sets[i + masks + k];
+        }
+        return or == 0;
     }
 
     /**
@@ -365,11 +399,15 @@ final class AgentCache {
      * Copies the bytes of {@code need[k]} of line {@code k} of the sector at {@code block} into that
      * line's bytes of {@code dst} (an L1 sector), fetching them from home if absent. A whole-sector
      * miss on a sector this L2 holds no byte of goes from home straight into {@code dst}, leaving
-     * the set as it was.
+     * the set as it was; when the set's tag names another block it takes no lock (see "Locks").
      */
     void fetch(Allocation a, long block, long[] need, CacheSector dst) {
         int s = set(block);
         int i = s * SET;
+        if (all(need) && (long) TAG_COPY.getAcquire(tags, s) != block) {
+            readHome(a, block, dst);
+            return;
+        }
         int t = stripe(s);
         stripes.lock(t);
         try {

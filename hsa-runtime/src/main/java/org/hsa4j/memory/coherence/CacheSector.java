@@ -96,11 +96,17 @@ final class CacheSector {
         return l;
     }
 
-    /** This sector's lease, granted for stores on the block held now (and for loads when it is whole); the caller is the unit's thread, running kernel code. */
+    /**
+     * This sector's lease, granted for stores on the block held now (and for loads when it is
+     * whole); the caller is the unit's thread, running kernel code. Whether it is whole is asked
+     * before the sector stops being clean, so a fresh sector answers from its valid masks without
+     * packing any dirty flags.
+     */
     SectorLease grantStores() {
         SectorLease l = lease();
+        boolean loads = l.loadBase == tag || whole();
         clean = false;
-        l.grantStores(tag, l.loadBase == tag || whole());
+        l.grantStores(tag, loads);
         return l;
     }
 
@@ -171,7 +177,11 @@ final class CacheSector {
 
     /** True when every byte of the block that lies inside its allocation holds a value. */
     boolean whole() {
-        if ((valid[0] & valid[1] & valid[2] & valid[3]) == -1L) {
+        long and = -1L;
+        for (int k = 0; k < LINES; k++) {
+            and &= valid[k];
+        }
+        if (and == -1L) {
             return true;
         }
         for (int k = 0; k < LINES; k++) {
@@ -232,7 +242,11 @@ final class CacheSector {
     void dropLine(int k) {
         revoke();
         valid[k] = 0;
-        if ((valid[0] | valid[1] | valid[2] | valid[3]) == 0 && !dirty()) {
+        long or = 0;
+        for (int j = 0; j < LINES; j++) {
+            or |= valid[j];
+        }
+        if (or == 0 && !dirty()) {
             tag = 0;
             owner = null;
         }

@@ -190,6 +190,19 @@ class CacheHierarchyTest {
     }
 
     @Test
+    void shouldReadASectorEvictedFromTheL2AsItWasWrittenHome() {
+        Allocation a = fine(2L * L2_SETS * SECTOR);
+        long other = (long) L2_SETS * SECTOR;
+        store(unitA, a, 0, NEW);
+        unitA.writeBack();
+        store(unitB, a, other, NEW + 1);
+        unitB.writeBack();
+        unitA.invalidateClean();
+        assertEquals(NEW, load(unitA, a, 0), "the set now names the other sector, so the fill reads home, which the eviction wrote");
+        assertEquals(NEW + 1, load(unitA, a, other), "the set's own sector is served by the L2");
+    }
+
+    @Test
     void shouldLeaveTheL2SetAloneOnAReadMiss() {
         Allocation a = fine(2L * L2_SETS * SECTOR);
         long other = (long) L2_SETS * SECTOR;
