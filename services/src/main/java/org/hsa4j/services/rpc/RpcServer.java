@@ -58,7 +58,7 @@ import org.hsa4j.trace.Tracer;
  * {@code handlerCallHere}, holding the call's port) and, after it counted itself among the set's
  * sleepers, no other port is pending. While the call runs, a client posting to any other port
  * sees a sleeper and rings the doorbell, and {@link #wakeOne}, finding no sleeping server thread,
- * unparks the <em>substitute</em>: a spare server thread, parked without a timeout while no such
+ * unparks the <em>substitute</em>: a spare server thread, parked (a second at a time) while no such
  * call runs, that scans as a server thread does (it hands HANDLER calls to the pool and watches no
  * port) until the call ends. So a call that blocks for long (a read on an empty pipe, a slow disk)
  * stalls no other port's call, without a timer per call. A call that finds another port pending
@@ -108,9 +108,11 @@ public final class RpcServer implements AutoCloseable {
      * @param serviceTimeoutNanos  how long a service may run on a server or handler thread: past it the
      *                             watchdog ends its call with {@link RpcStatus#TIMEOUT} and moves the
      *                             thread aside (a fresh one takes its place)
+     * @param handlerCallsHere     whether a server thread may run a HANDLER call itself (see the class comment)
      */
     public record Config(int serverThreads, int handlerThreads, long idleSpinNanos, long repollNanos,
-                         long callTimeoutNanos, long deferredTimeoutNanos, long serviceTimeoutNanos) {
+                         long callTimeoutNanos, long deferredTimeoutNanos, long serviceTimeoutNanos,
+                         boolean handlerCallsHere) {
         public Config {
             if (serverThreads < 1 || handlerThreads < 1) {
                 throw new IllegalArgumentException("at least one server and one handler thread are needed");
@@ -447,7 +449,7 @@ public final class RpcServer implements AutoCloseable {
     }
 
     /**
-     * The substitute server thread: asleep (an untimed park, no CPU) until a client rings the
+     * The substitute server thread: asleep (parks of a second, one wake-up a second) until a client rings the
      * doorbell while a server thread runs a handler call on its own thread; then it scans as a
      * server thread does, handing handler calls to the pool, and sleeps with timed re-polls while
      * such a call lasts. It never watches a port, so it holds no claim when it sleeps.
@@ -684,7 +686,7 @@ public final class RpcServer implements AutoCloseable {
         if (mayWatch) {
             call.allowWatch();
         }
-        dispatch(call, call.wellFormed(), watch.worker, watch.scanner);
+        dispatch(call, call.wellFormed(), watch.worker, watch.scanner && config.handlerCallsHere());
         return call.endWatch();
     }
 

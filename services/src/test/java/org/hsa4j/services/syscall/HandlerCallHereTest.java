@@ -56,6 +56,20 @@ class HandlerCallHereTest {
     }
 
     @Test
+    void shouldHandEveryHandlerCallToAHandlerThreadWhenTheServerThreadMayNotRunThem() {
+        try (Fixture f = Fixture.start(ServicesConfig.builder().handlerCallsOnServerThread(false))) {
+            AtomicReference<String> ranOn = new AtomicReference<>();
+            f.services.registerService("test", OPCODE, ServiceMode.HANDLER,
+                    call -> ranOn.set(Thread.currentThread().getName()));
+            long out = f.rt.hostMalloc(8);
+            Kernels.run(f.rt, f.queue, (wi, o) -> wi.svm().setLong(o,
+                    f.services.client().invoke(wi, OPCODE, new long[8]).ordinal()), out);
+            assertEquals(RpcStatus.OK.ordinal(), f.rt.svm().getLong(out));
+            assertTrue(ranOn.get().contains("-handler-"), "ran on " + ranOn.get());
+        }
+    }
+
+    @Test
     void shouldCompleteOtherCallersPreadsWhileOneWorkItemBlocksInAPipeReadOnTheServerThread() throws Exception {
         Path file = dir.resolve("data.bin");
         byte[] content = new byte[4096];
