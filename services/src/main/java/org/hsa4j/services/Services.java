@@ -92,7 +92,7 @@ public final class Services implements AutoCloseable {
         try {
             started = new RpcServer(ports, registry, new RpcServer.Config(config.serverThreads(),
                     config.handlerThreads(), config.idleSpinNanos(), config.repollNanos(), config.callTimeoutNanos(),
-                    config.deferredTimeoutNanos(), config.serviceTimeoutNanos()),
+                    config.deferredTimeoutNanos(), config.serviceTimeoutNanos(), config.handlerCallsOnServerThread()),
                     "hsa4j-rpc");
             this.syscallService = new SyscallService(started, fds, timer, config.syscallPolicy());
             syscallService.register(registry);

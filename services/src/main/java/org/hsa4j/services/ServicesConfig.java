@@ -32,12 +32,15 @@ import org.hsa4j.signal.WaitState;
  * @param deviceChunkBytes bytes per chunk of the default device heap
  * @param devicePorts      RPC ports after the host's for clients on a device without host-native
  *                         atomics (CUDA kernels, {@code hsa4j_rpc.cuh}); 0: none
+ * @param handlerCallsOnServerThread whether a server thread may run a HANDLER call itself when no other
+ *                         port waits (a substitute scans meanwhile); false hands every one to a handler
  */
 public record ServicesConfig(int ports, int lanes, int serverThreads, int handlerThreads, long idleSpinNanos,
                              long repollNanos, long callTimeoutNanos, long deferredTimeoutNanos,
                              long portWaitNanos, long serviceTimeoutNanos, WaitState waitState,
                              SyscallPolicy syscallPolicy, PrintfSink printfSink, NetPolicy netPolicy,
-                             int netThreads, long deviceChunkBytes, int devicePorts) {
+                             int netThreads, long deviceChunkBytes, int devicePorts,
+                             boolean handlerCallsOnServerThread) {
     public ServicesConfig {
         Objects.requireNonNull(waitState, "waitState");
         Objects.requireNonNull(syscallPolicy, "syscallPolicy");
@@ -88,6 +91,7 @@ public record ServicesConfig(int ports, int lanes, int serverThreads, int handle
         b.netThreads = netThreads;
         b.deviceChunkBytes = deviceChunkBytes;
         b.devicePorts = devicePorts;
+        b.handlerCallsOnServerThread = handlerCallsOnServerThread;
         return b;
     }
 
@@ -110,6 +114,7 @@ public record ServicesConfig(int ports, int lanes, int serverThreads, int handle
         private int netThreads = 1;
         private long deviceChunkBytes = 64 * 1024;
         private int devicePorts;
+        private boolean handlerCallsOnServerThread = true;
 
         private Builder() {
         }
@@ -216,11 +221,17 @@ public record ServicesConfig(int ports, int lanes, int serverThreads, int handle
             return this;
         }
 
+        /** Whether a server thread may run a HANDLER call itself when no other port waits (default true). */
+        public Builder handlerCallsOnServerThread(boolean v) {
+            handlerCallsOnServerThread = v;
+            return this;
+        }
+
         /** The configuration. */
         public ServicesConfig build() {
             return new ServicesConfig(ports, lanes, serverThreads, handlerThreads, idleSpinNanos, repollNanos,
                     callTimeoutNanos, deferredTimeoutNanos, portWaitNanos, serviceTimeoutNanos, waitState, syscallPolicy, printfSink, netPolicy,
-                    netThreads, deviceChunkBytes, devicePorts);
+                    netThreads, deviceChunkBytes, devicePorts, handlerCallsOnServerThread);
         }
     }
 }

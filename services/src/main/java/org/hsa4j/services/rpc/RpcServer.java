@@ -40,7 +40,8 @@ import org.hsa4j.trace.Tracer;
  * dispatch is answered at once with an error status. A service touches the call's buffers through
  * the calling agent's view of SVM ({@link ServerCall#svm()}), so with that agent's access rights:
  * a GPU caller's plain system memory faults (XNACK off) for the service as it would in the kernel. {@link ServiceMode#INLINE} services run on the server thread;
- * {@link ServiceMode#HANDLER} services go through the {@link HandlerPool} ring. Whatever a service
+ * {@link ServiceMode#HANDLER} services go through the {@link HandlerPool} ring, unless the server
+ * thread may run one itself (see "Handler calls on the server thread"). Whatever a service
  * throws ends its call with a status; the server thread goes on. A port call is registered in its
  * port's {@link PortSet.ServerSlot} from its OPEN packet to its final packet, so a caller that
  * cancels ends it at once ({@link ServerCall#abandon}), deferred or not, and gets the port back.
@@ -49,6 +50,19 @@ import org.hsa4j.trace.Tracer;
  * watchdog ends a service that runs past {@link Config#serviceTimeoutNanos()} on a server or
  * handler thread and moves that thread aside (see {@link #watchdog()}), so a stuck service never
  * blocks the others.
+ *
+ * <h2>Handler calls on the server thread</h2>
+ * Handing a call to a handler thread costs a wake-up of a parked thread and a second hop for the
+ * reply: tens of microseconds on 2 cores, against a page-cache pread of half a microsecond. So a
+ * server thread runs a HANDLER call itself when it is the only one doing so (a token,
+ * {@code handlerCallHere}, holding the call's port) and, after it counted itself among the set's
+ * sleepers, no other port is pending. While the call runs, a client posting to any other port
+ * sees a sleeper and rings the doorbell, and {@link #wakeOne}, finding no sleeping server thread,
+ * unparks the <em>substitute</em>: a spare server thread, parked (a second at a time) while no such
+ * call runs, that scans as a server thread does (it hands HANDLER calls to the pool and watches no
+ * port) until the call ends. So a call that blocks for long (a read on an empty pipe, a slow disk)
+ * stalls no other port's call, without a timer per call. A call that finds another port pending
+ * goes to the pool as before: under load calls are shared out among handlers as they were.
  *
  * <h2>Sleeping and waking</h2>
  * A server thread with nothing to do spins for a while, then counts itself in the
@@ -78,6 +92,11 @@ public final class RpcServer implements AutoCloseable {
     private static final int COUNTER_STRIDE = 8;
     /** First sleep of a server thread that just went idle; sleeps double up to the re-poll period. */
     static final long MIN_REPOLL_NANOS = 1_000_000;
+    /**
+     * How long the substitute server thread parks at a time while it has nothing to cover: it is
+     * woken by {@link #wakeOne} when needed, so this only bounds the park (one wake-up a second).
+     */
+    static final long SUBSTITUTE_REST_NANOS = 1_000_000_000;
     /** Longest idle spin the server adapts to when calls keep arriving just after it fell asleep. */
     static final long MAX_ADAPTIVE_SPIN_NANOS = 1_000_000;
 
@@ -89,9 +108,11 @@ public final class RpcServer implements AutoCloseable {
      * @param serviceTimeoutNanos  how long a service may run on a server or handler thread: past it the
      *                             watchdog ends its call with {@link RpcStatus#TIMEOUT} and moves the
      *                             thread aside (a fresh one takes its place)
+     * @param handlerCallsHere     whether a server thread may run a HANDLER call itself (see the class comment)
      */
     public record Config(int serverThreads, int handlerThreads, long idleSpinNanos, long repollNanos,
-                         long callTimeoutNanos, long deferredTimeoutNanos, long serviceTimeoutNanos) {
+                         long callTimeoutNanos, long deferredTimeoutNanos, long serviceTimeoutNanos,
+                         boolean handlerCallsHere) {
         public Config {
             if (serverThreads < 1 || handlerThreads < 1) {
                 throw new IllegalArgumentException("at least one server and one handler thread are needed");
@@ -110,6 +131,8 @@ public final class RpcServer implements AutoCloseable {
     private final Config config;
     /** How an idle server thread idles: the services' strategy, parks from {@link #MIN_REPOLL_NANOS} doubling to the repoll period. */
     private final IdleStrategy idle;
+    /** How the substitute rests while no handler call runs on a server thread: parks of {@link #SUBSTITUTE_REST_NANOS}. */
+    private final IdleStrategy resting;
     /** Each agent's view of SVM by agent index: a call's buffers are touched through its caller's. */
     private final Svm[] views;
     /** The server threads by index; the watchdog replaces a stuck one. */
@@ -151,6 +174,18 @@ public final class RpcServer implements AutoCloseable {
     private final LongAdder timeouts = new LongAdder();
     /** Marks device ports pending for their clients, or null when the set has none. */
     private final DevicePortWatcher deviceWatcher;
+    /**
+     * The port plus one of the {@link ServiceMode#HANDLER} call a server thread runs on its own
+     * thread (see {@link #runHandlerCallHere}), else 0: at most one at a time, so the substitute covers it.
+     */
+    private final AtomicInteger handlerCallHere = new AtomicInteger();
+    /** The substitute server thread: scans for the server thread running a handler call on its own thread. */
+    private volatile Thread substitute;
+    private volatile Worker substituteWorker;
+    /** The substitute's state: {@link #RUNNING}, {@link #SLEEPING} or {@link #WOKEN}. */
+    private final AtomicInteger substituteState = new AtomicInteger();
+    private final LongAdder handlerCallsHere = new LongAdder();
+    private final LongAdder substituteWakeups = new LongAdder();
 
     /** Starts {@code config.serverThreads()} server threads and the handler pool over {@code ports}. */
     public RpcServer(PortSet ports, OpcodeRegistry registry, Config config, String name) {
@@ -158,6 +193,7 @@ public final class RpcServer implements AutoCloseable {
         this.registry = Objects.requireNonNull(registry, "registry");
         this.config = Objects.requireNonNull(config, "config");
         this.idle = ports.serverIdle.withParks(Math.min(MIN_REPOLL_NANOS, config.repollNanos()), config.repollNanos());
+        this.resting = ports.serverIdle.withParks(SUBSTITUTE_REST_NANOS, SUBSTITUTE_REST_NANOS);
         this.views = agentViews(ports.runtime().agents());
         this.tracer = ports.runtime().tracer();
         this.name = name;
@@ -176,6 +212,7 @@ public final class RpcServer implements AutoCloseable {
         for (int i = 0; i < config.serverThreads(); i++) {
             startScanner(i, 0);
         }
+        startSubstitute(0);
         this.deviceWatcher = ports.devicePorts() > 0 ? new DevicePortWatcher(this, ports, name) : null;
         long period = Math.max(1_000_000, config.serviceTimeoutNanos() / 4);
         timers.scheduleAtFixedRate(this::watchdog, period, period, TimeUnit.NANOSECONDS);
@@ -188,6 +225,16 @@ public final class RpcServer implements AutoCloseable {
         t.setDaemon(true);
         scannerWorkers.set(index, worker);
         scanners.set(index, t);
+        t.start();
+    }
+
+    /** Starts incarnation {@code generation} of the substitute server thread. */
+    private void startSubstitute(int generation) {
+        Worker worker = new Worker();
+        Thread t = new Thread(() -> substitute(worker), name + "-substitute" + (generation == 0 ? "" : "." + generation));
+        t.setDaemon(true);
+        substituteWorker = worker;
+        substitute = t;
         t.start();
     }
 
@@ -238,7 +285,7 @@ public final class RpcServer implements AutoCloseable {
     /** Calls that reached a service or were answered with an error status. */
     public long callsServed() {
         long sum = servedElsewhere.sum();
-        for (int i = 0; i < scanners.length(); i++) {
+        for (int i = 0; i <= scanners.length(); i++) { // the last slot is the substitute's
             sum += servedByScanner.get((i + 1) * COUNTER_STRIDE);
         }
         return sum;
@@ -252,6 +299,16 @@ public final class RpcServer implements AutoCloseable {
     /** Times a server thread found work right after a timed re-poll (nobody rang the doorbell). */
     public long repollFinds() {
         return repollFinds.sum();
+    }
+
+    /** {@link ServiceMode#HANDLER} calls a server thread ran on its own thread instead of handing them to a handler. */
+    public long handlerCallsServedHere() {
+        return handlerCallsHere.sum();
+    }
+
+    /** Times the substitute server thread was woken to scan while a server thread ran a handler call. */
+    public long substituteWakeups() {
+        return substituteWakeups.sum();
     }
 
     /** Calls given up because the client sent no packet within the call timeout, or a deferred reply passed its deadline. */
@@ -272,11 +329,12 @@ public final class RpcServer implements AutoCloseable {
     public Thread[] threads() {
         Thread[] h = handlers.threads();
         int n = scanners.length();
-        Thread[] all = new Thread[n + h.length];
+        Thread[] all = new Thread[n + 1 + h.length];
         for (int i = 0; i < n; i++) {
             all[i] = scanners.get(i);
         }
-        System.arraycopy(h, 0, all, n, h.length);
+        all[n] = substitute;
+        System.arraycopy(h, 0, all, n + 1, h.length);
         return all;
     }
 
@@ -314,7 +372,7 @@ public final class RpcServer implements AutoCloseable {
         // one idle stretch's progress: busy for the adaptive budget, then parks backing off to the repoll period
         Idler idler = null;
         boolean afterRepoll = false;
-        Watch watch = new Watch((index + 1) * COUNTER_STRIDE, worker);
+        Watch watch = new Watch((index + 1) * COUNTER_STRIDE, worker, true);
         try {
             while (running) {
                 if (serveWatched(watch) || scanOnce(watch)) {
@@ -371,17 +429,76 @@ public final class RpcServer implements AutoCloseable {
         }
     }
 
-    /** A scanning thread's own state: the port it watches between calls (it holds its claim), or -1, its counter and its worker. */
+    /**
+     * A scanning thread's own state: the port it watches between calls (it holds its claim), or -1,
+     * its counter, its worker, and whether it is a server thread proper (it may watch ports and run
+     * handler calls on its own thread) or the substitute (it does neither).
+     */
     private static final class Watch {
         /** Index of the thread's slot in {@link #servedByScanner}. */
         final int counter;
         final Worker worker;
+        final boolean scanner;
         int port = -1;
 
-        Watch(int counter, Worker worker) {
+        Watch(int counter, Worker worker, boolean scanner) {
             this.counter = counter;
             this.worker = worker;
+            this.scanner = scanner;
         }
+    }
+
+    /**
+     * The substitute server thread: asleep (parks of a second, one wake-up a second) until a client rings the
+     * doorbell while a server thread runs a handler call on its own thread; then it scans as a
+     * server thread does, handing handler calls to the pool, and sleeps with timed re-polls while
+     * such a call lasts. It never watches a port, so it holds no claim when it sleeps.
+     */
+    private void substitute(Worker worker) {
+        Watch watch = new Watch((config.serverThreads() + 1) * COUNTER_STRIDE, worker, false);
+        Idler idler = null;
+        while (running) {
+            if (handlerCallHere.get() == 0) {
+                // nothing to cover: rest until wakeOne finds a handler call here and another port pending
+                sleepSubstitute(resting.idler(0).blocker(this), false);
+                idler = null;
+                continue;
+            }
+            if (scanOnce(watch)) {
+                if (worker.retired()) {
+                    return;
+                }
+                idler = null;
+                continue;
+            }
+            if (idler == null) {
+                idler = idle.idler(config.idleSpinNanos()).blocker(this);
+            }
+            if (!idler.parksNext()) {
+                idler.idle();
+            } else if (sleepSubstitute(idler, true)) {
+                idler = null;
+            }
+        }
+    }
+
+    /**
+     * Parks the substitute once through {@code idler} unless there is work: while {@code covering}
+     * (a handler call runs here) a pending port, else such a call beginning. It registers as
+     * sleeping before that last look, and wakeOne reads the token and the bitmap before that
+     * state: one of the two sees the other. True when wakeOne unparked it.
+     */
+    private boolean sleepSubstitute(Idler idler, boolean covering) {
+        substituteState.set(SLEEPING);
+        boolean work = covering ? anyPending() : handlerCallHere.get() != 0;
+        if (running && !work) {
+            idler.idle(covering ? config.repollNanos() : Long.MAX_VALUE);
+        }
+        if (substituteState.getAndSet(RUNNING) == WOKEN) {
+            substituteWakeups.increment();
+            return true;
+        }
+        return false;
     }
 
     /** Counts a call served by the thread owning {@code watch} (it alone writes its slot). */
@@ -442,7 +559,10 @@ public final class RpcServer implements AutoCloseable {
         releaseClaim(p);
     }
 
-    /** Unparks one sleeping server thread, if any. */
+    /**
+     * Unparks one sleeping server thread, if any; when none sleeps and a server thread runs a
+     * handler call on its own thread, unparks the substitute in its place.
+     */
     void wakeOne() {
         for (int i = 0, n = states.length(); i < n; i++) {
             if (states.get(i) == SLEEPING && states.compareAndSet(i, SLEEPING, WOKEN)) {
@@ -450,6 +570,28 @@ public final class RpcServer implements AutoCloseable {
                 return;
             }
         }
+        int here = handlerCallHere.get();
+        if (here != 0 && substituteState.get() == SLEEPING && otherPortPending(here - 1)
+                && substituteState.compareAndSet(SLEEPING, WOKEN)) {
+            LockSupport.unpark(substitute);
+        }
+    }
+
+    /**
+     * True when a port other than {@code p} is pending: {@code p}'s own bit is its client's packet
+     * in the middle of the call served here (a payload exchange), which that call reads itself.
+     */
+    private boolean otherPortPending(int p) {
+        for (int w = 0, n = ports.pendingWords(); w < n; w++) {
+            long bits = ports.loadLongAcquire(PortSet.pendingWordOffset(w));
+            if (w == p >>> 6) {
+                bits &= ~(1L << p);
+            }
+            if (bits != 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean anyPending() {
@@ -480,7 +622,7 @@ public final class RpcServer implements AutoCloseable {
                     if (watch.port >= 0 && watch.port != p) {
                         dropWatch(watch);
                     }
-                    if (servePort(p, watch.port < 0, watch)) {
+                    if (servePort(p, watch.scanner && watch.port < 0, watch)) {
                         watch.port = p;
                     }
                 }
@@ -544,7 +686,7 @@ public final class RpcServer implements AutoCloseable {
         if (mayWatch) {
             call.allowWatch();
         }
-        dispatch(call, call.wellFormed(), watch.worker);
+        dispatch(call, call.wellFormed(), watch.worker, watch.scanner && config.handlerCallsHere());
         return call.endWatch();
     }
 
@@ -578,8 +720,12 @@ public final class RpcServer implements AutoCloseable {
         return watch;
     }
 
-    /** Routes a call to its service (an INLINE one on {@code worker}'s thread), or answers it with an error status. */
-    void dispatch(ServerCall call, boolean wellFormed, Worker worker) {
+    /**
+     * Routes a call to its service (an INLINE one on {@code worker}'s thread, a HANDLER one there
+     * too when {@code mayRunHere} and {@link #runHandlerCallHere} allows), or answers it with an
+     * error status.
+     */
+    void dispatch(ServerCall call, boolean wellFormed, Worker worker, boolean mayRunHere) {
         if (!wellFormed) {
             call.finish(RpcStatus.BAD_REQUEST);
             return;
@@ -595,8 +741,36 @@ public final class RpcServer implements AutoCloseable {
         }
         if (entry.mode() == ServiceMode.INLINE) {
             run(entry, call, worker);
-        } else {
+        } else if (!mayRunHere || !(call instanceof PortCall pc) || !runHandlerCallHere(entry, pc, worker)) {
             handlers.submit(entry, call);
+        }
+    }
+
+    /**
+     * Runs a {@link ServiceMode#HANDLER} call on this server thread instead of handing it to a
+     * handler thread, when no other server thread does so now and no other port waits: false
+     * (nothing run) otherwise. While it runs, this thread counts itself among the set's sleepers,
+     * so a client that posts to another port meanwhile rings the doorbell, and {@link #wakeOne}
+     * unparks the substitute to scan in its place: a call that blocks (a pipe read) stalls no other
+     * port's call. The count comes before the last look at the bitmap (both volatile, as a client's
+     * pending bit comes before its read of the count): a client posting after that look rings.
+     */
+    private boolean runHandlerCallHere(OpcodeRegistry.Entry entry, PortCall call, Worker worker) {
+        if (handlerCallHere.get() != 0 || !handlerCallHere.compareAndSet(0, call.port() + 1)) {
+            return false;
+        }
+        long sleepers = RpcLayout.SET_SLEEPERS;
+        ports.addInt(sleepers, 1);
+        try {
+            if (anyPending()) {
+                return false;
+            }
+            handlerCallsHere.increment();
+            run(entry, call, worker);
+            return true;
+        } finally {
+            ports.addInt(sleepers, -1);
+            handlerCallHere.set(0);
         }
     }
 
@@ -685,6 +859,10 @@ public final class RpcServer implements AutoCloseable {
                 handlers.replace(i, ++generations);
             }
         }
+        Worker s = substituteWorker;
+        if (isStuck(s, now) && moveAside(s)) {
+            startSubstitute(++generations);
+        }
     }
 
     private boolean isStuck(Worker w, long now) {
@@ -765,8 +943,9 @@ public final class RpcServer implements AutoCloseable {
         for (int i = 0; i < scanners.length(); i++) {
             LockSupport.unpark(scanners.get(i));
         }
-        for (int i = 0; i < scanners.length(); i++) {
-            Thread t = scanners.get(i);
+        LockSupport.unpark(substitute);
+        for (int i = 0; i <= scanners.length(); i++) {
+            Thread t = i < scanners.length() ? scanners.get(i) : substitute;
             try {
                 t.join(timeoutMillis);
             } catch (InterruptedException e) {

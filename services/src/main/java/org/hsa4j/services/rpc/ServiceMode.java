@@ -9,8 +9,11 @@ public enum ServiceMode {
      */
     INLINE,
     /**
-     * On a handler thread, handed over through the Disruptor ring: for services that may block
-     * (file I/O, payload exchanges), so one slow call never stalls the scanning of other ports.
+     * For services that may block (file I/O, payload exchanges): on the server thread that found
+     * the call when no other server thread runs such a call and no other port waits (the
+     * substitute server thread then scans in its place while it runs, so one slow call never
+     * stalls the scanning of other ports), else on a handler thread, handed over through the
+     * Disruptor ring.
      */
     HANDLER
 }

@@ -59,6 +59,7 @@ public class ServicePortHandoffTest {
             .lanes(1)
             .serverThreads(1)
             .handlerThreads(1)
+            .handlerCallsOnServerThread(false) // Handler's calls go through the ring, as it says
             .build());
     static final PortSet PORTS = SERVICES.ports();
     static final RpcClient CLIENT = SERVICES.client();
