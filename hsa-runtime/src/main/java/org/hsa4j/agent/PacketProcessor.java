@@ -199,7 +199,7 @@ final class PacketProcessor {
         this.completion = new WorkCompletion(agent.index(), access, clock, role, launchOrder);
         this.tracer = agent.tracer();
         IdleStrategy idle = agent.idleStrategy();
-        this.roleWait = idle.background().withBusyNanos(PROCESSOR_SPIN_NANOS);
+        this.roleWait = idle.background().withBusyNanos(PROCESSOR_SPIN_NANOS).parkingUnderLoad();
         this.unitIdle = idle.background().withBusyNanos(0)
                 .withParks(ComputeUnit.MIN_IDLE_PARK_NANOS, ComputeUnit.MAX_IDLE_PARK_NANOS);
         this.helperIdle = unitIdle.withParks(IdleStrategy.UNTIMED, IdleStrategy.UNTIMED);

@@ -27,6 +27,14 @@ import java.util.Map;
  * shrinks to about one cache-line round trip and the yield phase takes over. The constants the
  * eight hand-written loops carried ("for 2 cores") become one decision made here, once.
  *
+ * <h2>Oversubscribed cores</h2>
+ * Yields that return only after a time slice show that more threads want to run than there are
+ * cores ({@link Oversubscription}, shared by a strategy and those derived from it). For a while
+ * after that, waits made {@link #parkingUnderLoad()} (BLOCKED signal waits, the processor role's
+ * scans: waits that park anyway once their budget is spent) skip their yield phase and park, so
+ * the thread they wait for gets the core and an unpark wakes them at once. ACTIVE waits keep
+ * yielding (their caller asked for the lowest latency), and busy waiting (below) never parks.
+ *
  * <h2>Interrupt-like blocking and busy waiting</h2>
  * ROCm's {@code HSA_ENABLE_INTERRUPT} picks how a signal wait idles: 1 (the default) blocks on an
  * interrupt after a short spin, 0 polls. Here {@link #interrupt()} true parks after the yield phase;
@@ -76,9 +84,13 @@ public final class IdleStrategy {
     private final boolean interrupt;
     private final boolean mayPark;
     private final boolean roomy;
+    /** What this strategy's family of waits saw of the machine's load (shared by the strategies derived from it). */
+    private final Oversubscription load;
+    /** True when the yield phase parks while cores are oversubscribed ({@link #parkingUnderLoad()}). */
+    private final boolean parksUnderLoad;
 
     private IdleStrategy(long spinNanos, long busyNanos, long minParkNanos, long maxParkNanos, boolean interrupt,
-                         boolean mayPark, boolean roomy) {
+                         boolean mayPark, boolean roomy, Oversubscription load, boolean parksUnderLoad) {
         if (spinNanos < 0 || busyNanos < spinNanos || minParkNanos < 1 || maxParkNanos < minParkNanos) {
             throw new IllegalArgumentException("need 0 <= spin <= busy and 1 <= minPark <= maxPark, were " + spinNanos
                     + ", " + busyNanos + ", " + minParkNanos + ", " + maxParkNanos);
@@ -90,6 +102,8 @@ public final class IdleStrategy {
         this.interrupt = interrupt;
         this.mayPark = mayPark;
         this.roomy = roomy;
+        this.load = load;
+        this.parksUnderLoad = parksUnderLoad;
     }
 
     /**
@@ -102,7 +116,7 @@ public final class IdleStrategy {
         }
         boolean roomy = spinners < processors;
         return new IdleStrategy(roomy ? ROOMY_SPIN_NANOS : SCARCE_SPIN_NANOS, roomy ? ROOMY_BUSY_NANOS : SCARCE_BUSY_NANOS,
-                MIN_PARK_NANOS, MAX_PARK_NANOS, interrupt, interrupt, roomy);
+                MIN_PARK_NANOS, MAX_PARK_NANOS, interrupt, interrupt, roomy, new Oversubscription(), false);
     }
 
     /** {@link #forMachine} with this JVM's available processors. */
@@ -136,17 +150,25 @@ public final class IdleStrategy {
      * keeps its machine-derived bound unless the budget is shorter.
      */
     public IdleStrategy withBusyNanos(long nanos) {
-        return new IdleStrategy(Math.min(spinNanos, nanos), nanos, minParkNanos, maxParkNanos, interrupt, mayPark, roomy);
+        return new IdleStrategy(Math.min(spinNanos, nanos), nanos, minParkNanos, maxParkNanos, interrupt, mayPark, roomy, load, parksUnderLoad);
     }
 
     /** This strategy with its parks backing off from {@code minNanos} to {@code maxNanos} ({@link #UNTIMED}: no timer). */
     public IdleStrategy withParks(long minNanos, long maxNanos) {
-        return new IdleStrategy(spinNanos, busyNanos, minNanos, maxNanos, interrupt, mayPark, roomy);
+        return new IdleStrategy(spinNanos, busyNanos, minNanos, maxNanos, interrupt, mayPark, roomy, load, parksUnderLoad);
     }
 
     /** This strategy for background idling (idle units, idle servers): it parks even when busy-waiting. */
     public IdleStrategy background() {
-        return new IdleStrategy(spinNanos, busyNanos, minParkNanos, maxParkNanos, interrupt, true, roomy);
+        return new IdleStrategy(spinNanos, busyNanos, minParkNanos, maxParkNanos, interrupt, true, roomy, load, parksUnderLoad);
+    }
+
+    /**
+     * This strategy with its yield phase turned into parks while cores are oversubscribed (see
+     * "Oversubscribed cores"): for waits registered for an unpark that park anyway once their budget is spent.
+     */
+    public IdleStrategy parkingUnderLoad() {
+        return new IdleStrategy(spinNanos, busyNanos, minParkNanos, maxParkNanos, interrupt, mayPark, roomy, load, true);
     }
 
     /** The phase a wait is in {@code elapsedNanos} after it began. */
@@ -160,6 +182,20 @@ public final class IdleStrategy {
             return Phase.SPIN;
         }
         return elapsedNanos < budgetNanos || !mayPark ? Phase.YIELD : Phase.PARK;
+    }
+
+    /**
+     * The phase {@code elapsedNanos} into a wait whose busy budget is {@code budgetNanos}, at clock
+     * value {@code now}: a yield phase parks instead while cores were lately oversubscribed.
+     */
+    Phase phase(long elapsedNanos, long budgetNanos, long now) {
+        Phase p = phase(elapsedNanos, budgetNanos);
+        return p == Phase.YIELD && parksUnderLoad && mayPark && load.recent(now) ? Phase.PARK : p;
+    }
+
+    /** Records a yield of a wait of this strategy that began at {@code before} and returned at {@code after}. */
+    void yielded(long before, long after) {
+        load.yielded(before, after);
     }
 
     /**
@@ -220,6 +256,6 @@ public final class IdleStrategy {
     public String toString() {
         return (interrupt ? "interrupt" : "busy") + (mayPark ? "" : " (no park)") + ", spin " + spinNanos
                 + " ns, busy " + busyNanos + " ns, park " + minParkNanos + ".." + maxParkNanos + " ns"
-                + (roomy ? "" : " (cores scarce)");
+                + (roomy ? "" : " (cores scarce)") + (parksUnderLoad ? " (parks under load)" : "");
     }
 }

@@ -28,7 +28,7 @@ public final class Idler {
         this.busyNanos = busyNanos;
         this.clock = clock;
         this.start = clock.getAsLong();
-        this.phase = strategy.phase(0, busyNanos);
+        this.phase = strategy.phase(0, busyNanos, start);
     }
 
     /** Parks show {@code blocker} as their park blocker (the object waited on); returns this idler. */
@@ -63,9 +63,12 @@ public final class Idler {
                 }
             }
             case YIELD -> {
+                long before = start + elapsed; // the clock read that chose this step
                 Thread.yield();
                 steps++;
-                advance();
+                long now = clock.getAsLong();
+                strategy.yielded(before, now);
+                advanceTo(now);
             }
             case PARK -> {
                 long nanos = Math.min(maxParkNanos, strategy.parkNanos(parks));
@@ -87,8 +90,12 @@ public final class Idler {
     }
 
     private void advance() {
-        elapsed = clock.getAsLong() - start;
-        phase = strategy.phase(elapsed, busyNanos);
+        advanceTo(clock.getAsLong());
+    }
+
+    private void advanceTo(long now) {
+        elapsed = now - start;
+        phase = strategy.phase(elapsed, busyNanos, now);
     }
 
     /** Parks taken so far. */

@@ -102,8 +102,9 @@ public final class SignalManager {
         this.recheckNanos = recheckNanos;
         this.access = access == null ? SvmAccess.DIRECT : access;
         this.idle = idle;
-        this.blockedWait = idle.withParks(recheckNanos, recheckNanos);
-        this.activeWait = blockedWait.withBusyNanos(Math.max(idle.busyNanos(), Signal.ACTIVE_SPIN_NANOS));
+        IdleStrategy parks = idle.withParks(recheckNanos, recheckNanos);
+        this.blockedWait = parks.parkingUnderLoad();
+        this.activeWait = parks.withBusyNanos(Math.max(idle.busyNanos(), Signal.ACTIVE_SPIN_NANOS));
     }
 
     /** The runtime's idle strategy: every wait of the runtime derives its own from it. */

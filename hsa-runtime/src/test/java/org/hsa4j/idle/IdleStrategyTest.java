@@ -109,6 +109,73 @@ class IdleStrategyTest {
         assertEquals(1, idler.parks());
     }
 
+    /** An idler of {@code s} on {@code now}, taken past its spin phase into its yield phase. */
+    private static Idler yielding(IdleStrategy s, AtomicLong now) {
+        Idler idler = s.idler(now::get);
+        now.addAndGet(s.spinNanos());
+        for (int i = 0; i < Idler.CLOCK_STEPS; i++) {
+            idler.idle();
+        }
+        assertEquals(Phase.YIELD, idler.nextPhase());
+        return idler;
+    }
+
+    /** {@code n} yield steps of {@code idler}, each taking {@code nanos} on {@code now}. */
+    private static void yields(Idler idler, AtomicLong now, int n, long nanos) {
+        for (int i = 0; i < n; i++) {
+            now.addAndGet(nanos);
+            assertEquals(Phase.YIELD, idler.idle());
+        }
+    }
+
+    @Test
+    void aWaitParkingUnderLoadParksInsteadOfYieldingAfterAStreakOfLongYields() {
+        IdleStrategy base = IdleStrategy.forMachine(16, 1, true).withBusyNanos(Long.MAX_VALUE / 4);
+        AtomicLong now = new AtomicLong(1_000);
+        Idler plain = yielding(base, now);
+        yields(plain, now, Oversubscription.STREAK, Oversubscription.LONG_YIELD_NANOS);
+        assertEquals(Phase.YIELD, plain.nextPhase(), "a wait not made parkingUnderLoad keeps yielding");
+        IdleStrategy under = base.parkingUnderLoad();
+        Idler blocked = under.idler(now::get);
+        now.addAndGet(under.spinNanos());
+        for (int i = 0; i < Idler.CLOCK_STEPS; i++) {
+            blocked.idle();
+        }
+        assertEquals(Phase.PARK, blocked.nextPhase(), "the family saw the streak: past its spin, a blocked wait parks");
+    }
+
+    @Test
+    void shortYieldsOrTooFewLongOnesKeepTheYieldPhase() {
+        IdleStrategy s = IdleStrategy.forMachine(16, 1, true).withBusyNanos(Long.MAX_VALUE / 4).parkingUnderLoad();
+        AtomicLong now = new AtomicLong(1_000);
+        Idler idler = yielding(s, now);
+        yields(idler, now, 50, Oversubscription.LONG_YIELD_NANOS / 2);
+        yields(idler, now, Oversubscription.STREAK - 1, Oversubscription.LONG_YIELD_NANOS);
+        assertEquals(Phase.YIELD, idler.nextPhase());
+    }
+
+    @Test
+    void theYieldPhaseComesBackOnceTheWindowAfterTheStreakPassed() {
+        IdleStrategy s = IdleStrategy.forMachine(16, 1, true).withBusyNanos(Long.MAX_VALUE / 4).parkingUnderLoad();
+        AtomicLong now = new AtomicLong(1_000);
+        yields(yielding(s, now), now, Oversubscription.STREAK, Oversubscription.LONG_YIELD_NANOS);
+        now.addAndGet(Oversubscription.WINDOW_NANOS);
+        Idler later = yielding(s, now);
+        later.idle();
+        assertEquals(Phase.YIELD, later.nextPhase());
+    }
+
+    @Test
+    void busyWaitingYieldsEvenUnderLoad() {
+        IdleStrategy s = IdleStrategy.forMachine(16, 1, false).withBusyNanos(1_000).parkingUnderLoad();
+        AtomicLong now = new AtomicLong(1_000);
+        yields(yielding(s, now), now, Oversubscription.STREAK, Oversubscription.LONG_YIELD_NANOS);
+        Idler next = yielding(s, now);
+        now.addAndGet(1);
+        next.idle();
+        assertEquals(Phase.YIELD, next.nextPhase());
+    }
+
     @Test
     void theSwitchIsOnUnlessTheVariableIsZero() {
         assertTrue(IdleStrategy.interruptFromEnvironment(Map.of()));
