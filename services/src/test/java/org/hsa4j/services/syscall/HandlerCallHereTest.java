@@ -41,31 +41,31 @@ class HandlerCallHereTest {
     @TempDir
     Path dir;
 
+    /** Calls a HANDLER service once from a kernel of {@code f}; returns the name of the thread it ran on. */
+    private static String threadOfAHandlerCall(Fixture f) {
+        AtomicReference<String> ranOn = new AtomicReference<>();
+        f.services.registerService("test", OPCODE, ServiceMode.HANDLER,
+                call -> ranOn.set(Thread.currentThread().getName()));
+        long out = f.rt.hostMalloc(8);
+        Kernels.run(f.rt, f.queue, (wi, o) -> wi.svm().setLong(o,
+                f.services.client().invoke(wi, OPCODE, new long[8]).ordinal()), out);
+        assertEquals(RpcStatus.OK.ordinal(), f.rt.svm().getLong(out));
+        return ranOn.get();
+    }
+
     @Test
     void shouldRunAHandlerCallOnTheServerThreadWhenNoOtherPortWaits() {
         try (Fixture f = Fixture.start()) {
-            AtomicReference<String> ranOn = new AtomicReference<>();
-            f.services.registerService("test", OPCODE, ServiceMode.HANDLER,
-                    call -> ranOn.set(Thread.currentThread().getName()));
-            long out = f.rt.hostMalloc(8);
-            Kernels.run(f.rt, f.queue, (wi, o) -> wi.svm().setLong(o,
-                    f.services.client().invoke(wi, OPCODE, new long[8]).ordinal()), out);
-            assertEquals(RpcStatus.OK.ordinal(), f.rt.svm().getLong(out));
-            assertTrue(ranOn.get().contains("-server-"), "ran on " + ranOn.get());
+            String ranOn = threadOfAHandlerCall(f);
+            assertTrue(ranOn.contains("-server-"), "ran on " + ranOn);
         }
     }
 
     @Test
     void shouldHandEveryHandlerCallToAHandlerThreadWhenTheServerThreadMayNotRunThem() {
         try (Fixture f = Fixture.start(ServicesConfig.builder().handlerCallsOnServerThread(false))) {
-            AtomicReference<String> ranOn = new AtomicReference<>();
-            f.services.registerService("test", OPCODE, ServiceMode.HANDLER,
-                    call -> ranOn.set(Thread.currentThread().getName()));
-            long out = f.rt.hostMalloc(8);
-            Kernels.run(f.rt, f.queue, (wi, o) -> wi.svm().setLong(o,
-                    f.services.client().invoke(wi, OPCODE, new long[8]).ordinal()), out);
-            assertEquals(RpcStatus.OK.ordinal(), f.rt.svm().getLong(out));
-            assertTrue(ranOn.get().contains("-handler-"), "ran on " + ranOn.get());
+            String ranOn = threadOfAHandlerCall(f);
+            assertTrue(ranOn.contains("-handler-"), "ran on " + ranOn);
         }
     }
 
