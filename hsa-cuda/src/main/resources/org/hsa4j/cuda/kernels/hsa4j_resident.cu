@@ -199,6 +199,27 @@ static __device__ __forceinline__ hsa4j_u32 hsa4j_r_ld_relaxed_sys_u32(const voi
     return v;
 }
 
+// calls the dispatch's kernel for work-item t of workgroup g (global id gx) of a 1-dimensional dispatch
+static __device__ __forceinline__ void hsa4j_r_call_linear(const hsa4j_r_work& w, hsa4j_u64 g, hsa4j_u64 gx, hsa4j_u32 t) {
+    hsa4j_item it;
+    it.group_x = (hsa4j_u32) g;
+    it.group_y = 0;
+    it.group_z = 0;
+    it.global_x = (hsa4j_u32) gx;
+    it.global_y = 0;
+    it.global_z = 0;
+    it.local_x = t;
+    it.local_y = 0;
+    it.local_z = 0;
+    it.wg_x = w.wg[0];
+    it.wg_y = 1;
+    it.wg_z = 1;
+    it.grid_x = w.grid[0];
+    it.grid_y = 1;
+    it.grid_z = 1;
+    hsa4j_resident_call(w.kernel, (const void*) w.kernarg, it);
+}
+
 // runs this block's share of the dispatch's workgroups (grid-stride); every thread of the block calls it
 static __device__ void hsa4j_r_run_groups(const hsa4j_r_work& w) {
     hsa4j_u32 t = threadIdx.x;
@@ -209,23 +230,7 @@ static __device__ void hsa4j_r_run_groups(const hsa4j_r_work& w) {
             for (hsa4j_u64 g = blockIdx.x; g < w.total; g += gridDim.x) {   // 64-bit: no wrap near 2^32
                 hsa4j_u64 gx = g * w.wg[0] + t;
                 if (gx < w.grid[0]) {
-                    hsa4j_item it;
-                    it.group_x = (hsa4j_u32) g;
-                    it.group_y = 0;
-                    it.group_z = 0;
-                    it.global_x = (hsa4j_u32) gx;
-                    it.global_y = 0;
-                    it.global_z = 0;
-                    it.local_x = t;
-                    it.local_y = 0;
-                    it.local_z = 0;
-                    it.wg_x = w.wg[0];
-                    it.wg_y = 1;
-                    it.wg_z = 1;
-                    it.grid_x = w.grid[0];
-                    it.grid_y = 1;
-                    it.grid_z = 1;
-                    hsa4j_resident_call(w.kernel, (const void*) w.kernarg, it);
+                    hsa4j_r_call_linear(w, g, gx, t);
                 }
             }
         }
@@ -600,23 +605,7 @@ static __device__ void hsa4j_r_next(unsigned char* ctl, unsigned char* queue, un
                     hsa4j_u64 t1 = hsa4j_r_clock();
                     cp.ph[HSA4J_R_PH_TAKE_CYCLES] += t1 - t0;
                     if (w.linear && w.grid[0] == 1) {   // one work-item: the CP runs it itself, no block barrier
-                        hsa4j_item it;
-                        it.group_x = 0;
-                        it.group_y = 0;
-                        it.group_z = 0;
-                        it.global_x = 0;
-                        it.global_y = 0;
-                        it.global_z = 0;
-                        it.local_x = 0;
-                        it.local_y = 0;
-                        it.local_z = 0;
-                        it.wg_x = w.wg[0];
-                        it.wg_y = 1;
-                        it.wg_z = 1;
-                        it.grid_x = 1;
-                        it.grid_y = 1;
-                        it.grid_z = 1;
-                        hsa4j_resident_call(w.kernel, (const void*) w.kernarg, it);
+                        hsa4j_r_call_linear(w, 0, 0, 0);
                         cp.ph[HSA4J_R_PH_RUN_CYCLES] += hsa4j_r_clock() - t1;
                         cp.ph[HSA4J_R_PH_PACKETS]++;
                         hsa4j_r_complete(ctl, cp, w.completion);
