@@ -147,6 +147,20 @@ public class BatchedPacketsBenchmark {
     }
 
     /**
+     * One batch of {@value #BATCH} empty dispatches of {@code kernelObject} into {@code queue}
+     * ({@link #writeKernels}), one doorbell, then an ACTIVE wait for {@code done} (set to 1 here).
+     */
+    public static long submitKernelBatch(KernelDispatchPacket kernel, Queue queue, long kernelObject, Signal done) {
+        done.storeRelaxed(1);
+        long first = queue.addWriteIndexScacqScrel(BATCH);
+        long last = first + BATCH - 1;
+        queue.waitForSpace(last);
+        writeKernels(kernel, queue, first, last, kernelObject, done.handle());
+        queue.ringDoorbell(last);
+        return Waits.await(done, SignalCondition.EQ, 0, WaitState.ACTIVE);
+    }
+
+    /**
      * Writes and publishes empty 1-work-item dispatches of {@code kernelObject} into ids {@code first..last}
      * of {@code queue}; the last one carries the barrier bit and {@code doneHandle} (see the class comment).
      */

@@ -191,12 +191,6 @@ public class DispatchScalingBenchmark {
     }
 
     private long submitBatch() {
-        done.storeRelaxed(1);
-        long first = queue.addWriteIndexScacqScrel(BatchedPacketsBenchmark.BATCH);
-        long last = first + BatchedPacketsBenchmark.BATCH - 1;
-        queue.waitForSpace(last);
-        BatchedPacketsBenchmark.writeKernels(kernel, queue, first, last, kernelObject, done.handle());
-        queue.ringDoorbell(last);
-        return Waits.await(done, SignalCondition.EQ, 0, WaitState.ACTIVE);
+        return BatchedPacketsBenchmark.submitKernelBatch(kernel, queue, kernelObject, done);
     }
 }

@@ -11,8 +11,6 @@ import org.hsa4j.queue.QueueType;
 import org.hsa4j.runtime.HsaRuntime;
 import org.hsa4j.runtime.RuntimeConfig;
 import org.hsa4j.signal.Signal;
-import org.hsa4j.signal.SignalCondition;
-import org.hsa4j.signal.WaitState;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -120,13 +118,7 @@ public class MultiQueueBenchmark {
 
         /** One batch into this feeder's queue, one doorbell, one wait. */
         long batch(long kernelObject) {
-            done.storeRelaxed(1);
-            long first = queue.addWriteIndexScacqScrel(BatchedPacketsBenchmark.BATCH);
-            long last = first + BatchedPacketsBenchmark.BATCH - 1;
-            queue.waitForSpace(last);
-            BatchedPacketsBenchmark.writeKernels(kernel, queue, first, last, kernelObject, done.handle());
-            queue.ringDoorbell(last);
-            return Waits.await(done, SignalCondition.EQ, 0, WaitState.ACTIVE);
+            return BatchedPacketsBenchmark.submitKernelBatch(kernel, queue, kernelObject, done);
         }
     }
 
