@@ -56,10 +56,12 @@ final class ComputeUnit implements Runnable {
     static final long MAX_IDLE_PARK_NANOS = 1_000_000_000;
 
     private static final VarHandle PARKED;
+    private static final VarHandle CURRENT;
 
     static {
         try {
             PARKED = MethodHandles.lookup().findVarHandle(ComputeUnit.class, "parked", boolean.class);
+            CURRENT = MethodHandles.lookup().findVarHandle(ComputeUnit.class, "current", Work.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -72,6 +74,8 @@ final class ComputeUnit implements Runnable {
     private ComputeUnitThread thread;
     /** The work this unit is claiming or running, so a shutdown can fail its completion signal. */
     private volatile Work current;
+    /** True while the part this unit runs was claimed with launched works queued behind it (own thread only). */
+    private boolean worksQueuedBehind;
     @SuppressWarnings("unused")
     private volatile boolean parked;
     /** The agent's per-unit counters (this unit writes only its own run). */
@@ -107,13 +111,14 @@ final class ComputeUnit implements Runnable {
 
     /**
      * Completes {@code work}, whose last part this unit ran. Before it signals a success with no
-     * launched work left to claim it takes the processor role, so the producer woken by that signal
+     * launched work left to claim (none was queued behind it when it was claimed, and the ring shows
+     * none now) it takes the processor role, so the producer woken by that signal
      * finds the role held and rings its next doorbell without unparking another unit; this unit
      * scans next. (A failing packet's error callback is user code that may wait for the agent, so
      * it runs without the role.)
      */
     void complete(Work work, HsaException failure, int releaseScope) {
-        if (failure == null && !roleTaken) {
+        if (failure == null && !roleTaken && !worksQueuedBehind) {
             roleTaken = processor.takeRoleWhenIdle(this);
         }
         completion.complete(work, failure, work.completion, releaseScope);
@@ -126,6 +131,7 @@ final class ComputeUnit implements Runnable {
      * dispatches is paced as one long work: helpers wake only once it looks long enough.
      */
     void runPart(Work work, long part, boolean last, long worksBehind) {
+        worksQueuedBehind = worksBehind > 0;
         if (last && worksBehind <= 0) {
             pacer.endRun();
             work.run(part, this);
@@ -151,9 +157,14 @@ final class ComputeUnit implements Runnable {
         return current;
     }
 
-    /** Names {@code work} (or null) as what this unit claims and runs, for shutdown, aborts and the watchdog. */
+    /**
+     * Names {@code work} (or null) as what this unit claims and runs, for shutdown, aborts and the
+     * watchdog: a release store, because the claim that follows it (a volatile read-modify-write of
+     * the work's counter) publishes it to whoever sees the claim, and a stale null or a stale work
+     * seen by an abort is harmless (the work is then not yet claimed, or already finished).
+     */
     void claiming(Work work) {
-        current = work;
+        CURRENT.setRelease(this, work);
     }
 
     /** Counts a repeated claim or failed compare-and-set of this unit (its own thread only). */

@@ -43,6 +43,9 @@ final class PacketDecoder {
     private final int privateSegmentMax;
     private final MemoryManager memory;
     private final Svm svm;
+    /** The kernel code {@link #kernelCode} found last, and its kernel object (role holder only). */
+    private KernelCode lastCode;
+    private long lastKernelObject;
 
     /** The status of the last problem found. */
     HsaStatus status;
@@ -90,6 +93,22 @@ final class PacketDecoder {
     String unsupportedType(int type) {
         return problem(HsaStatus.INVALID_PACKET_FORMAT, type == PacketType.VENDOR_SPECIFIC.code()
                 ? "vendor-specific packets are not supported" : "unknown packet type " + type);
+    }
+
+    /**
+     * The live kernel code of {@code kernelObject}, or null: the last one found is kept, so a stream
+     * of dispatches of one kernel looks it up in the address space once (a released code is looked up
+     * again: its executable was destroyed, and the handle may name another kernel now).
+     */
+    private KernelCode kernelCode(long kernelObject) {
+        KernelCode last = lastCode;
+        if (last != null && kernelObject == lastKernelObject && !last.isReleased()) {
+            return last;
+        }
+        KernelCode found = Executable.fromHandle(memory, kernelObject);
+        lastCode = found;
+        lastKernelObject = kernelObject;
+        return found;
     }
 
     /** Decodes the kernel dispatch packet at {@code off} of {@code ring} with header {@code word}; null when good. */
@@ -143,7 +162,7 @@ final class PacketDecoder {
         }
         groupSize = (int) groupBytes;
         privateSize = (int) privateBytes;
-        KernelCode found = Executable.fromHandle(memory, kernelObject);
+        KernelCode found = kernelCode(kernelObject);
         if (found == null) {
             return problem(HsaStatus.INVALID_CODE_OBJECT, String.format("unknown kernel object 0x%x", kernelObject));
         }

@@ -124,9 +124,12 @@ public final class Dispatch {
         return g < totalGroups ? g : -1;
     }
 
-    /** Reports a claimed workgroup done; true for the one call that finished the last group. */
+    /**
+     * Reports a claimed workgroup done; true for the one call that finished the last group. A
+     * one-group dispatch has one finisher, its claimer, so it needs no atomic count.
+     */
     public boolean finishGroup() {
-        return (long) GROUPS_LEFT.getAndAdd(this, -1L) == 1L;
+        return totalGroups == 1 || (long) GROUPS_LEFT.getAndAdd(this, -1L) == 1L;
     }
 
     /**

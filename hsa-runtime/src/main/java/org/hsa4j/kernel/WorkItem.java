@@ -48,6 +48,8 @@ public final class WorkItem implements ServiceCaller {
     private final long[] args = new long[ARGS];
     private int argsRead;
     private final Object[] argViews = new Object[ARG_VIEWS];
+    /** Views remembered since the last {@link #clearViews}: {@code argViews} is null from this index on. */
+    private int viewsRemembered;
 
     /** This item seen as its whole workgroup, for a {@link WorkgroupKernel}. */
     final Workgroup group = new Workgroup(this);
@@ -58,7 +60,10 @@ public final class WorkItem implements ServiceCaller {
 
     /** Forgets the previous workgroup's views and reads the new one's arguments; called when the item is bound to a group. */
     void clearViews() {
-        Arrays.fill(argViews, null);
+        if (viewsRemembered > 0) {
+            Arrays.fill(argViews, 0, viewsRemembered, null);
+            viewsRemembered = 0;
+        }
         readArgs();
     }
 
@@ -118,6 +123,7 @@ public final class WorkItem implements ServiceCaller {
     private <V> V rememberArg(int i, V view) {
         if (i >= 0 && i < ARG_VIEWS) {
             argViews[i] = view;
+            viewsRemembered = Math.max(viewsRemembered, i + 1);
         }
         return view;
     }

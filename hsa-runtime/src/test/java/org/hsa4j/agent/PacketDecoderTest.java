@@ -9,6 +9,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 
+import org.hsa4j.kernel.Executable;
 import org.hsa4j.kernel.KernelDescriptor;
 import org.hsa4j.memory.MemoryManager;
 import org.hsa4j.packet.AqlPacket;
@@ -71,6 +72,21 @@ class PacketDecoderTest {
             assertEquals(256, d.groupSize);
             assertEquals("k", d.code.name());
             assertSame(MemorySegment.NULL, d.kernarg);
+        }
+    }
+
+    @Test
+    void rejectsAKernelObjectItDecodedBeforeOnceItsExecutableIsDestroyed() {
+        try (HsaRuntime rt = HsaRuntime.init()) {
+            Executable exe = rt.createExecutable().define("k", KernelDescriptor.EMPTY, wi -> { }).freeze();
+            long kernel = exe.symbol("k").kernelObject();
+            PacketDecoder d = new PacketDecoder("gpu-test", rt.gpuAgent().index(), props(AgentFeature.KERNEL_DISPATCH),
+                    rt.memory(), rt.svm());
+            write(kernel);
+            assertNull(d.decodeKernel(ring, 0, kernelWord(1)));
+            exe.close();
+            assertEquals(String.format("unknown kernel object 0x%x", kernel), d.decodeKernel(ring, 0, kernelWord(1)));
+            assertEquals(HsaStatus.INVALID_CODE_OBJECT, d.status);
         }
     }
 

@@ -138,6 +138,16 @@ class RawKernelLoopTest {
     }
 
     @Test
+    void shouldGiveTheNextDispatchViewsOfItsOwnArgumentsNotThePreviousOnes() {
+        long first = floats(4, 1f);
+        long second = floats(4, 1f);
+        long k = define(wi -> wi.floatsArg(0).set(0, 42f));
+        queue.dispatch(k, 1, 1, first).join();
+        queue.dispatch(k, 1, 1, second).join();
+        assertEquals(42f, host.getFloat(second), "the second dispatch wrote through a view of its own argument");
+    }
+
+    @Test
     void shouldFaultAnArgumentViewPastItsAllocationWithAMemoryFault() {
         long a = floats(16, 1f);
         long k = define(wi -> wi.floatsArg(0).get(16));
