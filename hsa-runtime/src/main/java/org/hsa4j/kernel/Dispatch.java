@@ -64,9 +64,9 @@ public final class Dispatch {
         this.gridX = gridX;
         this.gridY = gridY;
         this.gridZ = gridZ;
-        this.groupsX = (gridX + workgroupX - 1) / workgroupX;
-        this.groupsY = (gridY + workgroupY - 1) / workgroupY;
-        this.groupsZ = (gridZ + workgroupZ - 1) / workgroupZ;
+        this.groupsX = groups(gridX, workgroupX);
+        this.groupsY = groups(gridY, workgroupY);
+        this.groupsZ = groups(gridZ, workgroupZ);
         this.totalGroups = groupsX * groupsY * groupsZ;
         this.kernargAddress = kernargAddress;
         this.kernarg = kernarg;
@@ -75,7 +75,13 @@ public final class Dispatch {
         this.svm = svm;
         this.packetId = packetId;
         this.owner = owner;
-        this.groupsLeft = totalGroups;
+        // a plain store: the dispatch reaches other threads only through a release (the launch ring's append)
+        GROUPS_LEFT.set(this, totalGroups);
+    }
+
+    /** Workgroups of {@code size} covering {@code grid} work-items (a partial last one counts); no division for one group. */
+    private static long groups(long grid, int size) {
+        return grid > 0 && grid <= size ? 1 : (grid + size - 1) / size;
     }
 
     /** The kernel being run. */
