@@ -66,6 +66,8 @@ public final class PerformanceReport {
     private final String jmhCommand;
     private final boolean smoke;
     private final String load;
+    /** {@link CrossCoreProbe}'s readings before and after the run, or null. */
+    private final String crossCore;
     private String verdict = "";
     /** True once {@link #PLOT_FILE} was written beside the report for this run. */
     private boolean plotted;
@@ -73,8 +75,9 @@ public final class PerformanceReport {
     static final String PLOT_FILE = "compute-units.png";
 
     private PerformanceReport(List<JmhResult> results, String resultsPath, String command, String jmhCommand,
-                              boolean smoke, String load) {
+                              boolean smoke, String load, String crossCore) {
         this.load = load;
+        this.crossCore = crossCore;
         this.results = results;
         this.resultsPath = resultsPath;
         this.command = command;
@@ -115,15 +118,17 @@ public final class PerformanceReport {
             return;
         }
         String loadBefore = loadAverage();
+        String crossCoreBefore = CrossCoreProbe.measure();
         Collection<RunResult> runs = new Runner(jmhOptions).run();
         String load = loadBefore + " before the run, " + loadAverage() + " after";
+        String crossCore = crossCoreBefore + " before the run, " + CrossCoreProbe.measure() + " after";
         if (runs.isEmpty()) {
             System.err.println("hsa4j bench: JMH ran no benchmark");
             System.exit(1);
         }
         String resultsPath = jmhOptions.getResult().orElse("(in-process JMH results)");
         PerformanceReport report = new PerformanceReport(JmhResult.ofAll(runs), resultsPath,
-                options.valueOf(commandOpt), equivalentCommand(jmh), options.has(smokeOpt), load);
+                options.valueOf(commandOpt), equivalentCommand(jmh), options.has(smokeOpt), load, crossCore);
         Path out = Path.of(options.valueOf(reportOpt));
         if (out.getParent() != null) {
             Files.createDirectories(out.getParent());
@@ -224,6 +229,10 @@ public final class PerformanceReport {
         }
         if (load != null) {
             md.append("| Load average (1, 5, 15 min) | ").append(load).append(" |\n");
+        }
+        if (crossCore != null) {
+            md.append("| Cross-core round trip (two spinning threads, median of ten 50 ms windows; about 70 ns or 350 ns on "
+                    + "this VM by where its vCPUs sit, see CrossCoreProbe) | ").append(crossCore).append(" |\n");
         }
         md.append("| Command | `").append(command != null ? command : "(not recorded)").append("` |\n");
         if (jmhCommand != null) {
