@@ -231,7 +231,7 @@ public final class PerformanceReport {
             md.append("| Load average (1, 5, 15 min) | ").append(load).append(" |\n");
         }
         if (crossCore != null) {
-            md.append("| Cross-core round trip (two spinning threads, median of ten 50 ms windows; about 70 ns or 350 ns on "
+            md.append("| Cross-core round trip (two spinning threads, median of ten 50 ms windows; about 100 ns or 420 ns on "
                     + "this VM by where its vCPUs sit, see CrossCoreProbe) | ").append(crossCore).append(" |\n");
         }
         md.append("| Command | `").append(command != null ? command : "(not recorded)").append("` |\n");
