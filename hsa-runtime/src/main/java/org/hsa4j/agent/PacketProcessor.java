@@ -68,9 +68,10 @@ import org.hsa4j.trace.Tracer;
  * transfer (~40 ns) on a single packet's round trip. Nothing is missed: a doorbell value read
  * before the scan (then an acquire fence) shows the scan every packet it announces; a doorbell
  * written behind the API is a change of the value read; notifyWork, a blocked queue's completion
- * and a queue's state change bump the epoch; and a packet published with no doorbell at all is
- * found by the first scan of the next round, which every role holder makes before it can park
- * (and {@link #hasPublishedWork()} before any park), within the busy budget.
+ * and a queue's state change bump the epoch; a full launch ring is watched for space; and a packet
+ * published with no doorbell at all is found by the first scan of the next round, which every role
+ * holder makes before it can park (and {@link #hasPublishedWork()} before any park), within the
+ * busy budget.
  *
  * <h2>Completion</h2>
  * Completion flows one way, unit to work to {@link WorkCompletion}, never back into the processor.
@@ -198,6 +199,8 @@ final class PacketProcessor {
     /** True while the watchdog sleeps because nothing was launched for {@link #WATCHDOG_QUIET_NANOS}: a launch wakes it. */
     private volatile boolean watchdogAsleep;
     private volatile boolean shutdown;
+    /** True when the launch ring had no space at the role holder's last {@link #watch} (role holder only). */
+    private boolean ringWasFull;
     /** Completed scans over all queues, for diagnostics and tests. */
     private volatile long scans;
     private int nextQueue;
@@ -414,13 +417,18 @@ final class PacketProcessor {
         for (QueueSlot q : watched) {
             q.doorbellSeen = doorbellValue(q);
         }
+        ringWasFull = !launchRing.hasSpace();
         VarHandle.acquireFence();
         return epoch;
     }
 
-    /** True when the epoch is still {@code epoch}, the queues are still {@code watched} and no doorbell of theirs changed. */
+    /**
+     * True when the epoch is still {@code epoch}, the queues are still {@code watched}, no doorbell
+     * of theirs changed, and the launch ring, if it was full, still is (units claiming from a full
+     * ring bump nothing, and packets wait in their queues for its space).
+     */
     private boolean quietSince(long epoch, QueueSlot[] watched) {
-        if (role.epoch() != epoch || queues != watched) {
+        if (role.epoch() != epoch || queues != watched || ringWasFull && launchRing.hasSpace()) {
             return false;
         }
         for (QueueSlot q : watched) {
