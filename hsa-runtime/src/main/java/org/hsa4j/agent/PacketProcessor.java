@@ -69,9 +69,9 @@ import org.hsa4j.trace.Tracer;
  * before the scan (then an acquire fence) shows the scan every packet it announces; a doorbell
  * written behind the API is a change of the value read; notifyWork, a blocked queue's completion
  * and a queue's state change bump the epoch; a full launch ring is watched for space; and a packet
- * published with no doorbell at all is found by the first scan of the next round, which every role
- * holder makes before it can park (and {@link #hasPublishedWork()} before any park), within the
- * busy budget.
+ * published with no doorbell at all is found at the latest when the busy budget ends, by the first
+ * scan of the next round, which every role holder makes before it can park (and
+ * {@link #hasPublishedWork()} before any park).
  *
  * <h2>Completion</h2>
  * Completion flows one way, unit to work to {@link WorkCompletion}, never back into the processor.
