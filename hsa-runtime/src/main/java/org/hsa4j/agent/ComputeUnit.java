@@ -56,12 +56,10 @@ final class ComputeUnit implements Runnable {
     static final long MAX_IDLE_PARK_NANOS = 1_000_000_000;
 
     private static final VarHandle PARKED;
-    private static final VarHandle CURRENT;
 
     static {
         try {
             PARKED = MethodHandles.lookup().findVarHandle(ComputeUnit.class, "parked", boolean.class);
-            CURRENT = MethodHandles.lookup().findVarHandle(ComputeUnit.class, "current", Work.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -158,13 +156,13 @@ final class ComputeUnit implements Runnable {
     }
 
     /**
-     * Names {@code work} (or null) as what this unit claims and runs, for shutdown, aborts and the
-     * watchdog: a release store, because the claim that follows it (a volatile read-modify-write of
-     * the work's counter) publishes it to whoever sees the claim, and a stale null or a stale work
-     * seen by an abort is harmless (the work is then not yet claimed, or already finished).
+     * Names {@code work} (or null) as what this unit claims and runs, for shutdown, aborts, the
+     * watchdog and the wake protocol ({@link ProcessorRole#anotherUnitRunning}): a volatile store,
+     * because a unit about to park and a unit deciding whom to wake read each other's (a release
+     * store let a unit look parked-and-running at once; see PERFORMANCE.md, 2026-11-26).
      */
     void claiming(Work work) {
-        CURRENT.setRelease(this, work);
+        current = work;
     }
 
     /** Counts a repeated claim or failed compare-and-set of this unit (its own thread only). */
