@@ -19,6 +19,8 @@ import org.junit.jupiter.api.Test;
 class CacheHierarchyTest {
     private static final int SECTOR = CacheGeometry.SECTOR_SIZE;
     private static final int L2_SETS = CacheGeometry.L2_STRIPES;
+    /** Bytes from a sector to the next one that takes the same L2 set (so storing there evicts the first). */
+    private static final long SAME_L2_SET = (long) L2_SETS * SECTOR;
     private static final int OLD = 7;
     private static final int NEW = 42;
 
@@ -179,8 +181,8 @@ class CacheHierarchyTest {
 
     @Test
     void shouldWriteAnEvictedSectorsDirtyBytesHome() {
-        Allocation a = fine(2L * L2_SETS * SECTOR);
-        long other = (long) L2_SETS * SECTOR;
+        Allocation a = fine(2 * SAME_L2_SET);
+        long other = SAME_L2_SET;
         store(unitA, a, 0, NEW);
         unitA.writeBack();
         assertEquals(OLD, home(a, 0));
@@ -191,8 +193,8 @@ class CacheHierarchyTest {
 
     @Test
     void shouldReadASectorEvictedFromTheL2AsItWasWrittenHome() {
-        Allocation a = fine(2L * L2_SETS * SECTOR);
-        long other = (long) L2_SETS * SECTOR;
+        Allocation a = fine(2 * SAME_L2_SET);
+        long other = SAME_L2_SET;
         store(unitA, a, 0, NEW);
         unitA.writeBack();
         store(unitB, a, other, NEW + 1);
@@ -204,8 +206,8 @@ class CacheHierarchyTest {
 
     @Test
     void shouldLeaveTheL2SetAloneOnAReadMiss() {
-        Allocation a = fine(2L * L2_SETS * SECTOR);
-        long other = (long) L2_SETS * SECTOR;
+        Allocation a = fine(2 * SAME_L2_SET);
+        long other = SAME_L2_SET;
         store(unitA, a, 0, NEW);
         unitA.writeBack();
         assertEquals(OLD, load(unitB, a, other), "the sector " + L2_SETS + " sectors on is read from home");
