@@ -158,8 +158,9 @@ final class ComputeUnit implements Runnable {
     /**
      * Names {@code work} (or null) as what this unit claims and runs, for shutdown, aborts, the
      * watchdog and the wake protocol ({@link ProcessorRole#anotherUnitRunning}): a volatile store,
-     * because a unit about to park and a unit deciding whom to wake read each other's (a release
-     * store let a unit look parked-and-running at once; see PERFORMANCE.md, 2026-11-26).
+     * because a unit about to park and a unit deciding whom to wake read each other's: without the
+     * store's fence a unit could still look running after it decided to park (a release store was
+     * tried and withdrawn, PERFORMANCE.md 2026-11-26).
      */
     void claiming(Work work) {
         current = work;
