@@ -26,6 +26,7 @@ class IdleAgentTest {
             gpu.createQueue(16, QueueType.SINGLE, null);
             PacketProcessor processor = gpu.processor();
             Await.until(() -> processor.parksOf(0) >= 2, "unit 0 to idle");
+            awaitHelpersParked(gpu); // the queue's attach woke a unit: its look must be over before the count
             long handoffs = gpu.counters().roleHandoffs();
             long parks = processor.parksOf(0);
             Await.until(() -> processor.parksOf(0) >= parks + 3, "unit 0 to look three more times");
@@ -38,13 +39,18 @@ class IdleAgentTest {
         try (HsaRuntime rt = HsaRuntime.init(RuntimeConfig.builder().computeUnits(16).build())) {
             Agent gpu = rt.gpuAgent();
             gpu.createQueue(16, QueueType.SINGLE, null);
-            Thread[] units = gpu.computeUnitThreads();
-            for (int u = 1; u < units.length; u++) {
-                Thread t = units[u];
-                // WAITING, not TIMED_WAITING: only an unpark ends the park (a timer would cost a wake-up per period)
-                Await.until(() -> t.getState() == Thread.State.WAITING && LockSupport.getBlocker(t) == gpu.processor(),
-                        t.getName() + " to park untimed");
-            }
+            awaitHelpersParked(gpu);
+        }
+    }
+
+    /** Waits until every unit but the first parks untimed on the processor. */
+    private static void awaitHelpersParked(Agent gpu) {
+        Thread[] units = gpu.computeUnitThreads();
+        for (int u = 1; u < units.length; u++) {
+            Thread t = units[u];
+            // WAITING, not TIMED_WAITING: only an unpark ends the park (a timer would cost a wake-up per period)
+            Await.until(() -> t.getState() == Thread.State.WAITING && LockSupport.getBlocker(t) == gpu.processor(),
+                    t.getName() + " to park untimed");
         }
     }
 
