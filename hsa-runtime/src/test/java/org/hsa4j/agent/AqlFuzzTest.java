@@ -48,7 +48,8 @@ import org.junit.jupiter.api.Timeout;
  * healthy queue on each agent keeps completing dispatches during and after the fuzzing.
  *
  * <p>The inputs never ask for something that may legally wait forever: dependencies are signals
- * held at 0 or bad handles, never a signal that stays non-zero, no header carries the INVALID type
+ * held at 0 or bad handles (a destroyed signal's handle is made fresh for each packet, see
+ * {@link #destroyedSignal()}), never a signal that stays non-zero, no header carries the INVALID type
  * (that is "not yet published"), a barrier-OR always names at least one dependency, and a dispatch
  * of a real kernel stays small. The seed is printed; {@code -Dhsa4j.fuzz.seed=N} replays a run and
  * {@code -Dhsa4j.fuzz.packets=N} makes a longer one.
@@ -74,7 +75,6 @@ class AqlFuzzTest {
     private final List<Signal> completions = new ArrayList<>();
     private final List<Signal> zeroDeps = new ArrayList<>();
     private long failedSignal;
-    private long destroyedSignal;
 
     @BeforeEach
     void start() {
@@ -94,9 +94,6 @@ class AqlFuzzTest {
         Signal failed = rt.createSignal(1);
         failed.fail(new HsaException(HsaStatus.ERROR, "failed on purpose by the fuzz test"));
         failedSignal = failed.handle();
-        Signal destroyed = rt.createSignal(0);
-        destroyedSignal = destroyed.handle();
-        destroyed.destroy();
     }
 
     @AfterEach
@@ -274,7 +271,7 @@ class AqlFuzzTest {
                 case 0, 1, 2, 3, 4, 5 -> 0;
                 case 6, 7, 8 -> zeroDeps.get(random.nextInt(zeroDeps.size())).handle();
                 case 9 -> failedSignal;
-                case 10 -> destroyedSignal;
+                case 10 -> destroyedSignal();
                 default -> pickLong(random, random.nextLong(), plainMemory, noop);
             };
             any |= dep != 0;
@@ -322,9 +319,22 @@ class AqlFuzzTest {
             case 0, 1 -> 0;
             case 2, 3, 4, 5, 6 -> completions.get(random.nextInt(completions.size())).handle();
             case 7 -> failedSignal;
-            case 8 -> destroyedSignal;
+            case 8 -> destroyedSignal();
             default -> pickLong(random, random.nextLong(), plainMemory, noop);
         };
+    }
+
+    /**
+     * The handle of a signal destroyed just now. A handle destroyed once at the start would not stay
+     * dead: the runtime reuses a freed slot once {@link org.hsa4j.signal.SignalManager#REUSE_DISTANCE}
+     * others were freed after it, and every retired queue frees its doorbell, so within one run the
+     * old handle came to name a live doorbell, and a barrier depending on it waited (legally) forever.
+     */
+    private long destroyedSignal() {
+        Signal destroyed = rt.createSignal(0);
+        long handle = destroyed.handle();
+        destroyed.destroy();
+        return handle;
     }
 
     private static void clearBody(MemorySegment ring, long off) {
