@@ -18,6 +18,8 @@ final class QueueSlot {
     final AtomicInteger inflight = new AtomicInteger();
     /** Next packet id to consume (mirrors the read index). */
     long readIndex;
+    /** The doorbell value the role holder saw before its last scan (role holder only). */
+    long doorbellSeen;
     /** The dependencies of the barrier packet at the read index, when there is one. */
     final BarrierWatch barrier;
     /**

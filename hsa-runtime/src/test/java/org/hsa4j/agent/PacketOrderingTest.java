@@ -114,6 +114,20 @@ class PacketOrderingTest {
     }
 
     @Test
+    void shouldLaunchAPacketPublishedWithoutADoorbellWhileTheRoleHolderWatchesTheDoorbells() {
+        start(1);
+        long empty = rt.createExecutable().define("empty", KernelDescriptor.EMPTY, wi -> { }).freeze()
+                .symbol("empty").kernelObject();
+        Queue q = rt.gpuAgent().createQueue(16, QueueType.SINGLE, null);
+        Signal rung = rt.createSignal(1);
+        Submit.kernel(q, empty).completion(rung).submit();
+        Await.completion(rung); // its unit took the role to signal it, and now watches the doorbell
+        Signal unrung = rt.createSignal(1);
+        Submit.kernel(q, empty).completion(unrung).publish(q.reserveSlot()); // published, never rung
+        Await.completion(unrung);
+    }
+
+    @Test
     void shouldCompleteOutOfOrderWhenTheBarrierBitIsClear() {
         start(2);
         long spin = spinKernel();
