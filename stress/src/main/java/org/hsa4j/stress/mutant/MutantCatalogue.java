@@ -47,6 +47,9 @@ public final class MutantCatalogue {
                 new Untwinned("BarrierAndCompletionTest", internal),
                 new Untwinned("BarrierOrCompletionTest", internal),
                 new Untwinned("QueueBackPressureTest", internal),
+                new Untwinned("DoorbellWatchTest", "both parties are the runtime's own accesses to its queue slot and"
+                        + " doorbell signal (the processor's watch against a spec submission), memory the model keeps"
+                        + " coherent; its host-side half, a relaxed doorbell, is HostSideTwins.HostRingsRelaxed"),
                 new Untwinned("ServicePortHandoffTest.Inline, .Handler", hostOnly),
                 new Untwinned("ServiceWatchHandoffTest", hostOnly),
                 new Untwinned("ServiceKeptPortTest.OneShot", hostOnly),
