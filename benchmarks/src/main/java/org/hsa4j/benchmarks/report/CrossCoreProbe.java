@@ -13,10 +13,11 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Why the report records it: on a virtual machine the same two vCPUs are sometimes placed on
  * cores that share a cache complex and sometimes not, and the cross-core round trip then moves
  * between about 100 ns and about 420 ns by this probe (70 and 350 ns with volatile fields and
- * no clock reads) for minutes at a time (seen on the project's 2-core machines, 2026-11-26). Every figure that hands packets between threads moves with it (the
- * one-unit packet throughput between ~10 and ~6.5 M/s), while a baseline dominated by its own
- * work (ExecutorService executeBatch) barely does, so a ratio taken in one placement against a
- * baseline taken in the other says little. A reading before and after the run shows which
+ * no clock reads) for minutes at a time (seen on the project's 2-core machines, 2026-11-26).
+ * Every figure that hands packets between threads moves with it (the one-unit packet throughput
+ * between ~10 and ~6.5 M/s), while a baseline dominated by its own work (ExecutorService
+ * executeBatch) barely does, so a ratio taken in one placement against a baseline taken in the
+ * other says little. A reading before and after the run shows which
  * placement the run began and ended in.
  *
  * <p>Every wait is bounded: a window ends after its time even if the partner stopped answering
