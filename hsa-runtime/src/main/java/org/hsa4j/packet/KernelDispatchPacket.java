@@ -68,6 +68,13 @@ public final class KernelDispatchPacket extends AqlPacket {
         return this;
     }
 
+    /** Sets reserved0 and reserved2 to 0, as a producer must (the slot may hold another producer's bytes). */
+    public KernelDispatchPacket clearReserved() {
+        ring.set(ValueLayout.JAVA_SHORT, base + RESERVED0, (short) 0);
+        ring.set(ValueLayout.JAVA_LONG, base + RESERVED2, 0L);
+        return this;
+    }
+
     /** Sets the kernarg segment address. */
     public KernelDispatchPacket kernargAddress(long address) {
         ring.set(ValueLayout.JAVA_LONG, base + KERNARG_ADDRESS, address);

@@ -125,6 +125,7 @@ public final class Queue {
         descriptor.set(ValueLayout.JAVA_LONG, QueueDescriptor.DOORBELL_SIGNAL, doorbell.handle());
         descriptor.set(ValueLayout.JAVA_INT, QueueDescriptor.SIZE, size);
         descriptor.set(ValueLayout.JAVA_LONG, QueueDescriptor.ID, id);
+        ring.fill((byte) 0);   // reserved fields start 0 (the memory may be a freed allocation's)
         for (long slot = 0; slot < size; slot++) {
             AqlPacket.storeInvalid(ring, slot * AqlPacket.SIZE);
         }
@@ -431,6 +432,7 @@ public final class Queue {
                 .kernelObject(kernelObject)
                 .kernargAddress(kernarg)
                 .completionSignal(completion)
+                .clearReserved()
                 .publish(header, dims);
     }
 

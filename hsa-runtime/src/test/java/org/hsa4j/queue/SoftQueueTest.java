@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
 
 import org.hsa4j.memory.GlobalFlag;
 import org.hsa4j.memory.Region;
 import org.hsa4j.packet.AgentDispatchPacket;
 import org.hsa4j.packet.AqlPacket;
+import org.hsa4j.packet.KernelDispatchPacket;
 import org.hsa4j.packet.PacketHeader;
 import org.hsa4j.packet.PacketType;
 import org.hsa4j.runtime.HsaRuntime;
@@ -86,6 +88,19 @@ class SoftQueueTest {
             q.storeReadIndexScrelease(read + 1);
             completion.subtractScrelease(1);
         }
+    }
+
+    @Test
+    void shouldWriteReservedFieldsAsZeroThroughTheLaunchCall() {
+        Queue q = rt.createSoftQueue(fineRegion(), 4, QueueType.SINGLE, QueueDescriptor.FEATURE_KERNEL_DISPATCH,
+                rt.createSignal(-1));
+        long base = q.slotOffset(0);
+        q.ring().set(ValueLayout.JAVA_SHORT, base + KernelDispatchPacket.RESERVED0, (short) 0x5A5A);   // another producer's bytes
+        q.ring().set(ValueLayout.JAVA_LONG, base + KernelDispatchPacket.RESERVED2, 0x5A5A_5A5A_5A5AL);
+        q.launch(0x1234).grid(1).workgroup(1).kernarg(0).completion(rt.createSignal(1)).dispatch();
+        assertEquals(0, q.ring().get(ValueLayout.JAVA_SHORT, base + KernelDispatchPacket.RESERVED0));
+        assertEquals(0L, q.ring().get(ValueLayout.JAVA_LONG, base + KernelDispatchPacket.RESERVED2));
+        assertEquals(PacketType.KERNEL_DISPATCH.code(), PacketHeader.typeCode(AqlPacket.loadHeaderWordAcquire(q.ring(), base)));
     }
 
     @Test
