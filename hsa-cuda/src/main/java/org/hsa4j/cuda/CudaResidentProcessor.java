@@ -16,6 +16,8 @@ import org.hsa4j.cuda.driver.CudaCallException;
 import org.hsa4j.cuda.driver.CudaDriver;
 import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.idle.Idler;
+import org.hsa4j.memory.Allocation;
+import org.hsa4j.memory.MemoryKind;
 import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.packet.PacketHeader;
 import org.hsa4j.packet.PacketType;
@@ -33,10 +35,12 @@ import org.hsa4j.status.HsaStatus;
  * ({@code hsa4j_resident.cu}) of one queue, relaunches it when it parked and the doorbell rings,
  * stops it, and turns what the grid reports into the queue's errors.
  *
- * <p><b>Who is on the dispatch path.</b> Nobody on the host: while the grid runs, its command
- * processor reads each packet from the ring in registered host memory (system-scope acquire), runs
- * it and completes it (slot INVALID, read index, completion signal with a system-scope release
- * RMW). This class's thread ("the monitor") only watches the grid's stream ({@code cuStreamQuery},
+ * <p><b>Who is on the dispatch path.</b> No host thread of the runtime: while the grid runs, its
+ * command processor reads each packet from the ring in registered host memory (system-scope
+ * acquire), runs it and completes it (slot INVALID, read index, completion signal with a
+ * system-scope release RMW). The producer's own doorbell store copies its first packets into the
+ * shadow ring ({@link ResidentShadow}), from which a quiet queue's packet comes in the header's
+ * round trip, without the body's. This class's thread ("the monitor") only watches the grid's stream ({@code cuStreamQuery},
  * parking up to {@value #WATCH_PARK_MAX_NANOS} ns between looks) and, once the grid ended, decides:
  * <ul>
  * <li>PARKED (idle): wait on the doorbell (a host store wakes the monitor); relaunch when the write
@@ -76,7 +80,7 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
     private static final long DOORBELL_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final VarHandle INT = JAVA_INT.varHandle();
     private static final VarHandle LONG = JAVA_LONG.varHandle();
-    private static final int PARAMS = 9;
+    private static final int PARAMS = 10;
     /** Debug option: the phase timer printed to stderr when the processor ends ({@code -Dhsa4j.cuda.resident.phases=true}). */
     private static final boolean PRINT_PHASES = Boolean.getBoolean("hsa4j.cuda.resident.phases");
 
@@ -93,6 +97,10 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
     private final CudaBuffer control;
     private final MemorySegment ctl;
     private final CudaBuffer mailbox;
+    /** The shadow ring (SVM the device reaches), {@link ResidentLayout#shadowBytes}. */
+    private final Allocation shadowLines;
+    /** Copies each doorbell's first packets into {@link #shadowLines}; a waiter on the doorbell from start to finish. */
+    private final ResidentShadow shadow;
     private final int blocks;
     private final Thread thread;
     private final AtomicLong launches = new AtomicLong();
@@ -135,6 +143,16 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
             control.close();
             throw e;
         }
+        try {
+            this.shadowLines = agent.runtime().memory().allocate(agent.svmPool(),
+                    ResidentLayout.shadowBytes(queue.size()), ResidentLayout.SHADOW_PIECE_BYTES,
+                    MemoryKind.INTERNAL, -1L, 0, null);
+        } catch (RuntimeException e) {
+            mailbox.close();
+            control.close();
+            throw e;
+        }
+        this.shadow = new ResidentShadow(queue, shadowLines.segment(), watchWait);
         this.thread = Thread.ofPlatform().daemon().name("hsa4j-cuda" + agent.info().ordinal() + "-rq" + queue.id())
                 .unstarted(this);
     }
@@ -208,6 +226,7 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
 
     @Override
     public void start() {
+        doorbell.addWaiter(shadow);
         thread.start();
     }
 
@@ -297,6 +316,7 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
         args.setAtIndex(JAVA_LONG, 6, 0L);   // the mailbox's generation after the memset below
         args.setAtIndex(JAVA_LONG, 7, options.sleepMaxNanos());
         args.setAtIndex(JAVA_LONG, 8, ResidentLayout.programKey(program.id()));
+        args.setAtIndex(JAVA_LONG, 9, shadowLines.base());
         CudaContext ctx = agent.context();
         CudaDriver d = ctx.driver();
         int gen;
@@ -544,10 +564,19 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
         }
     }
 
-    /** On exit: frees the stream, control block and mailbox unless a grid may still run. */
+    /** On exit: stops the shadow's copies; frees the stream, control block, mailbox and shadow ring unless a grid may still run. */
     private void finish() {
+        doorbell.removeWaiter(shadow);
+        boolean shadowQuiet = shadow.close();
         if (gridLive) {
             return;   // reported by watch(): freeing under a running grid would fault it
+        }
+        if (shadowQuiet) {
+            try {
+                agent.runtime().memory().release(shadowLines);
+            } catch (RuntimeException e) {
+                // the runtime shut down first: its memory went with it
+            }
         }
         finalState = state();
         if (PRINT_PHASES) {

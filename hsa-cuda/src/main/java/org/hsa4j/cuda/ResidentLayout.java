@@ -6,8 +6,9 @@ import org.hsa4j.status.HsaStatus;
 
 /**
  * Layout of what the GPU-resident packet processor ({@code hsa4j_resident.cu}) shares with its host
- * half ({@link CudaResidentProcessor}): the control block in pinned host memory, the mailbox in
- * device memory, kernel object handles, states and error codes. Each constant has its {@code #define}
+ * half ({@link CudaResidentProcessor}, {@link ResidentShadow}): the control block in pinned host
+ * memory, the mailbox in device memory, the shadow ring in SVM, kernel object handles, states and
+ * error codes. Each constant has its {@code #define}
  * twin {@code HSA4J_R_<NAME>} in the .cu file; {@code CudaResidentProgramTest} checks they agree.
  *
  * <p>One writer per word (the H100 has no host-native atomics: a host RMW and a device RMW on one
@@ -40,12 +41,12 @@ final class ResidentLayout {
     /** u64[PHASE_COUNT], processor stores its phase timer (PH_*) when the grid ends (relaxed, before its last fence). */
     static final long CTL_PHASES = 128;
     /** Bytes of the control block. */
-    static final long CTL_BYTES = 256;
+    static final long CTL_BYTES = 384;
 
     // ---- the phase timer (u64 words at CTL_PHASES; *_CYCLES are clock64 deltas of the CP's thread) ----
 
     /** Words of the phase timer. */
-    static final int PHASE_COUNT = 16;
+    static final int PHASE_COUNT = 17;
     /** clock64 cycles of the grid's life (with PH_NANOS: cycles per ns). */
     static final int PH_CYCLES = 0;
     /** globaltimer ns of the grid's life. */
@@ -78,6 +79,35 @@ final class ResidentLayout {
     static final int PH_NAP_CYCLES = 14;
     /** Cycles of the stop checks (ld.acquire.sys of CTL_STOP). */
     static final int PH_STOP_CYCLES = 15;
+    /** Windows taken from the shadow ring (no body round: the header's round brought the packet). */
+    static final int PH_SHADOW_HITS = 16;
+
+    // ---- the shadow ring (device-reachable SVM, 128 bytes per ring slot; ResidentShadow) -------------
+
+    /**
+     * Bytes of a piece: two of a slot's words, one 16-byte load. A slot's eight pieces are one 128-byte
+     * line ({@link #shadowPiece}), which block 0's first eight threads load together, one request
+     * (on the H200 one thread's eight loads of one line took 4.7-5.3 us, four PCIe round trips; of
+     * eight lines 2.5-2.8 us; a warp's one load of a line is one round trip, 1.3-1.5 us).
+     */
+    static final int SHADOW_PIECE_BYTES = 16;
+    /** Pieces of a slot. */
+    static final int SHADOW_PIECES = 8;
+    /** u64 words of a slot; word k is {@code tag << 32 | payload k}, each written by one 8-byte store. */
+    static final int SHADOW_WORDS = 16;
+    /**
+     * The word whose payload is the packet id's low half instead of the packet's 32-bit word 12 (the
+     * first half of reserved2, bytes 48..55 of every AQL packet type): only packets whose reserved2 is 0
+     * are shadowed, and the processor puts 0 back.
+     */
+    static final int SHADOW_ID_LOW = 12;
+    /** The word whose payload is the packet id's high half (the second half of reserved2), ids below 2^63. */
+    static final int SHADOW_ID_HIGH = 13;
+    /**
+     * Bit 31 of {@link #SHADOW_ID_HIGH}'s payload: the copier saw packet id+2 published too, a hint
+     * that a batch follows (the processor then reads 32-slot windows; the id's high half has 31 bits).
+     */
+    static final long SHADOW_MORE = 1L << 31;
 
     // ---- states (CTL_STATE) ---------------------------------------------------------------------
 
@@ -124,6 +154,16 @@ final class ResidentLayout {
     private ResidentLayout() {
     }
 
+    /** Bytes of the shadow ring of a queue of {@code size} slots. */
+    static long shadowBytes(long size) {
+        return size * SHADOW_PIECES * SHADOW_PIECE_BYTES;
+    }
+
+    /** Offset of piece {@code q} (words 2q and 2q+1) of slot {@code slot} in the shadow ring. */
+    static long shadowPiece(long slot, int q) {
+        return (slot * SHADOW_PIECES + q) * SHADOW_PIECE_BYTES;
+    }
+
     /** The kernel object of kernel {@code index} of program {@code program} (1..65535): tag, program, index. */
     static long kernelObject(int program, int index) {
         return KERNEL_OBJECT_TAG << 48 | (long) (program & 0xFFFF) << 32 | (index & 0xFFFF_FFFFL);
@@ -147,7 +187,8 @@ final class ResidentLayout {
         s.append(perPacket(" empty polls", ph[PH_POLLS], ph[PH_POLL_CYCLES], nsPerCycle, packets));
         s.append(perPacket(" header rounds", ph[PH_WINDOWS], ph[PH_HEADER_CYCLES], nsPerCycle, packets));
         s.append(perPacket(" acquire fences", ph[PH_WINDOWS], ph[PH_ACQUIRE_CYCLES], nsPerCycle, packets));
-        s.append(perPacket(" body rounds", ph[PH_WINDOWS], ph[PH_BODY_CYCLES], nsPerCycle, packets));
+        s.append(perPacket(" body rounds", ph[PH_WINDOWS] - ph[PH_SHADOW_HITS], ph[PH_BODY_CYCLES], nsPerCycle, packets));
+        s.append(String.format(Locale.ROOT, " shadow hits %d;", ph[PH_SHADOW_HITS]));
         s.append(perPacket(" take", ph[PH_PACKETS], ph[PH_TAKE_CYCLES], nsPerCycle, packets));
         s.append(perPacket(" run", ph[PH_PACKETS], ph[PH_RUN_CYCLES], nsPerCycle, packets));
         s.append(perPacket(" flushes", ph[PH_FLUSHES], ph[PH_FLUSH_CYCLES], nsPerCycle, packets));

@@ -116,11 +116,11 @@ class CudaResidentProgramTest {
     }
 
     @Test
-    void checkedInPtxHasTheProcessorEntryWithNineParameters() {
+    void checkedInPtxHasTheProcessorEntryWithTenParameters() {
         String ptx = CudaResidentProgram.resource(CudaResidentProgram.BUILTIN_PTX);
         CudaCodeObject code = CudaCodeObject.fromBytes("hsa4j_resident.ptx", ptx.getBytes(StandardCharsets.UTF_8));
         assertTrue(code.ptxEntries().containsKey(CudaResidentProgram.PROCESSOR), code.ptxEntryNames().toString());
-        assertEquals(9 * 8, code.ptxEntries().get(CudaResidentProgram.PROCESSOR).bytes());
+        assertEquals(10 * 8, code.ptxEntries().get(CudaResidentProgram.PROCESSOR).bytes());
     }
 
     @Test

@@ -1,0 +1,195 @@
+package org.hsa4j.cuda;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.TimeUnit;
+
+import org.hsa4j.idle.IdleStrategy;
+import org.hsa4j.idle.Idler;
+import org.hsa4j.packet.AqlPacket;
+import org.hsa4j.packet.PacketType;
+import org.hsa4j.queue.Queue;
+import org.hsa4j.signal.Signal;
+import org.hsa4j.signal.SignalWaiter;
+
+/**
+ * The shadow ring of a GPU-resident queue: at each doorbell store through the signal API, the
+ * producer's own thread copies the packets it finds newly published into tagged 128-byte lines
+ * that the command processor loads in the same PCIe round trip as the slot's header, so a packet on
+ * a quiet queue costs one PCIe read instead of two (round trip p50 5.6 to 4.8-5.0 us, docs/GPU.md).
+ *
+ * <p><b>Why.</b> Read from the ring alone, a packet takes two dependent PCIe round trips (~1.3 us
+ * each): the header with acquire, then the body. The body cannot ride along with the header: a
+ * relaxed body load may be served before the producer's body stores while the header load is
+ * served after them, and PTX gives a 64-byte load no single-copy atomicity. A shadow line carries
+ * its own proof of consistency, so it can.
+ *
+ * <p><b>How a line proves itself.</b> Word k of the line of slot {@code id & (size - 1)} is
+ * {@code (int) id << 32 | payload k}: the tag is the packet id's low half, the payload the packet's
+ * 32-bit word k, except words {@link ResidentLayout#SHADOW_ID_LOW} and {@link ResidentLayout#SHADOW_ID_HIGH}
+ * (the packet's reserved2, which must be 0 to be shadowed), which carry the id itself (and the
+ * batch hint, {@link ResidentLayout#SHADOW_MORE}). Each word is one 8-byte store here and one
+ * element of an 8-byte-aligned vector load there, single-copy atomic on both sides. The processor
+ * takes a line as packet {@code read} only when all sixteen tags are {@code (int) read} and the high
+ * word is {@code read >>> 32}; any other line, a torn one included, sends it to the ring as before.
+ * When it retires slot {@code id} it overwrites all sixteen tags with {@code ~(int) id} (with
+ * INVALID in the ring header, before the fence that releases the read index), which never equals
+ * the tag of the slot's next packet {@code id + size}: {@code ~a == a + size} would need an even
+ * number to equal an odd one. So a line accepted for {@code read} holds only stores made for
+ * {@code read} itself.
+ *
+ * <p><b>Why an accepted line is the packet.</b> The copier copies packet {@code id} only when
+ * {@code id < readIndex + size}, read with acquire: then packet {@code id - size} was consumed and
+ * its INVALID store, made before the read index was released, is visible; a valid header then (an
+ * acquire load) is packet {@code id}'s, and nobody writes the slot again before {@code id} is
+ * consumed, after which the processor never looks for {@code id}. The processor takes a line only
+ * in a look whose acquire load of the slot's header saw it published: that load is the packet's
+ * acquire, as without a shadow; the line only spares the body's round trip.
+ *
+ * <p><b>One copier at a time.</b> A doorbell store that finds another thread copying skips its copy:
+ * correctness never rests on the shadow (an unshadowed packet is read from the ring, as is one
+ * published by a store behind the API). So one line changes only by whole copies in increasing id
+ * order and by the processor's retirements. The one residue: a copier stalled inside a copy while
+ * 2^32 packets pass through the queue could finish a line whose tags match again; the ids are 64-bit,
+ * the tags 32.
+ *
+ * <p><b>Cost.</b> A copy starts at the first packet reserved since the last one (the read index
+ * lags: the processor publishes it lazily) and takes at most {@value #AHEAD} packets (a batch's later
+ * packets come through the processor's 32-slot windows, which a body round repays); it is 16
+ * ordered stores into cached host memory on the producer's thread, after its doorbell store.
+ */
+final class ResidentShadow implements SignalWaiter {
+    /** Packets copied per doorbell store at most: the quiet queue's first packet and the one a batch hint needs. */
+    static final int AHEAD = 2;
+    /** How long {@link #close} waits for a copy in progress (a copy takes well under a microsecond). */
+    private static final long CLOSE_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final VarHandle WORD = JAVA_LONG.varHandle();
+    private static final VarHandle BUSY;
+
+    static {
+        try {
+            BUSY = MethodHandles.lookup().findVarHandle(ResidentShadow.class, "busy", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Queue queue;
+    private final MemorySegment ring;
+    private final MemorySegment lines;
+    private final long mask;
+    /** How {@link #close} waits for a copy in progress. */
+    private final IdleStrategy closeWait;
+    /** 1 while a thread copies (or {@link #close} holds it); the copier's lock, never waited for by a producer. */
+    @SuppressWarnings("unused")
+    private volatile int busy;
+    /** The next packet id not yet considered; guarded by {@code busy}. */
+    private long next;
+    /** The write index the last copy saw: packets below it were reserved before that doorbell; guarded by {@code busy}. */
+    private long seen;
+    /** True once closed: no copy touches {@link #lines} after; guarded by {@code busy}. */
+    private boolean closed;
+
+    /** A shadow for {@code queue} in {@code lines} ({@link ResidentLayout#shadowBytes}, device-reachable). */
+    ResidentShadow(Queue queue, MemorySegment lines, IdleStrategy closeWait) {
+        this.queue = queue;
+        this.closeWait = closeWait;
+        this.ring = queue.ring();
+        this.lines = lines;
+        this.mask = queue.size() - 1;
+        this.next = queue.loadReadIndexScacquire();
+        if (lines.byteSize() != ResidentLayout.shadowBytes(queue.size())) {
+            throw new IllegalArgumentException(lines.byteSize() + " bytes for a shadow of " + queue.size() + " slots");
+        }
+        // each line as if the packet before its first one had been retired (a zeroed line would pass as packet 0)
+        for (long id = next; id < next + queue.size(); id++) {
+            retired(lines, id & mask, id - queue.size());
+        }
+    }
+
+    /** Stores into slot {@code slot} of the shadow what the processor's retirement of packet {@code id} stores: every tag {@code ~(int) id}, payloads 0. */
+    static void retired(MemorySegment lines, long slot, long id) {
+        long word = (long) ~(int) id << 32;
+        for (int q = 0; q < ResidentLayout.SHADOW_PIECES; q++) {
+            long piece = ResidentLayout.shadowPiece(slot, q);
+            WORD.setRelease(lines, piece, word);
+            WORD.setRelease(lines, piece + 8, word);
+        }
+    }
+
+    /** The doorbell changed: copies what was published since the last copy (at most {@link #AHEAD} packets). */
+    @Override
+    public void signalChanged(Signal doorbell) {
+        if (!BUSY.compareAndSet(this, 0, 1)) {
+            return;   // another thread copies: what it misses is read from the ring
+        }
+        try {
+            if (!closed) {
+                copy();
+            }
+        } finally {
+            busy = 0;
+        }
+    }
+
+    private void copy() {
+        long read = queue.loadReadIndexScacquire();
+        long write = queue.loadWriteIndexScacquire();
+        // from the first packet reserved since the last copy: the read index lags (the processor
+        // publishes it lazily), and a batch's consumed packets may still show their headers
+        long id = Math.max(Math.max(next, read), seen);
+        seen = write;
+        long size = mask + 1;
+        for (int n = 0; n < AHEAD && id - read < size; n++, id++) {
+            long slot = queue.slotOffset(id);
+            if (type(id) == PacketType.INVALID.code()) {
+                break;   // not published yet: its own doorbell store comes later
+            }
+            if ((long) WORD.get(ring, slot + 8L * (ResidentLayout.SHADOW_ID_LOW / 2)) != 0) {
+                continue;   // a nonzero reserved2 has no room for the id: read from the ring, where the processor sees it
+            }
+            long tag = id << 32;
+            long more = id + 2 - read < size && type(id + 2) != PacketType.INVALID.code() ? ResidentLayout.SHADOW_MORE : 0;
+            for (int q = 0; q < ResidentLayout.SHADOW_PIECES; q++) {
+                long pair = (long) WORD.get(ring, slot + 8L * q);
+                long low = pair & 0xFFFF_FFFFL;
+                long high = pair >>> 32;
+                if (2 * q == ResidentLayout.SHADOW_ID_LOW) {
+                    low = id & 0xFFFF_FFFFL;
+                    high = id >>> 32 | more;
+                }
+                long piece = ResidentLayout.shadowPiece(id & mask, q);
+                WORD.setRelease(lines, piece, tag | low);
+                WORD.setRelease(lines, piece + 8, tag | high);
+            }
+        }
+        next = id;
+    }
+
+    /** The packet type in slot {@code id}'s header (an acquire load). */
+    private int type(long id) {
+        return AqlPacket.loadHeaderWordAcquire(ring, queue.slotOffset(id)) & 0xFF;
+    }
+
+    /**
+     * Stops copying (bounded: waits at most {@value #CLOSE_NANOS} ns for a copy in progress); true
+     * when no copy can touch the lines any more, so their memory may go.
+     */
+    boolean close() {
+        long deadline = System.nanoTime() + CLOSE_NANOS;
+        Idler idler = closeWait.idler().blocker(this);
+        while (!BUSY.compareAndSet(this, 0, 1)) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            idler.idle(left);
+        }
+        closed = true;
+        busy = 0;
+        return true;
+    }
+}
