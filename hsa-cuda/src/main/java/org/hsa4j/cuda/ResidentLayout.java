@@ -104,8 +104,9 @@ final class ResidentLayout {
     /** The word whose payload is the packet id's high half (the second half of reserved2), ids below 2^63. */
     static final int SHADOW_ID_HIGH = 13;
     /**
-     * Bit 31 of {@link #SHADOW_ID_HIGH}'s payload: the copier saw packet id+2 published too, a hint
-     * that a batch follows (the processor then reads 32-slot windows; the id's high half has 31 bits).
+     * Bit 31 of {@link #SHADOW_ID_HIGH}'s payload: the copier saw packet id+2 reserved too (the write
+     * index past it), a hint that a batch follows (the processor then reads 32-slot windows; the id's
+     * high half has 31 bits).
      */
     static final long SHADOW_MORE = 1L << 31;
 

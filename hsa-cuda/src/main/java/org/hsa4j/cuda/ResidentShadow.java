@@ -42,7 +42,8 @@ import org.hsa4j.signal.SignalWaiter;
  * {@code read} itself.
  *
  * <p><b>Why an accepted line is the packet.</b> The copier copies packet {@code id} only when
- * {@code id < readIndex + size}, read with acquire: then packet {@code id - size} was consumed and
+ * {@code id < readIndex + size}, the read index read with acquire (now or at an earlier copy: a
+ * lower bound suffices): then packet {@code id - size} was consumed and
  * its INVALID store, made before the read index was released, is visible; a valid header then (an
  * acquire load) is packet {@code id}'s, and nobody writes the slot again before {@code id} is
  * consumed, after which the processor never looks for {@code id}. The processor takes a line only
@@ -90,6 +91,8 @@ final class ResidentShadow implements SignalWaiter {
     private long next;
     /** The write index the last copy saw: packets below it were reserved before that doorbell; guarded by {@code busy}. */
     private long seen;
+    /** The read index as last loaded (acquire): at most the processor's; guarded by {@code busy}. */
+    private long readBound;
     /** True once closed: no copy touches {@link #lines} after; guarded by {@code busy}. */
     private boolean closed;
 
@@ -101,6 +104,7 @@ final class ResidentShadow implements SignalWaiter {
         this.lines = lines;
         this.mask = queue.size() - 1;
         this.next = queue.loadReadIndexScacquire();
+        this.readBound = next;
         if (lines.byteSize() != ResidentLayout.shadowBytes(queue.size())) {
             throw new IllegalArgumentException(lines.byteSize() + " bytes for a shadow of " + queue.size() + " slots");
         }
@@ -136,14 +140,12 @@ final class ResidentShadow implements SignalWaiter {
     }
 
     private void copy() {
-        long read = queue.loadReadIndexScacquire();
-        long write = queue.loadWriteIndexScacquire();
+        long write = queue.loadWriteIndexScacquire();   // the producers' line: in this core's cache
         // from the first packet reserved since the last copy: the read index lags (the processor
         // publishes it lazily), and a batch's consumed packets may still show their headers
-        long id = Math.max(Math.max(next, read), seen);
+        long id = Math.max(Math.max(next, readBound), seen);
         seen = write;
-        long size = mask + 1;
-        for (int n = 0; n < AHEAD && id - read < size; n++, id++) {
+        for (int n = 0; n < AHEAD && slotFree(id); n++, id++) {
             long slot = queue.slotOffset(id);
             if (type(id) == PacketType.INVALID.code()) {
                 break;   // not published yet: its own doorbell store comes later
@@ -152,7 +154,7 @@ final class ResidentShadow implements SignalWaiter {
                 continue;   // a nonzero reserved2 has no room for the id: read from the ring, where the processor sees it
             }
             long tag = id << 32;
-            long more = id + 2 - read < size && type(id + 2) != PacketType.INVALID.code() ? ResidentLayout.SHADOW_MORE : 0;
+            long more = write - id > 2 ? ResidentLayout.SHADOW_MORE : 0;
             for (int q = 0; q < ResidentLayout.SHADOW_PIECES; q++) {
                 long pair = (long) WORD.get(ring, slot + 8L * q);
                 long low = pair & 0xFFFF_FFFFL;
@@ -167,6 +169,20 @@ final class ResidentShadow implements SignalWaiter {
             }
         }
         next = id;
+    }
+
+    /**
+     * True when packet {@code id - size} was consumed, so the slot can hold only packet {@code id}:
+     * {@code id < readIndex + size}, against the read index last loaded (acquire), a lower bound of
+     * the processor's, loaded again only when it does not suffice (the line the device writes: a
+     * cache miss, which would make every copy land later).
+     */
+    private boolean slotFree(long id) {
+        if (id - readBound < mask + 1) {
+            return true;
+        }
+        readBound = queue.loadReadIndexScacquire();
+        return id - readBound < mask + 1;
     }
 
     /** The packet type in slot {@code id}'s header (an acquire load). */

@@ -282,14 +282,15 @@ class ResidentShadowTest {
     }
 
     @Test
-    void aPacketWithTwoMorePublishedCarriesTheBatchHint() {
+    void aPacketWithTwoMoreReservedCarriesTheBatchHint() {
         queue(8, QueueType.SINGLE);
+        queue.addWriteIndexRelaxed(3);
         for (long id = 0; id < 3; id++) {
             write(id, 0);
         }
         queue.ringDoorbell(2);
         long high = ResidentLayout.shadowPiece(0, ResidentLayout.SHADOW_ID_HIGH / 2) + 8;
-        assertEquals(ResidentLayout.SHADOW_MORE, lines.get(JAVA_LONG, high) & ResidentLayout.SHADOW_MORE, "packet 0: 2 is published");
+        assertEquals(ResidentLayout.SHADOW_MORE, lines.get(JAVA_LONG, high) & ResidentLayout.SHADOW_MORE, "packet 0: 2 is reserved");
         assertArrayEquals(ringPacket(0), accept(lines, 0, 7, inOrder()), "the hint is not part of the id");
         long high1 = ResidentLayout.shadowPiece(1, ResidentLayout.SHADOW_ID_HIGH / 2) + 8;
         assertEquals(0L, lines.get(JAVA_LONG, high1) & ResidentLayout.SHADOW_MORE, "packet 1: 3 is not");

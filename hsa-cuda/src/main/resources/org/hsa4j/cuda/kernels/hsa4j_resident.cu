@@ -26,7 +26,7 @@
 // and the slot's header (the CP, ld.acquire.sys), one round trip. A line whose tags all name `read`,
 // with the header published, is the packet: no body round (round trip p50 5.6 -> 4.8-5.0 us, H200
 // and H100, docs/GPU.md seventh round). A batch brings the 32-slot window back: the copier's hint
-// (SHADOW_MORE: it saw read+2 published) or a second published packet in a row without its copy (a
+// (SHADOW_MORE: it saw read+2 reserved) or a second published packet in a row without its copy (a
 // batch still being written: its doorbell, and so its copy, comes at the end). A dispatch of a
 // single work-item runs in the CP itself, with no block barrier (run: 488 -> 107 ns).
 // Tried and dropped: eight pollers (lane 0 of each warp) on slot `read`, staggered (round trip
@@ -449,7 +449,7 @@ static __device__ hsa4j_u32 hsa4j_r_fetch(unsigned char* ring, hsa4j_u64 size, u
     cp.loaded = 0;
     if (cp.quiet) {
         // what block 0 loaded in one PCIe round trip (HSA4J_R_LOOK): slot read's shadow and its header
-        // (acquire). A batch shows as the copier's hint (SHADOW_MORE: it saw read+2 published too), or,
+        // (acquire). A batch shows as the copier's hint (SHADOW_MORE: it saw read+2 reserved too), or,
         // for one still being written (its doorbell, and so its copy, comes at the end), as a second
         // published packet in a row without a copy: either brings the 32-slot window back
         t0 = cp.ran;   // the look's start: its round trip counts
