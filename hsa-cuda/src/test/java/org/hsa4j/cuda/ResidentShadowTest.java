@@ -91,6 +91,16 @@ class ResidentShadowTest {
         k.publish(HEADER, 1);
     }
 
+    /** Reserves {@code count} packets, writes them, then rings the doorbell once, as a batch producer does; returns the first id. */
+    private long batch(int count) {
+        long first = queue.addWriteIndexRelaxed(count);
+        for (long id = first; id < first + count; id++) {
+            write(id, 0);
+        }
+        queue.ringDoorbell(first + count - 1);
+        return first;
+    }
+
     private void publish(long id) {
         queue.waitForSpace(id);
         write(id, 0);
@@ -243,17 +253,9 @@ class ResidentShadowTest {
     @Test
     void aDoorbellCopiesFromThePacketsReservedSinceTheLastOne() {
         queue(8, QueueType.SINGLE);
-        queue.addWriteIndexRelaxed(4);
-        for (long id = 0; id < 4; id++) {
-            write(id, 0);
-        }
-        queue.ringDoorbell(3);
+        batch(4);
         // consumed as the processor does it, late: headers still valid, the read index not yet published
-        long second = queue.addWriteIndexRelaxed(3);
-        for (long id = second; id < second + 3; id++) {
-            write(id, 0);
-        }
-        queue.ringDoorbell(second + 2);
+        long second = batch(3);
         assertArrayEquals(ringPacket(second), accept(lines, second, 7, inOrder()), "the new batch's first packet");
         assertArrayEquals(ringPacket(second + 1), accept(lines, second + 1, 7, inOrder()));
     }
@@ -284,11 +286,7 @@ class ResidentShadowTest {
     @Test
     void aPacketWithTwoMoreReservedCarriesTheBatchHint() {
         queue(8, QueueType.SINGLE);
-        queue.addWriteIndexRelaxed(3);
-        for (long id = 0; id < 3; id++) {
-            write(id, 0);
-        }
-        queue.ringDoorbell(2);
+        batch(3);
         long high = ResidentLayout.shadowPiece(0, ResidentLayout.SHADOW_ID_HIGH / 2) + 8;
         assertEquals(ResidentLayout.SHADOW_MORE, lines.get(JAVA_LONG, high) & ResidentLayout.SHADOW_MORE, "packet 0: 2 is reserved");
         assertArrayEquals(ringPacket(0), accept(lines, 0, 7, inOrder()), "the hint is not part of the id");
