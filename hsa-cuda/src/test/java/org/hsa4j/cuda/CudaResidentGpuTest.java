@@ -303,6 +303,32 @@ class CudaResidentGpuTest {
         assertNoQueueError();
     }
 
+    /**
+     * A packet published while the grid is parked is copied into the shadow ring by the doorbell
+     * store, long before the relaunched grid's first look: that look takes it from the line (a shadow
+     * hit, no body round), deterministically.
+     */
+    @Test
+    void aPacketPublishedWhileTheGridIsParkedComesFromTheShadowRing() {
+        resident(CudaResidentOptions.DEFAULTS.withIdleNanos(TimeUnit.MILLISECONDS.toNanos(2)));
+        Signal first = gpu.agent.createSignal(1);
+        dispatch("hsa4j_r_empty", 1, 1, 0, first, false);
+        awaitZero(first, "first dispatch");
+        CudaResidentProcessor p = processor();
+        awaitCondition(() -> p.parks() >= 1 && !p.gridLive(), "the idle grid parks");
+        long hits = p.phases()[ResidentLayout.PH_SHADOW_HITS];
+        long packets = p.phases()[ResidentLayout.PH_PACKETS];
+        Signal second = gpu.agent.createSignal(1);
+        dispatch("hsa4j_r_empty", 1, 1, 0, second, false);
+        awaitZero(second, "dispatch after the park");
+        awaitCondition(() -> p.parks() >= 2 && !p.gridLive(), "the grid parks again (its phase timer is summed then)");
+        long[] ph = p.phases();
+        assertEquals(packets + 1, ph[ResidentLayout.PH_PACKETS], "the relaunched grid ran one packet");
+        assertEquals(hits + 1, ph[ResidentLayout.PH_SHADOW_HITS], "and took it from its shadow line ("
+                + ResidentLayout.phaseReport(ph) + ")");
+        assertNoQueueError();
+    }
+
     @Test
     void completedSlotsGoInvalidAndTheReadIndexPassesThemWhileTheGridRuns() {
         resident(CudaResidentOptions.DEFAULTS.withIdleNanos(TimeUnit.SECONDS.toNanos(60)));   // never parks here
