@@ -54,7 +54,7 @@
 //                       __syncthreads waits for its outstanding system-scope stores, ~1 PCIe round trip)
 //   shadow lines        the copier (one producer thread at a time, release stores after an acquire of
 //                       the packet's header) stores a packet's copy; the CP stores every tag ~id when it
-//                       retires the slot, with its INVALID header store; block 0's threads 0..7 load
+//                       retires the slot, with its INVALID header store; block 0's threads 0..7 load it
 //   write index         host (producers' CAS, host-only RMW); CP only loads it (park handshake)
 //   read index          CP stores (fence.acq_rel.sys, then a relaxed store: the release pattern;
 //                       at a window's acquire fence, which is also this release (windows of more
@@ -670,7 +670,7 @@ static __device__ void hsa4j_r_next(unsigned char* ctl, unsigned char* queue, un
                 // the consumed slots' INVALID and shadow stores first, before the look's loads (a ring
                 // of 4 slots looks at the line it retires: one location, stored before the barrier)
                 hsa4j_r_retire(ring, size, cp);
-                w.command = HSA4J_R_LOOK;   // block 0 loads slot read's shadow and headers, then calls again
+                w.command = HSA4J_R_LOOK;   // block 0 loads slot read's shadow and header, then calls again
                 w.kernarg = cp.read;
                 return;
             }
