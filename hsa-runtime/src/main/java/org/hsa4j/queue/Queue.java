@@ -69,6 +69,8 @@ public final class Queue {
     private final QueueType type;
     private final int features;
     private final Signal doorbell;
+    /** Told of each packet the launch call is about to publish; set once before the queue is handed out. */
+    private PublishObserver publishObserver = PublishObserver.NONE;
     private final QueueErrorCallback errorCallback;
     private final Consumer<Queue> destroyer;
     private final Consumer<Queue> inactivator;
@@ -424,7 +426,7 @@ public final class Queue {
     /** Writes the body of kernel dispatch {@code id} and publishes header and setup with one release store. */
     void publishDispatch(long id, long kernelObject, int dims, long gx, long gy, long gz, int wx, int wy, int wz,
                          int groupBytes, int privateBytes, long kernarg, long completion, short header) {
-        new KernelDispatchPacket().wrap(ring, slotOffset(id))
+        KernelDispatchPacket p = new KernelDispatchPacket().wrap(ring, slotOffset(id))
                 .workgroupSize(wx, wy, wz)
                 .gridSize((int) gx, (int) gy, (int) gz)
                 .privateSegmentSize(privateBytes)
@@ -432,8 +434,9 @@ public final class Queue {
                 .kernelObject(kernelObject)
                 .kernargAddress(kernarg)
                 .completionSignal(completion)
-                .clearReserved()
-                .publish(header, dims);
+                .clearReserved();
+        publishObserver.beforePublish(this, id, PacketHeader.word(header, (short) dims));
+        p.publish(header, dims);
     }
 
     static void checkGrid(long size, String dim) {
@@ -555,6 +558,11 @@ public final class Queue {
     }
 
     /** Marks the queue destroyed; called by its agent once the ring is drained (through {@code agent.spi.QueueFactory}). */
+    /** Sets the observer of the launch call's packets ({@code QueueFactory.observePublish}); before the queue is handed out. */
+    void observePublish(PublishObserver observer) {
+        this.publishObserver = observer;
+    }
+
     void markDestroyed() {
         state = QueueState.DESTROYED;
         completions.close();

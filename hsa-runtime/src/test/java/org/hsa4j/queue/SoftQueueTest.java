@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
 
+import org.hsa4j.agent.spi.QueueFactory;
 import org.hsa4j.memory.GlobalFlag;
 import org.hsa4j.memory.Region;
 import org.hsa4j.packet.AgentDispatchPacket;
@@ -101,6 +102,24 @@ class SoftQueueTest {
         assertEquals(0, q.ring().get(ValueLayout.JAVA_SHORT, base + KernelDispatchPacket.RESERVED0));
         assertEquals(0L, q.ring().get(ValueLayout.JAVA_LONG, base + KernelDispatchPacket.RESERVED2));
         assertEquals(PacketType.KERNEL_DISPATCH.code(), PacketHeader.typeCode(AqlPacket.loadHeaderWordAcquire(q.ring(), base)));
+    }
+
+    @Test
+    void shouldTellThePublishObserverOfALaunchWrittenButNotYetPublished() {
+        Queue q = rt.createSoftQueue(fineRegion(), 4, QueueType.SINGLE, QueueDescriptor.FEATURE_KERNEL_DISPATCH,
+                rt.createSignal(-1));
+        long[] seen = new long[4];
+        QueueFactory.observePublish(q, (queue, id, headerWord) -> {
+            seen[0] = id;
+            seen[1] = headerWord;
+            seen[2] = PacketHeader.typeCode(AqlPacket.loadHeaderWordAcquire(queue.ring(), queue.slotOffset(id)));
+            seen[3] = queue.ring().get(ValueLayout.JAVA_LONG, queue.slotOffset(id) + KernelDispatchPacket.KERNEL_OBJECT);
+        });
+        q.launch(0x1234).grid(1).workgroup(1).kernarg(0).completion(rt.createSignal(1)).dispatch();
+        assertEquals(0, seen[0], "the packet id");
+        assertEquals(PacketType.INVALID.code(), seen[2], "the header not yet published");
+        assertEquals(0x1234, seen[3], "the body written");
+        assertEquals(AqlPacket.loadHeaderWordAcquire(q.ring(), q.slotOffset(0)), (int) seen[1], "the header word then published");
     }
 
     @Test

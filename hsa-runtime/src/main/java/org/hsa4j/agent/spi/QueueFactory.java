@@ -6,6 +6,7 @@ import java.lang.invoke.MethodType;
 import java.util.function.Consumer;
 
 import org.hsa4j.memory.Allocation;
+import org.hsa4j.queue.PublishObserver;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.queue.QueueAgent;
 import org.hsa4j.queue.QueueErrorCallback;
@@ -27,6 +28,7 @@ public final class QueueFactory {
     private static final MethodHandle NEW_SOFT_QUEUE;
     private static final MethodHandle MARK_DESTROYED;
     private static final MethodHandle ALLOCATIONS;
+    private static final MethodHandle OBSERVE_PUBLISH;
 
     static {
         try {
@@ -39,6 +41,8 @@ public final class QueueFactory {
                     Consumer.class));
             MARK_DESTROYED = queues.findVirtual(Queue.class, "markDestroyed", MethodType.methodType(void.class));
             ALLOCATIONS = queues.findVirtual(Queue.class, "allocations", MethodType.methodType(Allocation[].class));
+            OBSERVE_PUBLISH = queues.findVirtual(Queue.class, "observePublish", MethodType.methodType(void.class,
+                    PublishObserver.class));
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -66,6 +70,17 @@ public final class QueueFactory {
                              long id, QueueType type, int features, Signal doorbell, Consumer<Queue> destroyer) {
         return called(() -> (Queue) NEW_SOFT_QUEUE.invokeExact(host, descriptorAllocation, ringAllocation, size, id,
                 type, features, doorbell, destroyer));
+    }
+
+    /**
+     * Tells {@code observer} of each packet {@code queue}'s launch call is about to publish (its
+     * {@link PublishObserver} contract); call it once, before the queue is handed out.
+     */
+    public static void observePublish(Queue queue, PublishObserver observer) {
+        called(() -> {
+            OBSERVE_PUBLISH.invokeExact(queue, observer);
+            return null;
+        });
     }
 
     /** Marks {@code queue} destroyed: its agent calls it once the ring is drained, before freeing {@link #allocations}. */
