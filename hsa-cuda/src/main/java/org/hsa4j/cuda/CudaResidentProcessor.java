@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
+import org.hsa4j.agent.spi.QueueFactory;
 import org.hsa4j.cuda.driver.CuResult;
 import org.hsa4j.cuda.driver.CudaCallException;
 import org.hsa4j.cuda.driver.CudaDriver;
@@ -226,6 +227,7 @@ final class CudaResidentProcessor implements Runnable, CudaQueueServer {
 
     @Override
     public void start() {
+        QueueFactory.observePublish(queue, shadow);   // before the queue is handed out
         doorbell.addWaiter(shadow);
         thread.start();
     }

@@ -11,15 +11,19 @@ import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.idle.Idler;
 import org.hsa4j.packet.AqlPacket;
 import org.hsa4j.packet.PacketType;
+import org.hsa4j.queue.PublishObserver;
 import org.hsa4j.queue.Queue;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.signal.SignalWaiter;
 
 /**
- * The shadow ring of a GPU-resident queue: at each doorbell store through the signal API, the
- * producer's own thread copies the packets it finds newly published into tagged 128-byte lines
- * that the command processor loads in the same PCIe round trip as the slot's header, so a packet on
- * a quiet queue costs one PCIe read instead of two (round trip p50 5.6 to 4.8-5.0 us, docs/GPU.md).
+ * The shadow ring of a GPU-resident queue: the producer's own thread copies its packets into tagged
+ * 128-byte lines that the command processor loads in the same PCIe round trip as the slot's header,
+ * so a packet on a quiet queue costs one PCIe read instead of two (round trip p50 5.6 to 4.8-5.0 us,
+ * docs/GPU.md). The runtime's launch call copies just before its header store ({@link #beforePublish}:
+ * the line is there before the header is); any other producer's packets are copied at its doorbell
+ * store through the signal API ({@link #signalChanged}), which lands after the header, so a look in
+ * between misses the copy and takes the ring's way.
  *
  * <p><b>Why.</b> Read from the ring alone, a packet takes two dependent PCIe round trips (~1.3 us
  * each): the header with acquire, then the body. The body cannot ride along with the header: a
@@ -62,7 +66,7 @@ import org.hsa4j.signal.SignalWaiter;
  * packets come through the processor's 32-slot windows, which a body round repays); it is 16
  * ordered stores into cached host memory on the producer's thread, after its doorbell store.
  */
-final class ResidentShadow implements SignalWaiter {
+final class ResidentShadow implements SignalWaiter, PublishObserver {
     /** Packets copied per doorbell store at most: the quiet queue's first packet and the one a batch hint needs. */
     static final int AHEAD = 2;
     /** How long {@link #close} waits for a copy in progress (a copy takes well under a microsecond). */
@@ -139,6 +143,27 @@ final class ResidentShadow implements SignalWaiter {
         }
     }
 
+    /**
+     * The launch call is about to publish packet {@code id}: copies it now, with the header word to
+     * come, so that the line is there before the header is (a copy made at the doorbell lands after
+     * the header, and a look in between misses it). Safe early: the processor takes a line only in a
+     * look that sees the slot's header published, and then it is this packet's.
+     */
+    @Override
+    public void beforePublish(Queue q, long id, int headerWord) {
+        if (!BUSY.compareAndSet(this, 0, 1)) {
+            return;   // another thread copies: the doorbell's copy, or the ring, covers this packet
+        }
+        try {
+            if (!closed && slotFree(id)) {   // unpublished, so not consumed: the slot is id's from here on
+                copyOne(id, headerWord, queue.loadWriteIndexScacquire());
+                next = Math.max(next, id + 1);   // the doorbell's copy goes on after it
+            }
+        } finally {
+            busy = 0;
+        }
+    }
+
     private void copy() {
         long write = queue.loadWriteIndexScacquire();   // the producers' line: in this core's cache
         // from the first packet reserved since the last copy: the read index lags (the processor
@@ -146,29 +171,39 @@ final class ResidentShadow implements SignalWaiter {
         long id = Math.max(Math.max(next, readBound), seen);
         seen = write;
         for (int n = 0; n < AHEAD && slotFree(id); n++, id++) {
-            long slot = queue.slotOffset(id);
-            if (type(id) == PacketType.INVALID.code()) {
+            int header = AqlPacket.loadHeaderWordAcquire(ring, queue.slotOffset(id));
+            if ((header & 0xFF) == PacketType.INVALID.code()) {
                 break;   // not published yet: its own doorbell store comes later
             }
-            if ((long) WORD.get(ring, slot + 8L * (ResidentLayout.SHADOW_ID_LOW / 2)) != 0) {
-                continue;   // a nonzero reserved2 has no room for the id: read from the ring, where the processor sees it
-            }
-            long tag = id << 32;
-            long more = write - id > 2 ? ResidentLayout.SHADOW_MORE : 0;
-            for (int q = 0; q < ResidentLayout.SHADOW_PIECES; q++) {
-                long pair = (long) WORD.get(ring, slot + 8L * q);
-                long low = pair & 0xFFFF_FFFFL;
-                long high = pair >>> 32;
-                if (2 * q == ResidentLayout.SHADOW_ID_LOW) {
-                    low = id & 0xFFFF_FFFFL;
-                    high = id >>> 32 | more;
-                }
-                long piece = ResidentLayout.shadowPiece(id & mask, q);
-                WORD.setRelease(lines, piece, tag | low);
-                WORD.setRelease(lines, piece + 8, tag | high);
-            }
+            copyOne(id, header, write);
         }
         next = id;
+    }
+
+    /**
+     * Writes packet {@code id}'s line: {@code headerWord}, then the slot's other words, each under
+     * the id's tag; nothing for a packet whose reserved2 is not 0 (no room for the id there: the
+     * processor reads it from the ring).
+     */
+    private void copyOne(long id, int headerWord, long write) {
+        long slot = queue.slotOffset(id);
+        if ((long) WORD.get(ring, slot + 8L * (ResidentLayout.SHADOW_ID_LOW / 2)) != 0) {
+            return;
+        }
+        long tag = id << 32;
+        long more = write - id > 2 ? ResidentLayout.SHADOW_MORE : 0;
+        for (int q = 0; q < ResidentLayout.SHADOW_PIECES; q++) {
+            long pair = (long) WORD.get(ring, slot + 8L * q);
+            long low = q == 0 ? headerWord & 0xFFFF_FFFFL : pair & 0xFFFF_FFFFL;
+            long high = pair >>> 32;
+            if (2 * q == ResidentLayout.SHADOW_ID_LOW) {
+                low = id & 0xFFFF_FFFFL;
+                high = id >>> 32 | more;
+            }
+            long piece = ResidentLayout.shadowPiece(id & mask, q);
+            WORD.setRelease(lines, piece, tag | low);
+            WORD.setRelease(lines, piece + 8, tag | high);
+        }
     }
 
     /**
@@ -183,11 +218,6 @@ final class ResidentShadow implements SignalWaiter {
         }
         readBound = queue.loadReadIndexScacquire();
         return id - readBound < mask + 1;
-    }
-
-    /** The packet type in slot {@code id}'s header (an acquire load). */
-    private int type(long id) {
-        return AqlPacket.loadHeaderWordAcquire(ring, queue.slotOffset(id)) & 0xFF;
     }
 
     /**

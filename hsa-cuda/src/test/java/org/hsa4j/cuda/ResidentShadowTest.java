@@ -15,6 +15,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.hsa4j.agent.spi.QueueFactory;
 import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.memory.GlobalFlag;
 import org.hsa4j.packet.AqlPacket;
@@ -292,6 +293,22 @@ class ResidentShadowTest {
         assertArrayEquals(ringPacket(0), accept(lines, 0, 7, inOrder()), "the hint is not part of the id");
         long high1 = ResidentLayout.shadowPiece(1, ResidentLayout.SHADOW_ID_HIGH / 2) + 8;
         assertEquals(0L, lines.get(JAVA_LONG, high1) & ResidentLayout.SHADOW_MORE, "packet 1: 3 is not");
+    }
+
+    @Test
+    void aLaunchedPacketIsCopiedBeforeItsHeaderIsPublished() {
+        queue(4, QueueType.SINGLE);
+        long[] atPublish = new long[1];
+        QueueFactory.observePublish(queue, (q, id, headerWord) -> {
+            shadow.beforePublish(q, id, headerWord);
+            long[] line = accept(lines, id, 3, inOrder());
+            atPublish[0] = line == null ? -1 : line[0] & 0xFFFF_FFFFL;
+            assertEquals(PacketType.INVALID.code(), PacketHeader.typeCode(AqlPacket.loadHeaderWordAcquire(q.ring(), q.slotOffset(id))));
+        });
+        queue.launch(0x77).grid(1).workgroup(1).kernarg(0).completion(rt.createSignal(1)).dispatch();
+        assertEquals(AqlPacket.loadHeaderWordAcquire(queue.ring(), queue.slotOffset(0)) & 0xFFFF_FFFFL, atPublish[0],
+                "the line, whole before the header's store, carries the header word then stored");
+        assertArrayEquals(ringPacket(0), accept(lines, 0, 3, inOrder()));
     }
 
     @Test
