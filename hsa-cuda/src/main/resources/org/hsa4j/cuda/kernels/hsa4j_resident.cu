@@ -21,8 +21,9 @@
 // A quiet queue is read one slot at a time: a window of 32 headers costs two PCIe round trips (a
 // thread's round of loads stays one round trip only up to ~8 lines), so after a look that found at
 // most one packet (a round trip, the end of a batch) the next look (HSA4J_R_LOOK) loads slot `read`'s
-// line of the shadow ring (ResidentShadow.java: the producer's doorbell store copies the packet there
-// with a 32-bit tag of its id in every 8-byte word; block 0's threads 0..7, one 128-byte request)
+// line of the shadow ring (ResidentShadow.java: the launch call copies the packet there before its
+// header store, other producers' doorbell stores after it, with a 32-bit tag of its id in every
+// 8-byte word; block 0's threads 0..7, one 128-byte request)
 // and the slot's header (the CP, ld.acquire.sys), one round trip. A line whose tags all name `read`,
 // with the header published, is the packet: no body round (round trip p50 5.6 -> 4.8-5.0 us, H200
 // and H100, docs/GPU.md seventh round). A batch brings the 32-slot window back: the copier's hint
