@@ -281,46 +281,48 @@ class CudaResidentGpuTest {
         assertNoQueueError();
     }
 
-    @Test
-    void idleGridParksAndTheDoorbellWakesIt() {
+    /** An empty dispatch, waited for. */
+    private void runEmpty(String what) {
+        Signal done = gpu.agent.createSignal(1);
+        dispatch("hsa4j_r_empty", 1, 1, 0, done, false);
+        awaitZero(done, what);
+    }
+
+    /** A resident queue parking after 2 ms idle, whose grid ran one packet and parked. */
+    private CudaResidentProcessor parkedAfterOnePacket() {
         resident(CudaResidentOptions.DEFAULTS.withIdleNanos(TimeUnit.MILLISECONDS.toNanos(2)));
-        Signal first = gpu.agent.createSignal(1);
-        dispatch("hsa4j_r_empty", 1, 1, 0, first, false);
-        awaitZero(first, "first dispatch");
+        runEmpty("first dispatch");
         CudaResidentProcessor p = processor();
         awaitCondition(() -> p.parks() >= 1 && !p.gridLive(), "the idle grid parks");
+        return p;
+    }
+
+    @Test
+    void idleGridParksAndTheDoorbellWakesIt() {
+        CudaResidentProcessor p = parkedAfterOnePacket();
         assertEquals(ResidentLayout.STATE_PARKED, p.state());
         // what it holds: while serving, the grid; parked, no grid at all (the monitor waits on the doorbell)
         System.out.println("[resident] serving: " + p.blocks() + " blocks x " + ResidentLayout.BLOCK
                 + " threads on " + gpu.agent.info().multiprocessors() + " SMs; parked after 2 ms idle: no grid ("
                 + p.launches() + " launch, " + p.parks() + " park)");
         long launches = p.launches();
-        Signal second = gpu.agent.createSignal(1);
-        dispatch("hsa4j_r_empty", 1, 1, 0, second, false);
-        awaitZero(second, "dispatch after the park");
+        runEmpty("dispatch after the park");
         assertTrue(p.launches() > launches, "the doorbell relaunched the grid (" + where() + ")");
         awaitCondition(() -> queue.loadReadIndexScacquire() == 2, "the read index passes both packets");
         assertNoQueueError();
     }
 
     /**
-     * A packet published while the grid is parked is copied into the shadow ring by the doorbell
-     * store, long before the relaunched grid's first look: that look takes it from the line (a shadow
-     * hit, no body round), deterministically.
+     * A packet published while the grid is parked is in the shadow ring (copied by the launch call),
+     * long before the relaunched grid's first look: that look takes it from the line (a shadow hit,
+     * no body round), deterministically.
      */
     @Test
     void aPacketPublishedWhileTheGridIsParkedComesFromTheShadowRing() {
-        resident(CudaResidentOptions.DEFAULTS.withIdleNanos(TimeUnit.MILLISECONDS.toNanos(2)));
-        Signal first = gpu.agent.createSignal(1);
-        dispatch("hsa4j_r_empty", 1, 1, 0, first, false);
-        awaitZero(first, "first dispatch");
-        CudaResidentProcessor p = processor();
-        awaitCondition(() -> p.parks() >= 1 && !p.gridLive(), "the idle grid parks");
+        CudaResidentProcessor p = parkedAfterOnePacket();
         long hits = p.phases()[ResidentLayout.PH_SHADOW_HITS];
         long packets = p.phases()[ResidentLayout.PH_PACKETS];
-        Signal second = gpu.agent.createSignal(1);
-        dispatch("hsa4j_r_empty", 1, 1, 0, second, false);
-        awaitZero(second, "dispatch after the park");
+        runEmpty("dispatch after the park");
         awaitCondition(() -> p.parks() >= 2 && !p.gridLive(), "the grid parks again (its phase timer is summed then)");
         long[] ph = p.phases();
         assertEquals(packets + 1, ph[ResidentLayout.PH_PACKETS], "the relaunched grid ran one packet");
