@@ -557,12 +557,12 @@ public final class Queue {
         }
     }
 
-    /** Marks the queue destroyed; called by its agent once the ring is drained (through {@code agent.spi.QueueFactory}). */
     /** Sets the observer of the launch call's packets ({@code QueueFactory.observePublish}); before the queue is handed out. */
     void observePublish(PublishObserver observer) {
         this.publishObserver = observer;
     }
 
+    /** Marks the queue destroyed; called by its agent once the ring is drained (through {@code agent.spi.QueueFactory}). */
     void markDestroyed() {
         state = QueueState.DESTROYED;
         completions.close();
