@@ -94,7 +94,7 @@ final class ResidentLayout {
     /** Pieces of a slot. */
     static final int SHADOW_PIECES = 8;
     /** u64 words of a slot; word k is {@code tag << 32 | payload k}, each written by one 8-byte store. */
-    static final int SHADOW_WORDS = 16;
+    static final int SHADOW_WORDS = 2 * SHADOW_PIECES;
     /**
      * The word whose payload is the packet id's low half instead of the packet's 32-bit word 12 (the
      * first half of reserved2, bytes 48..55 of every AQL packet type): only packets whose reserved2 is 0
