@@ -210,7 +210,9 @@ final class ResidentShadow implements SignalWaiter, PublishObserver {
      * True when packet {@code id - size} was consumed, so the slot can hold only packet {@code id}:
      * {@code id < readIndex + size}, against the read index last loaded (acquire), a lower bound of
      * the processor's, loaded again only when it does not suffice (the line the device writes: a
-     * cache miss, which would make every copy land later).
+     * cache miss, which would make every copy land later). Not the queue's producer-side cache
+     * ({@code Queue.waitForSpace}): any producer writes that one opaque, and this check needs a value
+     * loaded with acquire by this copier or one before it (ordered by {@code busy}).
      */
     private boolean slotFree(long id) {
         if (id - readBound < mask + 1) {
