@@ -46,7 +46,7 @@ final class ResidentLayout {
     // ---- the phase timer (u64 words at CTL_PHASES; *_CYCLES are clock64 deltas of the CP's thread) ----
 
     /** Words of the phase timer. */
-    static final int PHASE_COUNT = 17;
+    static final int PHASE_COUNT = 19;
     /** clock64 cycles of the grid's life (with PH_NANOS: cycles per ns). */
     static final int PH_CYCLES = 0;
     /** globaltimer ns of the grid's life. */
@@ -81,6 +81,10 @@ final class ResidentLayout {
     static final int PH_STOP_CYCLES = 15;
     /** Windows taken from the shadow ring (no body round: the header's round brought the packet). */
     static final int PH_SHADOW_HITS = 16;
+    /** Cycles before the first look after a signalled completion: the fence that sends its stores, then the rest of the lead. */
+    static final int PH_LEAD_CYCLES = 17;
+    /** First looks after a signalled completion that found nothing (each lengthened the lead). */
+    static final int PH_LEAD_MISSES = 18;
 
     // ---- the shadow ring (device-reachable SVM, 128 bytes per ring slot; ResidentShadow) -------------
 
@@ -195,8 +199,11 @@ final class ResidentLayout {
         s.append(perPacket(" flushes", ph[PH_FLUSHES], ph[PH_FLUSH_CYCLES], nsPerCycle, packets));
         s.append(perPacket(" naps", ph[PH_NAPS], ph[PH_NAP_CYCLES], nsPerCycle, packets));
         s.append(perPacket(" stop checks", -1, ph[PH_STOP_CYCLES], nsPerCycle, packets));
+        s.append(perPacket(" leads", -1, ph[PH_LEAD_CYCLES], nsPerCycle, packets));
+        s.append(String.format(Locale.ROOT, " lead misses %d;", ph[PH_LEAD_MISSES]));
         long timed = ph[PH_POLL_CYCLES] + ph[PH_HEADER_CYCLES] + ph[PH_ACQUIRE_CYCLES] + ph[PH_BODY_CYCLES]
-                + ph[PH_TAKE_CYCLES] + ph[PH_RUN_CYCLES] + ph[PH_FLUSH_CYCLES] + ph[PH_NAP_CYCLES] + ph[PH_STOP_CYCLES];
+                + ph[PH_TAKE_CYCLES] + ph[PH_RUN_CYCLES] + ph[PH_FLUSH_CYCLES] + ph[PH_NAP_CYCLES] + ph[PH_STOP_CYCLES]
+                + ph[PH_LEAD_CYCLES];
         s.append(perPacket(" untimed", -1, ph[PH_CYCLES] - timed, nsPerCycle, packets));   // barriers, loop, launch
         return s.toString();
     }

@@ -147,6 +147,19 @@ class CudaResidentProgramTest {
     }
 
     @Test
+    void phaseReportGivesTheLeadBeforeFirstLooksAndItsMisses() {
+        long[] ph = new long[ResidentLayout.PHASE_COUNT];
+        ph[ResidentLayout.PH_CYCLES] = 2_000_000;   // 2 cycles per ns
+        ph[ResidentLayout.PH_NANOS] = 1_000_000;
+        ph[ResidentLayout.PH_PACKETS] = 100;
+        ph[ResidentLayout.PH_LEAD_CYCLES] = 60_000;   // 300 ns a packet
+        ph[ResidentLayout.PH_LEAD_MISSES] = 7;
+        String r = ResidentLayout.phaseReport(ph);
+        assertTrue(r.contains(" leads = 300 ns/packet; lead misses 7;"), r);
+        assertTrue(r.endsWith(" untimed = 9700 ns/packet;"), r);   // the lead is a timed phase
+    }
+
+    @Test
     void phaseReportGivesTheGridTimeNoPhaseCounted() {
         long[] ph = new long[ResidentLayout.PHASE_COUNT];
         ph[ResidentLayout.PH_CYCLES] = 2_000_000;   // 2 cycles per ns

@@ -29,7 +29,9 @@
 // and H100, docs/GPU.md seventh round). A batch brings the 32-slot window back: the copier's hint
 // (SHADOW_MORE: it saw read+2 reserved) or a second published packet in a row without its copy (a
 // batch still being written: its doorbell, and so its copy, comes at the end). A dispatch of a
-// single work-item runs in the CP itself, with no block barrier (run: 488 -> 107 ns).
+// single work-item runs in the CP itself, with no block barrier (run: 488 -> 107 ns). The first look
+// after a signalled completion waits for the completion's stores (a fence) and a self-tuned lead
+// (hsa4j_r_lead): looking at once wasted one empty look per round trip (p50 5.0 -> 4.6-4.8 us).
 // Tried and dropped: eight pollers (lane 0 of each warp) on slot `read`, staggered (round trip
 // 27 us: loads of one line serialize, ~8 round trips a look), and two loads of the slot in flight
 // half a round trip apart (the acquire fence after a relaxed load waits for the other load too);
@@ -37,7 +39,11 @@
 // (slower: the waiting lanes of the CP's own warp take its issue slots; so did a look by warp 0
 // alone, 2.9 us instead of 1.5); the shadow line loaded by the CP's one thread (8 loads of one
 // line: 4.7-5.3 us) or spread over 8 lines (2.5-2.8 us); slot read+2's header as a third line of
-// the look (looks 0.3 us longer, hits rarer). A phase timer (clock64 deltas per phase, HSA4J_R_PH_*) goes to the
+// the look (looks 0.3 us longer, hits rarer); two watcher warps of block 0 looking at two shadow
+// copies half a round trip apart, the CP waiting on their reports in shared memory (looks 1.2 instead
+// of 1.8 us, but the completion's fence waited for their loads in flight: 0.6 -> 1.0 us, round trip
+// 6.7 us); a fixed spin instead of the lead's fence (stores not sent: first looks missed); the fence
+// inside the completion, before the retirement's stores (4.9-5.0 us against 4.6-4.8). A phase timer (clock64 deltas per phase, HSA4J_R_PH_*) goes to the
 // control block when the grid ends: where the CP's time went, per packet, without a profiler. The other
 // blocks are workers: they wait on a mailbox in device memory for a dispatch, run their share of its
 // workgroups (grid-stride over the workgroups, one workgroup per block at a time) and acknowledge.
@@ -77,6 +83,7 @@
 #define HSA4J_R_BLOCK 256
 #define HSA4J_R_SPIN_NS 50000
 #define HSA4J_R_WINDOW 32
+#define HSA4J_R_LOOK_GUESS 3000   // cycles of an empty look before one was timed (1.5 us at 1.98 GHz)
 
 // control block offsets (ResidentLayout.CTL_*)
 #define HSA4J_R_CTL_STOP 0
@@ -91,7 +98,7 @@
 
 // the phase timer: u64 words at CTL_PHASES the CP stores when the grid ends (ResidentLayout.PH_*);
 // *_CYCLES are clock64 deltas of the CP's thread, CYCLES and NANOS the grid's whole life (the ratio)
-#define HSA4J_R_PHASE_COUNT 17
+#define HSA4J_R_PHASE_COUNT 19
 #define HSA4J_R_PH_CYCLES 0
 #define HSA4J_R_PH_NANOS 1
 #define HSA4J_R_PH_PACKETS 2
@@ -109,6 +116,8 @@
 #define HSA4J_R_PH_NAP_CYCLES 14
 #define HSA4J_R_PH_STOP_CYCLES 15
 #define HSA4J_R_PH_SHADOW_HITS 16
+#define HSA4J_R_PH_LEAD_CYCLES 17
+#define HSA4J_R_PH_LEAD_MISSES 18
 
 // the shadow ring (ResidentLayout.SHADOW_*, ResidentShadow.java): per slot 16 words tag << 32 | payload,
 // one 128-byte line, loaded by 8 threads of warp 0 together (one request: one thread's 8 loads of it
@@ -362,6 +371,11 @@ struct hsa4j_r_cp {
     hsa4j_u32 misses;      // looks in a row that found slot read published but not its shadow
     hsa4j_u32 nap;         // the idle poll's next nap (ns), kept across looks
     hsa4j_u32 polls;       // iterations of the CP's loop since it last went back to run something
+    hsa4j_u64 done_at;     // clock when the last signalled completion's red was issued
+    hsa4j_u32 answer;      // 1: a signalled completion since the last look: the next look is its answer's first
+    hsa4j_u32 first;       // 1: the look in flight is the first after a signalled completion
+    hsa4j_u32 lead;        // cycles from a signalled completion to the first look after it (self-tuned)
+    hsa4j_u32 look;        // cycles of an empty look (running mean): the lead's bound and its steps
     hsa4j_u64 idle_since;  // global timer when the queue began to look idle, 0 while busy
 };
 
@@ -420,6 +434,8 @@ static __device__ void hsa4j_r_complete(unsigned char* ctl, hsa4j_r_cp& cp, hsa4
     if (completion != 0) {
         hsa4j_u64 t0 = hsa4j_r_clock();
         hsa4j_r_red_release_sys_add_u64((void*) completion, (hsa4j_u64) -1LL);
+        cp.done_at = hsa4j_r_clock();
+        cp.answer = 1;
         hsa4j_st_relaxed_sys_u64(ctl + HSA4J_R_CTL_PROCESSED, cp.read);
         cp.ph[HSA4J_R_PH_FLUSHES]++;
         cp.ph[HSA4J_R_PH_FLUSH_CYCLES] += hsa4j_r_clock() - t0;
@@ -432,6 +448,42 @@ static __device__ void hsa4j_r_fail(unsigned char* ctl, hsa4j_u32 error, hsa4j_u
     hsa4j_r_st_relaxed_sys_u32(ctl + HSA4J_R_CTL_ERROR_DETAIL, detail);
     hsa4j_st_relaxed_sys_u64(ctl + HSA4J_R_CTL_ERROR_PACKET, packet);
     hsa4j_st_release_sys_u32(ctl + HSA4J_R_CTL_STATE, HSA4J_R_STATE_FAILED);
+}
+
+// The answer's push and lead. On a quiet queue the next packet is usually the host's answer to the
+// last completion (a round trip: the signal's way to the host, the host's dispatch, the packet's way
+// back). A completion's red (and the retirement's stores behind it) does not leave for the host at
+// once: the H100 delivered it late while the CP spun without a memory operation, and a look issued
+// right behind it sampled host memory before the answer could be there, so every round trip paid one
+// empty look (~1.5 us). So before the first look after a signalled completion the CP waits for its
+// stores with fence.acq_rel.sys (~0.6 us with nothing else to do: round trip p50 5.0 -> 4.4-4.6 us,
+// ResidentVariantProbe on the H100, docs/GPU.md eighth round), then for the rest of `lead` cycles
+// from the completion: a first look that finds the answer there shortens the lead by 1/32 of a look,
+// one that finds nothing lengthens it by 1/4 (at most one look), so it settles where about one first
+// look in nine misses, on a host slower than the fence; a producer that is always ahead drives it to 0.
+// Batches are not slowed: their windows do not look, and only the last packet is signalled.
+static __device__ __forceinline__ void hsa4j_r_lead(hsa4j_r_cp& cp) {
+    cp.answer = 0;
+    cp.first = 1;
+    hsa4j_u64 now = hsa4j_r_clock();
+    hsa4j_fence_acq_rel_sys();
+    hsa4j_u64 until = cp.done_at + cp.lead;
+    while ((long long) (until - hsa4j_r_clock()) > 0) {
+    }
+    cp.ph[HSA4J_R_PH_LEAD_CYCLES] += hsa4j_r_clock() - now;
+}
+
+// the first look after a signalled completion found the answer there (or not): the lead's step
+static __device__ __forceinline__ void hsa4j_r_tune_lead(hsa4j_r_cp& cp, bool there) {
+    cp.first = 0;
+    if (there) {
+        hsa4j_u32 down = cp.look / 32;
+        cp.lead = cp.lead > down ? cp.lead - down : 0;
+    } else {
+        hsa4j_u32 up = cp.lead + cp.look / 4;
+        cp.lead = up < cp.look ? up : cp.look;
+        cp.ph[HSA4J_R_PH_LEAD_MISSES]++;
+    }
 }
 
 // reads ahead from cp.read: the headers of a window of slots (all issued before any is used: one PCIe
@@ -471,9 +523,14 @@ static __device__ hsa4j_u32 hsa4j_r_fetch(unsigned char* ring, hsa4j_u64 size, u
         // taken only with the header published: its acquire (the look's thread 0 is the CP) orders what
         // follows; the line needs none, its tags prove it whole (a line without its header: the next look)
         bool hit = HSA4J_R_USE_SHADOW && miss == 0;
+        if (cp.first) {
+            hsa4j_r_tune_lead(cp, (h0 & 0xFF) != HSA4J_T_INVALID);
+        }
         if ((h0 & 0xFF) == HSA4J_T_INVALID) {
+            hsa4j_u64 took = hsa4j_r_clock() - t0;
+            cp.look = (hsa4j_u32) ((cp.look * 7ull + took) / 8);
             cp.ph[HSA4J_R_PH_POLLS]++;
-            cp.ph[HSA4J_R_PH_POLL_CYCLES] += hsa4j_r_clock() - t0;
+            cp.ph[HSA4J_R_PH_POLL_CYCLES] += took;
             if (cp.dirty != 0 && ++cp.dirty > 2) {
                 hsa4j_r_flush(ring, size, queue, ctl, cp);
             }
@@ -671,6 +728,9 @@ static __device__ void hsa4j_r_next(unsigned char* ctl, unsigned char* queue, un
                 // the consumed slots' INVALID and shadow stores first, before the look's loads (a ring
                 // of 4 slots looks at the line it retires: one location, stored before the barrier)
                 hsa4j_r_retire(ring, size, cp);
+                if (cp.answer) {
+                    hsa4j_r_lead(cp);
+                }
                 w.command = HSA4J_R_LOOK;   // block 0 loads slot read's shadow and header, then calls again
                 w.kernarg = cp.read;
                 return;
@@ -787,6 +847,11 @@ extern "C" __global__ void __launch_bounds__(HSA4J_R_BLOCK) hsa4j_resident_proce
         cp.loaded = 0;
         cp.looked = 0;
         cp.misses = 0;
+        cp.answer = 0;
+        cp.first = 0;
+        cp.lead = 0;
+        cp.look = HSA4J_R_LOOK_GUESS;
+        cp.done_at = 0;
         cp.shadow = shadow;
         hsa4j_st_release_sys_u32(ctl + HSA4J_R_CTL_STATE, HSA4J_R_STATE_RUNNING);
     }
