@@ -460,11 +460,15 @@ static __device__ void hsa4j_r_fail(unsigned char* ctl, hsa4j_u32 error, hsa4j_u
 // ResidentVariantProbe on the H100, docs/GPU.md eighth round), then for the rest of `lead` cycles
 // from the completion: a first look that finds the answer there shortens the lead by 1/32 of a look,
 // one that finds nothing lengthens it by 1/4 (at most one look), so it settles where about one first
-// look in nine misses, on a host slower than the fence; a producer that is always ahead drives it to 0.
+// look in nine misses. A lead of 0 skips the fence too: a producer that is always ahead (its next
+// packet published before the last completed) drives the lead to 0 and pays nothing.
 // Batches are not slowed: their windows do not look, and only the last packet is signalled.
 static __device__ __forceinline__ void hsa4j_r_lead(hsa4j_r_cp& cp) {
     cp.answer = 0;
     cp.first = 1;
+    if (cp.lead == 0) {
+        return;   // the answers were there: look at once (a producer ahead of the processor pays no fence)
+    }
     hsa4j_u64 now = hsa4j_r_clock();
     hsa4j_fence_acq_rel_sys();
     hsa4j_u64 until = cp.done_at + cp.lead;
