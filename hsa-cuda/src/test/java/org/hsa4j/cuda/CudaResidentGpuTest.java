@@ -467,6 +467,16 @@ class CudaResidentGpuTest {
     }
 
     @Test
+    void oneWorkItemAskingForGroupMemoryIsRefused() {
+        // the shape the command processor runs without a decode, but for its group segment: the decode refuses it
+        resident(CudaResidentOptions.DEFAULTS);
+        Signal s = gpu.agent.createSignal(1);
+        queue.launch(program.kernelObject("hsa4j_r_empty")).grid(1).workgroup(1).groupSegment(64).kernarg(0)
+                .completion(s).dispatch();
+        assertRefused("a group segment of 64 bytes", s, "group segment of 64 bytes");
+    }
+
+    @Test
     void workgroupLargerThanTheProcessorBlockIsRefused() {
         resident(CudaResidentOptions.DEFAULTS);
         Signal s = gpu.agent.createSignal(1);
