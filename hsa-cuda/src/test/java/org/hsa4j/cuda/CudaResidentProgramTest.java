@@ -133,12 +133,18 @@ class CudaResidentProgramTest {
                 () -> new CudaResidentOptions(0, 0, 2_000_000)).status());
     }
 
-    @Test
-    void phaseReportGivesEachPhaseInNanosPerPacket() {
+    /** A phase timer of 100 packets over a grid life of 1 ms at 2 cycles per ns, every phase 0. */
+    private static long[] hundredPacketsInAMillisecond() {
         long[] ph = new long[ResidentLayout.PHASE_COUNT];
-        ph[ResidentLayout.PH_CYCLES] = 2_000_000;   // 2 cycles per ns
+        ph[ResidentLayout.PH_CYCLES] = 2_000_000;
         ph[ResidentLayout.PH_NANOS] = 1_000_000;
         ph[ResidentLayout.PH_PACKETS] = 100;
+        return ph;
+    }
+
+    @Test
+    void phaseReportGivesEachPhaseInNanosPerPacket() {
+        long[] ph = hundredPacketsInAMillisecond();
         ph[ResidentLayout.PH_WINDOWS] = 10;
         ph[ResidentLayout.PH_BODY_CYCLES] = 20_000;   // 10 rounds of 1000 ns: 100 ns a packet
         String r = ResidentLayout.phaseReport(ph);
@@ -148,10 +154,7 @@ class CudaResidentProgramTest {
 
     @Test
     void phaseReportGivesTheLeadBeforeFirstLooksAndItsMisses() {
-        long[] ph = new long[ResidentLayout.PHASE_COUNT];
-        ph[ResidentLayout.PH_CYCLES] = 2_000_000;   // 2 cycles per ns
-        ph[ResidentLayout.PH_NANOS] = 1_000_000;
-        ph[ResidentLayout.PH_PACKETS] = 100;
+        long[] ph = hundredPacketsInAMillisecond();
         ph[ResidentLayout.PH_LEAD_CYCLES] = 60_000;   // 300 ns a packet
         ph[ResidentLayout.PH_LEAD_MISSES] = 7;
         String r = ResidentLayout.phaseReport(ph);
@@ -161,10 +164,7 @@ class CudaResidentProgramTest {
 
     @Test
     void phaseReportGivesTheGridTimeNoPhaseCounted() {
-        long[] ph = new long[ResidentLayout.PHASE_COUNT];
-        ph[ResidentLayout.PH_CYCLES] = 2_000_000;   // 2 cycles per ns
-        ph[ResidentLayout.PH_NANOS] = 1_000_000;
-        ph[ResidentLayout.PH_PACKETS] = 100;
+        long[] ph = hundredPacketsInAMillisecond();
         ph[ResidentLayout.PH_BODY_CYCLES] = 20_000;
         ph[ResidentLayout.PH_RUN_CYCLES] = 180_000;   // 200,000 cycles timed: 1,800,000 not, 9000 ns a packet
         String r = ResidentLayout.phaseReport(ph);
