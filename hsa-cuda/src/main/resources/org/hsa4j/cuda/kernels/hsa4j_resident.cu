@@ -43,8 +43,9 @@
 // copies half a round trip apart, the CP waiting on their reports in shared memory (looks 1.2 instead
 // of 1.8 us, but the completion's fence waited for their loads in flight: 0.6 -> 1.0 us, round trip
 // 6.7 us); a fixed spin instead of the lead's fence (stores not sent: first looks missed); the fence
-// inside the completion, before the retirement's stores (4.9-5.0 us against 4.6-4.8). A phase timer (clock64 deltas per phase, HSA4J_R_PH_*) goes to the
-// control block when the grid ends: where the CP's time went, per packet, without a profiler. The other
+// inside the completion, before the retirement's stores (4.9-5.0 us against 4.6-4.8). A phase timer
+// (clock64 deltas per phase, HSA4J_R_PH_*) goes to the control block when the grid ends: where the
+// CP's time went, per packet, without a profiler. The other
 // blocks are workers: they wait on a mailbox in device memory for a dispatch, run their share of its
 // workgroups (grid-stride over the workgroups, one workgroup per block at a time) and acknowledge.
 //
@@ -452,12 +453,13 @@ static __device__ void hsa4j_r_fail(unsigned char* ctl, hsa4j_u32 error, hsa4j_u
 
 // The answer's push and lead. On a quiet queue the next packet is usually the host's answer to the
 // last completion (a round trip: the signal's way to the host, the host's dispatch, the packet's way
-// back). A completion's red (and the retirement's stores behind it) does not leave for the host at
-// once: the H100 delivered it late while the CP spun without a memory operation, and a look issued
-// right behind it sampled host memory before the answer could be there, so every round trip paid one
-// empty look (~1.5 us). So before the first look after a signalled completion the CP waits for its
-// stores with fence.acq_rel.sys (~0.6 us with nothing else to do: round trip p50 5.0 -> 4.4-4.6 us,
-// ResidentVariantProbe on the H100, docs/GPU.md eighth round), then for the rest of `lead` cycles
+// back). A look issued right behind the completion samples host memory before the answer can be
+// there, so every round trip paid one empty look (~1.5 us, the H100). So before the first look after
+// a signalled completion the CP waits for its stores (the red, the retirement's) with
+// fence.acq_rel.sys (~0.6 us with nothing else to do: round trip p50 5.0 -> 4.4-4.6 us,
+// ResidentVariantProbe, docs/GPU.md eighth round). The fence is not only a delay: a spin of 600-900
+// ns in its place still missed the answer (the stores seem to leave late without it), and one inside
+// the completion, before the retirement's stores, did worse. Then it waits the rest of `lead` cycles
 // from the completion: a first look that finds the answer there shortens the lead by 1/32 of a look,
 // one that finds nothing lengthens it by 1/4 (at most one look), so it settles where about one first
 // look in nine misses. A lead of 0 skips the fence too: a producer that is always ahead (its next
