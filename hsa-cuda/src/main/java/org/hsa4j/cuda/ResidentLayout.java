@@ -81,7 +81,7 @@ final class ResidentLayout {
     static final int PH_STOP_CYCLES = 15;
     /** Windows taken from the shadow ring (no body round: the header's round brought the packet). */
     static final int PH_SHADOW_HITS = 16;
-    /** Cycles before the first look after a signalled completion: the fence that sends its stores, then the rest of the lead. */
+    /** Cycles before the first look after a signalled completion: the fence that waits for its stores, then the rest of the lead. */
     static final int PH_LEAD_CYCLES = 17;
     /** First looks after a signalled completion that found nothing (each lengthened the lead). */
     static final int PH_LEAD_MISSES = 18;
