@@ -44,7 +44,8 @@
 // of 1.8 us, but the completion's fence waited for their loads in flight: 0.6 -> 1.0 us, round trip
 // 6.7 us); a fixed spin instead of the lead's fence (stores not sent: first looks missed); the fence
 // inside the completion, before the retirement's stores (4.9-5.0 us against 4.6-4.8); the completion
-// as fence.release.sys + red.relaxed.sys (the one-way fence costs the same 0.6-0.7 us). A phase timer
+// as fence.release.sys + red.relaxed.sys (the one-way fence costs the same 0.6-0.7 us); the answer's
+// first look without the header (a hit look took 1.75 us with or without it). A phase timer
 // (clock64 deltas per phase, HSA4J_R_PH_*) goes to the control block when the grid ends: where the
 // CP's time went, per packet, without a profiler. The other
 // blocks are workers: they wait on a mailbox in device memory for a dispatch, run their share of its
