@@ -244,8 +244,9 @@ static __device__ __forceinline__ hsa4j_u32 hsa4j_r_ld_relaxed_sys_u32(const voi
     return v;
 }
 
-// calls the dispatch's kernel for work-item t of workgroup g (global id gx) of a 1-dimensional dispatch
-static __device__ __forceinline__ void hsa4j_r_call_linear(const hsa4j_r_work& w, hsa4j_u64 g, hsa4j_u64 gx, hsa4j_u32 t) {
+// calls kernel `kernel` for work-item t of workgroup g (global id gx) of a 1-dimensional dispatch
+static __device__ __forceinline__ void hsa4j_r_call_1d(hsa4j_u32 kernel, hsa4j_u64 kernarg, hsa4j_u64 g, hsa4j_u64 gx,
+                                                       hsa4j_u32 t, hsa4j_u32 wg, hsa4j_u32 grid) {
     hsa4j_item it;
     it.group_x = (hsa4j_u32) g;
     it.group_y = 0;
@@ -256,13 +257,18 @@ static __device__ __forceinline__ void hsa4j_r_call_linear(const hsa4j_r_work& w
     it.local_x = t;
     it.local_y = 0;
     it.local_z = 0;
-    it.wg_x = w.wg[0];
+    it.wg_x = wg;
     it.wg_y = 1;
     it.wg_z = 1;
-    it.grid_x = w.grid[0];
+    it.grid_x = grid;
     it.grid_y = 1;
     it.grid_z = 1;
-    hsa4j_resident_call(w.kernel, (const void*) w.kernarg, it);
+    hsa4j_resident_call(kernel, (const void*) kernarg, it);
+}
+
+// calls the dispatch's kernel for work-item t of workgroup g (global id gx) of a 1-dimensional dispatch
+static __device__ __forceinline__ void hsa4j_r_call_linear(const hsa4j_r_work& w, hsa4j_u64 g, hsa4j_u64 gx, hsa4j_u32 t) {
+    hsa4j_r_call_1d(w.kernel, w.kernarg, g, gx, t, w.wg[0], w.grid[0]);
 }
 
 // runs this block's share of the dispatch's workgroups (grid-stride); every thread of the block calls it
@@ -698,27 +704,6 @@ static __device__ __forceinline__ bool hsa4j_r_single(const hsa4j_u64* p, hsa4j_
             && (ko >> 32) == program_key && (ko & 0xFFFFFFFFull) < HSA4J_RESIDENT_KERNEL_COUNT;
 }
 
-// runs the single work-item dispatch p (hsa4j_r_single) in the calling thread
-static __device__ __forceinline__ void hsa4j_r_call_single(const hsa4j_u64* p) {
-    hsa4j_item it;
-    it.group_x = 0;
-    it.group_y = 0;
-    it.group_z = 0;
-    it.global_x = 0;
-    it.global_y = 0;
-    it.global_z = 0;
-    it.local_x = 0;
-    it.local_y = 0;
-    it.local_z = 0;
-    it.wg_x = 1;
-    it.wg_y = 1;
-    it.wg_z = 1;
-    it.grid_x = 1;
-    it.grid_y = 1;
-    it.grid_z = 1;
-    hsa4j_resident_call((hsa4j_u32) p[4], (const void*) p[5], it);
-}
-
 // 1 when the barrier p (8 words) may complete, 0 while it waits
 static __device__ int hsa4j_r_barrier_ready(const hsa4j_u64* p, bool and_) {
     hsa4j_u64 v[HSA4J_P_DEPS];
@@ -801,7 +786,7 @@ static __device__ void hsa4j_r_next(unsigned char* ctl, unsigned char* queue, un
                 if (hsa4j_r_single(p, word, program_key)) {   // the CP runs it at once, nothing decoded
                     hsa4j_u64 t1 = hsa4j_r_clock();
                     cp.ph[HSA4J_R_PH_TAKE_CYCLES] += t1 - t0;
-                    hsa4j_r_call_single(p);
+                    hsa4j_r_call_1d((hsa4j_u32) p[4], p[5], 0, 0, 0, 1, 1);   // kernel object's index, kernarg
                     cp.ph[HSA4J_R_PH_RUN_CYCLES] += hsa4j_r_clock() - t1;
                     cp.ph[HSA4J_R_PH_PACKETS]++;
                     hsa4j_r_complete(ctl, cp, p[HSA4J_P_COMPLETION / 8]);
