@@ -20,12 +20,12 @@ import org.hsa4j.status.HsaException;
  * scans first, before it claims anything. A parked unit is woken by
  * {@link ProcessorRole#notifyWork()} (doorbell, dependency signal, queue state change), by a
  * dispatch with a workgroup per unit, or by a {@link HelperPacer} asking for help with a long
- * dispatch. Unit 0 alone also re-checks on a timer that backs off from {@link #MIN_IDLE_PARK_NANOS}
- * to {@link #MAX_IDLE_PARK_NANOS} ({@link PacketProcessor#unitIdle}), so a doorbell written behind
- * the API is never missed for good; every other unit parks untimed ({@link PacketProcessor#helperIdle}),
- * so an idle agent has one timer, whatever its unit count. Once a unit has parked without finding
- * work it is in back-off: it scans the queues once per wake instead of spinning for
- * {@link PacketProcessor#PROCESSOR_SPIN_NANOS}, until it finds work again.
+ * dispatch. Every unit parks untimed ({@link PacketProcessor#unitIdle}): the agent's one timer is
+ * its watchdog's, which also finds a doorbell written behind the API (and then notifies as a
+ * doorbell would), so an idle agent has one timer whatever its unit count, and a unit parking
+ * between two dispatches arms none. Once a unit has parked without finding work it is in back-off:
+ * it scans the queues once per wake instead of spinning for {@link PacketProcessor#PROCESSOR_SPIN_NANOS},
+ * until it finds work again.
  *
  * <h2>Why an untimed park is live</h2>
  * A unit parks only after it set {@code parked} and then (all volatile) re-read the epoch, the ring
@@ -36,25 +36,21 @@ import org.hsa4j.status.HsaException;
  * parked, clears the flag by compare-and-set and unparks it, and the permit makes a park that
  * follows the unpark return at once. What a parked helper never gets is a wake for work that a
  * running unit or the role holder will run anyway: that costs parallelism, never progress, and the
- * watchdog (awake while work is in flight) wakes a unit when the ring's head stops moving. Unit 0's
- * timer covers the one producer that wakes nobody, a packet published without a doorbell.
+ * watchdog (awake while work is in flight) wakes a unit when the ring's head stops moving. The
+ * watchdog's looks cover the one producer that wakes nobody, a packet published without a doorbell.
  *
- * <h2>A look its timer started</h2>
- * A unit whose park its timer ended (nobody woke it) looks for doorbells and orphaned work, but it
+ * <h2>A look nobody asked for</h2>
+ * A unit whose park ended without a waker (a spurious return of {@code LockSupport.park}; units
+ * had timers once, and these looks were then 20 a second) looks for doorbells and orphaned work, but it
  * does not join launched work that a running unit or the role holder will run: if that work paid
  * for another unit, the running unit's {@link HelperPacer} (or the launch, or the watchdog) would
  * have woken one. Joining it anyway cost a stream of tiny dispatches a third runnable thread on
- * two cores and compare-and-set races on the ring's head, once per timer period per unit, so the
+ * two cores and compare-and-set races on the ring's head, once per look per unit, so the
  * cost grew with the units configured (16 units: ~35 such joins a second, each resetting the
  * unit's back-off). During such a look the unit stays marked parked, so a waker may still claim
  * it ({@link #wake()}), and then it joins as any woken unit does.
  */
 final class ComputeUnit implements Runnable {
-    /** First park of an idle unit 0. */
-    static final long MIN_IDLE_PARK_NANOS = 1_000_000;
-    /** Longest park of an idle unit 0 between two looks for doorbells written behind the API; the other units park untimed. */
-    static final long MAX_IDLE_PARK_NANOS = 1_000_000_000;
-
     private static final VarHandle PARKED;
 
     static {
@@ -88,7 +84,7 @@ final class ComputeUnit implements Runnable {
     private Idler idler;
     /** True when this unit took the processor role as it completed a packet and must scan next. */
     private boolean roleTaken;
-    /** True while this unit looks around after a park its timer ended; {@code parked} stays set meanwhile. */
+    /** True while this unit looks around after a park nobody ended; {@code parked} stays set meanwhile. */
     private boolean idleLook;
 
     ComputeUnit(int id, PacketProcessor processor, int groupSegmentMax) {
@@ -209,7 +205,7 @@ final class ComputeUnit implements Runnable {
         roleTaken = false;
         if (idleLook && parked && !processor.hasPublishedWork() && !processor.hasClaimableWork()
                 && !processor.isShutdown()) {
-            park(); // a timed look with nothing to find: no role, no scan (an idle agent's unit 0 looks 20 times a second)
+            park(); // a look with nothing to find: no role, no scan
             return;
         }
         if (!holding) {
@@ -251,12 +247,12 @@ final class ComputeUnit implements Runnable {
     /** Parks one step of this unit's idle strategy; {@code parked} is set. */
     private void park() {
         if (idler == null) {
-            idler = (id == 0 ? processor.unitIdle : processor.helperIdle).idler().blocker(processor);
+            idler = processor.unitIdle.idler().blocker(processor);
         }
         count(UnitCounters.PARKS); // before the park: an untimed one may last as long as the agent is idle
         idler.idle();
         if (parked) {
-            idleLook = true; // the timer (or a raw unpark: shutdown) ended the park: stay marked parked while looking around
+            idleLook = true; // no waker (a spurious return, or a raw unpark: shutdown) ended the park: stay marked parked while looking around
         } else {
             count(UnitCounters.WAKE_UPS); // a waker's compare-and-set cleared the flag before it unparked
             idleLook = false;
@@ -265,7 +261,7 @@ final class ComputeUnit implements Runnable {
 
     /**
      * True when this unit may claim launched work now: always, unless it is looking around after a
-     * timed park with nobody having woken it while another unit runs parts or holds the role.
+     * park with nobody having woken it while another unit runs parts or holds the role.
      */
     private boolean mayJoin() {
         if (!idleLook) {
@@ -278,12 +274,12 @@ final class ComputeUnit implements Runnable {
         return true;
     }
 
-    /** True when this unit is in a timed look and another unit runs parts or holds the role (which runs what it launches). */
+    /** True when this unit is in a look nobody asked for and another unit runs parts or holds the role (which runs what it launches). */
     private boolean othersRunWork() {
         return idleLook && parked && (role.held() || role.anotherUnitRunning(this));
     }
 
-    /** Ends a timed look (if any): the unit is up, and no longer marked parked; counts a waker that claimed it meanwhile. */
+    /** Ends a look nobody asked for (if any): the unit is up, and no longer marked parked; counts a waker that claimed it meanwhile. */
     private void endLook() {
         if (idleLook) {
             idleLook = false;

@@ -143,6 +143,10 @@ final class PacketProcessor {
     static final long WATCHDOG_QUIET_NANOS = 1_000_000_000;
     /** The watchdog's period while work is in flight (the kernel time limit may shorten it). */
     static final long WATCHDOG_PERIOD_NANOS = 50_000_000;
+    /** First pause of a quiet watchdog between two looks for doorbells written behind the API. */
+    static final long LOOK_MIN_NANOS = 1_000_000;
+    /** Longest pause of a quiet watchdog between two such looks (it doubles from {@link #LOOK_MIN_NANOS}). */
+    static final long LOOK_MAX_NANOS = 1_000_000_000;
 
     private static final VarHandle WATCHDOG_ASLEEP;
 
@@ -168,15 +172,15 @@ final class PacketProcessor {
     final Tracer tracer;
     /** How the role holder idles between scans of idle queues: the runtime's strategy with a {@link #PROCESSOR_SPIN_NANOS} budget. */
     private final IdleStrategy roleWait;
-    /** How an idle unit 0 parks: at once, backing off from {@link ComputeUnit#MIN_IDLE_PARK_NANOS} to {@link ComputeUnit#MAX_IDLE_PARK_NANOS}. */
-    final IdleStrategy unitIdle;
     /**
-     * How every unit but the first idles: untimed ({@link IdleStrategy#UNTIMED}), because every reason
+     * How an idle unit parks: at once and untimed ({@link IdleStrategy#UNTIMED}), because every reason
      * for it to run is an unpark that cannot be lost ({@link ComputeUnit#wake}: {@link ProcessorRole#wakeIdle},
-     * shutdown, aborts); unit 0 alone keeps the timer that finds a doorbell written behind the API, so
-     * idle cost does not grow with units (a helper timer of 1 s cost 16 units 15 wakes a second).
+     * shutdown, aborts). The one producer that wakes nobody, a doorbell written behind the API, is the
+     * watchdog's to find on its timer, so idle cost does not grow with units (a helper timer of 1 s cost
+     * 16 units 15 wakes a second) and a unit that parks between two dispatches arms no timer (on a
+     * virtual machine a timed park cost the busy-thread round trip 4-10 us, PERFORMANCE.md).
      */
-    final IdleStrategy helperIdle;
+    final IdleStrategy unitIdle;
     /** How a thread outside the units waits for the role or for aborted work (bounded by a deadline). */
     private final IdleStrategy roleTakeWait;
     /** Who acts as processor, the epoch, and whom to wake. */
@@ -203,6 +207,8 @@ final class PacketProcessor {
     private boolean ringWasFull;
     /** Completed scans over all queues, for diagnostics and tests. */
     private volatile long scans;
+    /** The watchdog's looks for doorbells written behind the API (written by the watchdog only; tests). */
+    private volatile long watchdogLooks;
     private int nextQueue;
     /** Set by a scan in which some queue stopped at {@link #BATCH} with packets possibly left (role holder only). */
     private boolean backlog;
@@ -219,9 +225,7 @@ final class PacketProcessor {
         this.tracer = agent.tracer();
         IdleStrategy idle = agent.idleStrategy();
         this.roleWait = idle.background().withBusyNanos(PROCESSOR_SPIN_NANOS).parkingUnderLoad();
-        this.unitIdle = idle.background().withBusyNanos(0)
-                .withParks(ComputeUnit.MIN_IDLE_PARK_NANOS, ComputeUnit.MAX_IDLE_PARK_NANOS);
-        this.helperIdle = unitIdle.withParks(IdleStrategy.UNTIMED, IdleStrategy.UNTIMED);
+        this.unitIdle = idle.background().withBusyNanos(0).withParks(IdleStrategy.UNTIMED, IdleStrategy.UNTIMED);
         this.roleTakeWait = idle;
         this.decoder = new PacketDecoder(agent.name(), agent.index(), agent.properties(), memory, svm);
     }
@@ -277,6 +281,11 @@ final class PacketProcessor {
     /** Takes the role for {@code unit} when no launched work is left to claim; true when taken. */
     boolean takeRoleWhenIdle(ComputeUnit unit) {
         return launchRing.peekClaimable() == null && role.tryAcquire(unit);
+    }
+
+    /** The watchdog's looks for doorbells written behind the API so far (tests). */
+    long watchdogLooks() {
+        return watchdogLooks;
     }
 
     /** Parks of unit {@code unit} so far (tests). */
@@ -382,8 +391,9 @@ final class PacketProcessor {
                 }
                 if (idler == null) {
                     idler = roleWait.idler().blocker(this);
-                } else if (idler.parksNext()) {
-                    return false;
+                }
+                if (idler.parksNext()) {
+                    return false; // never parks holding the role (under load its first phase may be a park)
                 }
                 idler.idle();
                 while (!idler.parksNext() && !shutdown && quietSince(epoch, watched)) {
@@ -874,10 +884,12 @@ final class PacketProcessor {
      * It also rescues a unit blocked for {@link #MONITOR_DEADLOCK_NANOS} on a Java monitor inside a
      * barrier round when no other thread owns that monitor: a work-item suspended at a barrier holds
      * it (see {@link WorkgroupExecutor#rescueMonitorDeadlock()}). Without a time limit it looks every
-     * {@link #WATCHDOG_PERIOD_NANOS}. Every look needs work in flight, so once nothing was launched or
-     * in flight for {@link #WATCHDOG_QUIET_NANOS} it sleeps with no timer until a launch wakes it
-     * ({@link #wakeWatchdog}): an idle agent's watchdog cost as much as its idle units (20 timer wakes
-     * a second, ~0.1% of a core on 2 cores).
+     * {@link #WATCHDOG_PERIOD_NANOS}. Those looks need work in flight, so once nothing was launched or
+     * in flight for {@link #WATCHDOG_QUIET_NANOS} it is quiet: it sleeps until a launch wakes it
+     * ({@link #wakeWatchdog}) or its look timer ends, which backs off from {@link #LOOK_MIN_NANOS} to
+     * {@link #LOOK_MAX_NANOS}. At each wake it looks for a packet published with no doorbell rung
+     * (written behind the API) while nobody holds the role, and notifies as the doorbell would have:
+     * the agent's one timer, so its units park untimed ({@link #unitIdle}).
      */
     private final class Watchdog implements Runnable {
         private final long limitNanos;
@@ -898,20 +910,23 @@ final class PacketProcessor {
         public void run() {
             long period = limitNanos > 0 ? Math.clamp(limitNanos / 8, 1_000_000, WATCHDOG_PERIOD_NANOS)
                     : WATCHDOG_PERIOD_NANOS;
-            long quietSince = System.nanoTime() - WATCHDOG_QUIET_NANOS; // nothing launched yet: sleep at once
+            long quietSince = System.nanoTime() - WATCHDOG_QUIET_NANOS; // nothing launched yet: quiet at once
+            long look = LOOK_MIN_NANOS;
             while (!shutdown) {
-                boolean sleep = false;
+                boolean quiet = false;
                 if (System.nanoTime() - quietSince >= WATCHDOG_QUIET_NANOS) {
-                    // every look needs work in flight: sleep until a launch wakes this thread
+                    // the work's looks need work in flight: sleep until a launch wakes this thread or the next look
                     watchdogAsleep = true;
-                    sleep = !workInFlight();
-                    if (!sleep) {
+                    quiet = !workInFlight();
+                    if (!quiet) {
                         watchdogAsleep = false;
                     }
                 }
-                // asleep, no timer: a launch's wake is never missed (wakeWatchdog), and shutdown unparks too
-                LockSupport.parkNanos(this, sleep ? IdleStrategy.UNTIMED : period);
+                // a launch's wake is never missed (wakeWatchdog), and shutdown unparks too
+                LockSupport.parkNanos(this, quiet ? look : period);
                 watchdogAsleep = false;
+                look = quiet ? Math.min(look * 2, LOOK_MAX_NANOS) : LOOK_MIN_NANOS;
+                lookBehindTheApi();
                 long now = System.nanoTime();
                 long appended = launchRing.appended();
                 if (appended != lastAppended || workInFlight()) {
@@ -923,6 +938,18 @@ final class PacketProcessor {
                 }
                 rescueMonitorDeadlocks(now);
                 rescueStalledRing();
+            }
+        }
+
+        /**
+         * Notifies as a doorbell would when a queue holds a published packet the processor could act
+         * on while nobody holds the role: a doorbell written behind the API woke nobody. (A holder
+         * finds the packet itself before it parks.)
+         */
+        private void lookBehindTheApi() {
+            watchdogLooks = watchdogLooks + 1;
+            if (!role.held() && hasPublishedWork()) {
+                role.notifyWork();
             }
         }
 

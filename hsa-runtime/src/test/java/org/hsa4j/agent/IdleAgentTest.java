@@ -16,37 +16,38 @@ import org.hsa4j.signal.Signal;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** What an idle agent does on its timers: as little as finds a doorbell written behind the API. */
+/** What an idle agent does on its one timer, the watchdog's: as little as finds a doorbell written behind the API. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class IdleAgentTest {
     @Test
-    void timedLooksOfAnIdleAgentTakeNoRole() {
+    void theWatchdogsLooksAtAnIdleAgentWakeNoUnit() {
         try (HsaRuntime rt = HsaRuntime.init(RuntimeConfig.builder().computeUnits(16).build())) {
             Agent gpu = rt.gpuAgent();
             gpu.createQueue(16, QueueType.SINGLE, null);
             PacketProcessor processor = gpu.processor();
-            Await.until(() -> processor.parksOf(0) >= 2, "unit 0 to idle");
-            awaitHelpersParked(gpu); // the queue's attach woke a unit: its look must be over before the count
+            awaitUnitsParked(gpu); // the queue's attach woke a unit: its look must be over before the count
             long handoffs = gpu.counters().roleHandoffs();
-            long parks = processor.parksOf(0);
-            Await.until(() -> processor.parksOf(0) >= parks + 3, "unit 0 to look three more times");
+            long wakeUps = gpu.counters().wakeUps();
+            long looks = processor.watchdogLooks();
+            Await.until(() -> processor.watchdogLooks() >= looks + 3, "the watchdog to look three more times");
             assertEquals(handoffs, gpu.counters().roleHandoffs(), "a look that finds nothing new scans nothing");
+            assertEquals(wakeUps, gpu.counters().wakeUps(), "a look that finds nothing new wakes no unit");
         }
     }
 
     @Test
-    void everyUnitButTheFirstOfAnIdleAgentParksWithoutATimer() {
+    void everyUnitOfAnIdleAgentParksWithoutATimer() {
         try (HsaRuntime rt = HsaRuntime.init(RuntimeConfig.builder().computeUnits(16).build())) {
             Agent gpu = rt.gpuAgent();
             gpu.createQueue(16, QueueType.SINGLE, null);
-            awaitHelpersParked(gpu);
+            awaitUnitsParked(gpu);
         }
     }
 
-    /** Waits until every unit but the first parks untimed on the processor. */
-    private static void awaitHelpersParked(Agent gpu) {
+    /** Waits until every unit parks untimed on the processor. */
+    private static void awaitUnitsParked(Agent gpu) {
         Thread[] units = gpu.computeUnitThreads();
-        for (int u = 1; u < units.length; u++) {
+        for (int u = 0; u < units.length; u++) {
             Thread t = units[u];
             // WAITING, not TIMED_WAITING: only an unpark ends the park (a timer would cost a wake-up per period)
             Await.until(() -> t.getState() == Thread.State.WAITING && LockSupport.getBlocker(t) == gpu.processor(),
@@ -55,7 +56,7 @@ class IdleAgentTest {
     }
 
     @Test
-    void aTimedLookStillFindsAPacketPublishedWithoutADoorbell() {
+    void theWatchdogFindsAPacketPublishedWithoutADoorbell() {
         try (HsaRuntime rt = HsaRuntime.init(RuntimeConfig.builder().computeUnits(16).build())) {
             Queue q = rt.gpuAgent().createQueue(16, QueueType.SINGLE, null);
             long empty = rt.createExecutable().define("empty", KernelDescriptor.EMPTY, wi -> { }).freeze()
