@@ -31,9 +31,11 @@ import java.util.Map;
  * Yields that return only after a time slice show that more threads want to run than there are
  * cores ({@link Oversubscription}, shared by a strategy and those derived from it). For a while
  * after that, waits made {@link #parkingUnderLoad()} (BLOCKED signal waits, the processor role's
- * scans: waits that park anyway once their budget is spent) skip their yield phase and park, so
- * the thread they wait for gets the core and an unpark wakes them at once. ACTIVE waits keep
- * yielding (their caller asked for the lowest latency), and busy waiting (below) never parks.
+ * scans: waits that park anyway once their budget is spent) skip their spin and yield phases and
+ * park at once, as a thread pool's worker does, so the thread they wait for gets the core and an
+ * unpark wakes them: a spin then holds a core that one of the two threads of a hand-off needs, and
+ * a yield keeps the waiter runnable beside it. ACTIVE waits keep spinning and yielding (their
+ * caller asked for the lowest latency), and busy waiting (below) never parks.
  *
  * <h2>Interrupt-like blocking and busy waiting</h2>
  * ROCm's {@code HSA_ENABLE_INTERRUPT} picks how a signal wait idles: 1 (the default) blocks on an
@@ -86,7 +88,7 @@ public final class IdleStrategy {
     private final boolean roomy;
     /** What this strategy's family of waits saw of the machine's load (shared by the strategies derived from it). */
     private final Oversubscription load;
-    /** True when the yield phase parks while cores are oversubscribed ({@link #parkingUnderLoad()}). */
+    /** True when the spin and yield phases park while cores are oversubscribed ({@link #parkingUnderLoad()}). */
     private final boolean parksUnderLoad;
 
     private IdleStrategy(long spinNanos, long busyNanos, long minParkNanos, long maxParkNanos, boolean interrupt,
@@ -164,7 +166,7 @@ public final class IdleStrategy {
     }
 
     /**
-     * This strategy with its yield phase turned into parks while cores are oversubscribed (see
+     * This strategy with its spin and yield phases turned into parks while cores are oversubscribed (see
      * "Oversubscribed cores"): for waits registered for an unpark that park anyway once their budget is spent.
      */
     public IdleStrategy parkingUnderLoad() {
@@ -186,11 +188,11 @@ public final class IdleStrategy {
 
     /**
      * The phase {@code elapsedNanos} into a wait whose busy budget is {@code budgetNanos}, at clock
-     * value {@code now}: a yield phase parks instead while cores were lately oversubscribed.
+     * value {@code now}: a spin or yield phase parks instead while cores were lately oversubscribed.
      */
     Phase phase(long elapsedNanos, long budgetNanos, long now) {
         Phase p = phase(elapsedNanos, budgetNanos);
-        return p == Phase.YIELD && parksUnderLoad && mayPark && load.recent(now) ? Phase.PARK : p;
+        return p != Phase.PARK && parksUnderLoad && mayPark && load.recent(now) ? Phase.PARK : p;
     }
 
     /** Records a yield of a wait of this strategy that began at {@code before} and returned at {@code after}. */

@@ -129,19 +129,15 @@ class IdleStrategyTest {
     }
 
     @Test
-    void aWaitParkingUnderLoadParksInsteadOfYieldingAfterAStreakOfLongYields() {
+    void aWaitParkingUnderLoadParksAtOnceAfterAStreakOfLongYields() {
         IdleStrategy base = IdleStrategy.forMachine(16, 1, true).withBusyNanos(Long.MAX_VALUE / 4);
         AtomicLong now = new AtomicLong(1_000);
         Idler plain = yielding(base, now);
         yields(plain, now, Oversubscription.STREAK, Oversubscription.LONG_YIELD_NANOS);
         assertEquals(Phase.YIELD, plain.nextPhase(), "a wait not made parkingUnderLoad keeps yielding");
-        IdleStrategy under = base.parkingUnderLoad();
-        Idler blocked = under.idler(now::get);
-        now.addAndGet(under.spinNanos());
-        for (int i = 0; i < Idler.CLOCK_STEPS; i++) {
-            blocked.idle();
-        }
-        assertEquals(Phase.PARK, blocked.nextPhase(), "the family saw the streak: past its spin, a blocked wait parks");
+        assertEquals(Phase.SPIN, base.idler(now::get).nextPhase(), "a wait not made parkingUnderLoad still spins first");
+        Idler blocked = base.parkingUnderLoad().idler(now::get);
+        assertEquals(Phase.PARK, blocked.nextPhase(), "the family saw the streak: a blocked wait parks at once, without a spin");
     }
 
     @Test
