@@ -3,6 +3,7 @@ package org.hsa4j.agent;
 import java.lang.invoke.VarHandle;
 import java.util.function.LongSupplier;
 
+import org.hsa4j.idle.CoreSharing;
 import org.hsa4j.memory.SvmAccess;
 import org.hsa4j.signal.Signal;
 import org.hsa4j.status.HsaException;
@@ -22,13 +23,17 @@ final class WorkCompletion {
     /** The processor's role protocol: its epoch is bumped when a queue waits for its in-flight count (a barrier bit). */
     private final ProcessorRole role;
     private final LaunchOrder launchOrder;
+    /** Where completions are signalled from: a host wait beginning on that core parks at once. */
+    private final CoreSharing sharing;
 
-    WorkCompletion(int agentIndex, SvmAccess access, LongSupplier clock, ProcessorRole role, LaunchOrder launchOrder) {
+    WorkCompletion(int agentIndex, SvmAccess access, LongSupplier clock, ProcessorRole role, LaunchOrder launchOrder,
+                   CoreSharing sharing) {
         this.agentIndex = agentIndex;
         this.access = access;
         this.clock = clock;
         this.role = role;
         this.launchOrder = launchOrder;
+        this.sharing = sharing;
     }
 
     /**
@@ -55,6 +60,7 @@ final class WorkCompletion {
             } else if (completion != null) {
                 completion.recordEnd(clock.getAsLong());
                 completion.subtractScrelease(1);
+                sharing.completionSignalled(); // after the signal: off its path, read only by a later wait
             }
         } catch (HsaException e) {
             work.slot.queue.raiseError(new HsaException(HsaStatus.INVALID_SIGNAL, "completion signal of " + work

@@ -37,6 +37,12 @@ import java.util.Map;
  * a yield keeps the waiter runnable beside it. ACTIVE waits keep spinning and yielding (their
  * caller asked for the lowest latency), and busy waiting (below) never parks.
  *
+ * <h2>A peer on the waiter's core</h2>
+ * A spin also pays off only while the thread waited for runs on another core. Where the scheduler
+ * put the two sides of a hand-off on one core (busy processes holding the others), the sites that
+ * park anyway skip their busy phases at once, by {@link CoreSharing}'s record of where each side
+ * last ran, so the unpark hands the core over as a thread pool's does.
+ *
  * <h2>Interrupt-like blocking and busy waiting</h2>
  * ROCm's {@code HSA_ENABLE_INTERRUPT} picks how a signal wait idles: 1 (the default) blocks on an
  * interrupt after a short spin, 0 polls. Here {@link #interrupt()} true parks after the yield phase;
@@ -88,11 +94,13 @@ public final class IdleStrategy {
     private final boolean roomy;
     /** What this strategy's family of waits saw of the machine's load (shared by the strategies derived from it). */
     private final Oversubscription load;
+    /** Where the two sides of the runtime's hand-offs last ran (shared by the strategies derived from it). */
+    private final CoreSharing sharing;
     /** True when the spin and yield phases park while cores are oversubscribed ({@link #parkingUnderLoad()}). */
     private final boolean parksUnderLoad;
 
     private IdleStrategy(long spinNanos, long busyNanos, long minParkNanos, long maxParkNanos, boolean interrupt,
-                         boolean mayPark, boolean roomy, Oversubscription load, boolean parksUnderLoad) {
+                         boolean mayPark, boolean roomy, Oversubscription load, CoreSharing sharing, boolean parksUnderLoad) {
         if (spinNanos < 0 || busyNanos < spinNanos || minParkNanos < 1 || maxParkNanos < minParkNanos) {
             throw new IllegalArgumentException("need 0 <= spin <= busy and 1 <= minPark <= maxPark, were " + spinNanos
                     + ", " + busyNanos + ", " + minParkNanos + ", " + maxParkNanos);
@@ -105,6 +113,7 @@ public final class IdleStrategy {
         this.mayPark = mayPark;
         this.roomy = roomy;
         this.load = load;
+        this.sharing = sharing;
         this.parksUnderLoad = parksUnderLoad;
     }
 
@@ -118,7 +127,7 @@ public final class IdleStrategy {
         }
         boolean roomy = spinners < processors;
         return new IdleStrategy(roomy ? ROOMY_SPIN_NANOS : SCARCE_SPIN_NANOS, roomy ? ROOMY_BUSY_NANOS : SCARCE_BUSY_NANOS,
-                MIN_PARK_NANOS, MAX_PARK_NANOS, interrupt, interrupt, roomy, new Oversubscription(), false);
+                MIN_PARK_NANOS, MAX_PARK_NANOS, interrupt, interrupt, roomy, new Oversubscription(), new CoreSharing(), false);
     }
 
     /** {@link #forMachine} with this JVM's available processors. */
@@ -152,17 +161,17 @@ public final class IdleStrategy {
      * keeps its machine-derived bound unless the budget is shorter.
      */
     public IdleStrategy withBusyNanos(long nanos) {
-        return new IdleStrategy(Math.min(spinNanos, nanos), nanos, minParkNanos, maxParkNanos, interrupt, mayPark, roomy, load, parksUnderLoad);
+        return new IdleStrategy(Math.min(spinNanos, nanos), nanos, minParkNanos, maxParkNanos, interrupt, mayPark, roomy, load, sharing, parksUnderLoad);
     }
 
     /** This strategy with its parks backing off from {@code minNanos} to {@code maxNanos} ({@link #UNTIMED}: no timer). */
     public IdleStrategy withParks(long minNanos, long maxNanos) {
-        return new IdleStrategy(spinNanos, busyNanos, minNanos, maxNanos, interrupt, mayPark, roomy, load, parksUnderLoad);
+        return new IdleStrategy(spinNanos, busyNanos, minNanos, maxNanos, interrupt, mayPark, roomy, load, sharing, parksUnderLoad);
     }
 
     /** This strategy for background idling (idle units, idle servers): it parks even when busy-waiting. */
     public IdleStrategy background() {
-        return new IdleStrategy(spinNanos, busyNanos, minParkNanos, maxParkNanos, interrupt, true, roomy, load, parksUnderLoad);
+        return new IdleStrategy(spinNanos, busyNanos, minParkNanos, maxParkNanos, interrupt, true, roomy, load, sharing, parksUnderLoad);
     }
 
     /**
@@ -170,7 +179,7 @@ public final class IdleStrategy {
      * "Oversubscribed cores"): for waits registered for an unpark that park anyway once their budget is spent.
      */
     public IdleStrategy parkingUnderLoad() {
-        return new IdleStrategy(spinNanos, busyNanos, minParkNanos, maxParkNanos, interrupt, mayPark, roomy, load, true);
+        return new IdleStrategy(spinNanos, busyNanos, minParkNanos, maxParkNanos, interrupt, mayPark, roomy, load, sharing, true);
     }
 
     /** The phase a wait is in {@code elapsedNanos} after it began. */
@@ -207,6 +216,11 @@ public final class IdleStrategy {
     public long parkNanos(int parks) {
         int shift = Math.min(parks, 62);
         return minParkNanos > maxParkNanos >> shift ? maxParkNanos : Math.min(maxParkNanos, minParkNanos << shift);
+    }
+
+    /** Where the two sides of this strategy family's hand-offs last ran: a waiter on its peer's core parks at once. */
+    public CoreSharing coreSharing() {
+        return sharing;
     }
 
     /** A fresh per-wait cursor through the phases, starting now. */
@@ -247,6 +261,11 @@ public final class IdleStrategy {
     /** True for interrupt-like blocking ({@code HSA_ENABLE_INTERRUPT} unset or 1), false for busy waiting. */
     public boolean interrupt() {
         return interrupt;
+    }
+
+    /** True when waits of this strategy may park (interrupt-like blocking, or background idling). */
+    boolean mayPark() {
+        return mayPark;
     }
 
     /** True when the spinners leave a core free, so waits spin before they yield. */

@@ -31,6 +31,15 @@ public final class Idler {
         this.phase = strategy.phase(0, busyNanos, start);
     }
 
+    /**
+     * The thread waited for runs on this core ({@link CoreSharing}): the next step parks where this
+     * wait may park, else yields. A wait registered for an unpark registers before it (as always, when
+     * {@link #parksNext()}).
+     */
+    public void yieldCoreAtOnce() {
+        phase = strategy.mayPark() ? IdleStrategy.Phase.PARK : IdleStrategy.Phase.YIELD;
+    }
+
     /** Parks show {@code blocker} as their park blocker (the object waited on); returns this idler. */
     public Idler blocker(Object blocker) {
         this.blocker = blocker;

@@ -412,6 +412,9 @@ public final class Signal {
         WaitTrace trace = slots.manager.tracer.waitBegins(handle());
         long deadline = System.nanoTime() + Math.min(timeoutNanos, Long.MAX_VALUE / 4);
         Idler idler = (state == WaitState.ACTIVE ? slots.manager.activeWait : slots.manager.blockedWait).idler().blocker(this);
+        if (state == WaitState.BLOCKED && slots.manager.blockedWait.coreSharing().onCompletionCpu()) {
+            idler.yieldCoreAtOnce(); // the unit that signals runs on this core: a spin would only delay it
+        }
         Thread thread = Thread.currentThread();
         SignalWaiter self = null;
         long recheck = slots.manager.recheckNanos();
