@@ -39,9 +39,12 @@ import org.hsa4j.trace.WaitTrace;
  * {@link #destroy}, which write their flag, fence, and then notify. The re-read is volatile in
  * {@link #waitRelaxed} too (a strengthening), because an opaque load could be satisfied before the
  * registration is visible. A value changed behind the API, by a kernel writing the slot through
- * memory or by a silent store, wakes nobody: parked waiters re-check at least every
- * {@link SignalManager#recheckNanos()} ({@link #RECHECK_NANOS} in a runtime), so such a change is
- * seen within that time.
+ * memory or by a silent store, wakes nobody: a parked waiter is looked after by the JVM's
+ * {@link SignalWatch}, which reads its signal once per {@link SignalManager#recheckNanos()}
+ * ({@link #RECHECK_NANOS} in a runtime) and unparks it when the value changed, so such a change is
+ * seen within about that time, and the waiter's own park arms no timer. (A waiter on a compute
+ * unit, one with less than a period left, or one the watch has no room for parks on a timer of
+ * that period instead.)
  *
  * <h2>Failure and lifetime</h2>
  * When the queue that would have decremented a completion signal fails, or the runtime shuts
@@ -417,6 +420,7 @@ public final class Signal {
         }
         Thread thread = Thread.currentThread();
         SignalWaiter self = null;
+        SignalWatch.Parked watched = null;
         long recheck = slots.manager.recheckNanos();
         try {
             while (true) {
@@ -437,17 +441,37 @@ public final class Signal {
                         addWaiter(self);
                         continue;
                     }
+                    if (idler.parksNext() && remaining > recheck && !(thread instanceof ComputeUnitThread)) {
+                        if (watched == null) {
+                            watched = new SignalWatch.Parked(thread, this, recheck, deadline);
+                            watched.saw(value);
+                            SignalWatch.get().register(watched);
+                        }
+                        if (watched.watched()) {
+                            watched.saw(value);
+                            idler.idle(IdleStrategy.UNTIMED); // the watch looks behind the API for this wait
+                            continue;
+                        }
+                    }
                     idler.idle(Math.min(remaining, recheck));
                 } else {
                     idler.idle();
                 }
             }
         } finally {
+            if (watched != null) {
+                SignalWatch.get().unregister(watched);
+            }
             if (self != null) {
                 removeWaiter(self);
             }
             trace.ended(self != null);
         }
+    }
+
+    /** The value as the {@link SignalWatch} reads it: opaque, no abort check (throws once the memory is released). */
+    long peekValue() {
+        return (long) VALUE.getOpaque(block, offset + SignalDescriptor.VALUE);
     }
 
     /**

@@ -35,9 +35,9 @@ public final class SignalManager {
     private final long recheckNanos;
     /** The runtime's idle strategy, configured once. */
     private final IdleStrategy idle;
-    /** How an ACTIVE wait idles: ROCR's 200 us busy budget, then parks of the re-check period (a change unparks it). */
+    /** How an ACTIVE wait idles: ROCR's 200 us busy budget, then parks (a change unparks it; see {@link SignalWatch}). */
     final IdleStrategy activeWait;
-    /** How a BLOCKED wait idles: the machine's busy budget, then parks of the re-check period. */
+    /** How a BLOCKED wait idles: the machine's busy budget, then parks (a change unparks it; see {@link SignalWatch}). */
     final IdleStrategy blockedWait;
     /** The runtime's access strategy (screlease/scacquire signal operations release/acquire through it at system scope). */
     final SvmAccess access;
@@ -102,7 +102,8 @@ public final class SignalManager {
         this.recheckNanos = recheckNanos;
         this.access = access == null ? SvmAccess.DIRECT : access;
         this.idle = idle;
-        IdleStrategy parks = idle.withParks(recheckNanos, recheckNanos);
+        // untimed parks: every wait caps its park at the re-check period, unless the watch looks for it
+        IdleStrategy parks = idle.withParks(IdleStrategy.UNTIMED, IdleStrategy.UNTIMED);
         this.blockedWait = parks.parkingUnderLoad();
         this.activeWait = parks.withBusyNanos(Math.max(idle.busyNanos(), Signal.ACTIVE_SPIN_NANOS));
     }

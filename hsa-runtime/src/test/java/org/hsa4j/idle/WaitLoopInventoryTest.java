@@ -29,6 +29,9 @@ class WaitLoopInventoryTest {
     private static final Map<String, Allowed> ALLOWED = Map.ofEntries(
             Map.entry("hsa-runtime/src/main/java/org/hsa4j/signal/AsyncHandlerService.java", new Allowed(2,
                     "an event loop: parks until a registration or a signal change unparks it, or its re-check is due")),
+            Map.entry("hsa-runtime/src/main/java/org/hsa4j/signal/SignalWatch.java", new Allowed(2,
+                    "the JVM's one timer for parked signal waits: parks until its next look is due, or untimed"
+                            + " until a registration unparks it")),
             Map.entry("hsa-runtime/src/main/java/org/hsa4j/agent/PacketProcessor.java", new Allowed(1,
                     "the watchdog's timer period, not a wait for a condition")),
             Map.entry("hsa-runtime/src/main/java/org/hsa4j/kernel/ContinuationBarriers.java", new Allowed(1,

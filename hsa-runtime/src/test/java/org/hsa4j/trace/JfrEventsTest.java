@@ -61,7 +61,7 @@ class JfrEventsTest {
             Thread main = Thread.currentThread();
             Thread releaser = Thread.ofPlatform().start(() -> {
                 long deadline = System.nanoTime() + 20_000_000_000L;
-                while (main.getState() != Thread.State.TIMED_WAITING && System.nanoTime() < deadline) {
+                while (!parked(main.getState()) && System.nanoTime() < deadline) {
                     Thread.onSpinWait();
                 }
                 dep.storeScrelease(0);
@@ -106,5 +106,10 @@ class JfrEventsTest {
 
     private static List<RecordedEvent> named(List<RecordedEvent> events, String name) {
         return events.stream().filter(e -> e.getEventType().getName().equals(name)).toList();
+    }
+
+    /** Parked: with a timer, or untimed under the signal watch. */
+    private static boolean parked(Thread.State state) {
+        return state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING;
     }
 }
