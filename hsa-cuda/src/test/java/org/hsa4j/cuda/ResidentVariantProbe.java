@@ -46,14 +46,48 @@ public final class ResidentVariantProbe {
         long empty = p.kernelObject("hsa4j_r_empty");
         Signal s = gpu.agent.createSignal(1);
         long[] trip = new long[TRIPS];
+        long[] call = new long[TRIPS];
         for (int i = 0; i < TRIPS; i++) {
             s.storeRelaxed(1);
             long t0 = System.nanoTime();
             q.launch(empty).grid(1).workgroup(1).kernarg(0).completion(s).dispatch();
+            call[i] = System.nanoTime() - t0;
             spinZero(s);
             trip[i] = System.nanoTime() - t0;
         }
         Arrays.sort(trip);
+        Arrays.sort(call);
+        // the launch call's steps, through the raw API (the shadow is then copied at the doorbell)
+        long[][] step = new long[5][TRIPS];
+        short hdr = PacketHeader.of(PacketType.KERNEL_DISPATCH, false, FenceScope.SYSTEM, FenceScope.SYSTEM);
+        KernelDispatchPacket kp = new KernelDispatchPacket();
+        for (int i = 0; i < TRIPS; i++) {
+            s.storeRelaxed(1);
+            long t0 = System.nanoTime();
+            long id = q.reserveSlot();
+            long t1 = System.nanoTime();
+            kp.wrap(q.ring(), q.slotOffset(id)).workgroupSize(1, 1, 1).gridSize(1, 1, 1).privateSegmentSize(0)
+                    .groupSegmentSize(0).kernelObject(empty).kernargAddress(0).completionSignal(s.handle()).clearReserved();
+            long t2 = System.nanoTime();
+            kp.publish(hdr, 1);
+            long t3 = System.nanoTime();
+            q.ringDoorbell(id);
+            long t4 = System.nanoTime();
+            spinZero(s);
+            long t5 = System.nanoTime();
+            step[0][i] = t1 - t0;
+            step[1][i] = t2 - t1;
+            step[2][i] = t3 - t2;
+            step[3][i] = t4 - t3;
+            step[4][i] = t5 - t0;
+        }
+        StringBuilder steps = new StringBuilder("raw steps p50 ns: reserve %d, body %d, header %d, doorbell %d, round trip %d; ");
+        Object[] p50 = new Object[5];
+        for (int k = 0; k < 5; k++) {
+            Arrays.sort(step[k]);
+            p50[k] = step[k][TRIPS / 2];
+        }
+        String rawSteps = String.format(steps.toString(), p50);
         short plain = PacketHeader.of(PacketType.KERNEL_DISPATCH, false, FenceScope.SYSTEM, FenceScope.NONE);
         short last = PacketHeader.of(PacketType.KERNEL_DISPATCH, true, FenceScope.SYSTEM, FenceScope.SYSTEM);
         KernelDispatchPacket k = new KernelDispatchPacket();
@@ -83,7 +117,7 @@ public final class ResidentVariantProbe {
         long piped = System.nanoTime() - p0;
         q.destroy();
         long[] ph = processor.phases();
-        return String.format("round trip p50 %.2f us p10 %.2f us mean %.2f us; batch of %d best %.0f k/s (%.2f us/packet); two in flight %.2f us/packet%n    %s",
+        return rawSteps + String.format("launch call p50 %.0f ns p90 %.0f ns; ", call[TRIPS / 2] * 1.0, call[TRIPS * 9 / 10] * 1.0) + String.format("round trip p50 %.2f us p10 %.2f us mean %.2f us; batch of %d best %.0f k/s (%.2f us/packet); two in flight %.2f us/packet%n    %s",
                 trip[TRIPS / 2] / 1e3, trip[TRIPS / 10] / 1e3, Arrays.stream(trip).average().orElse(0) / 1e3, BATCH, BATCH * 1e6 / best, best / 1e3 / BATCH,
                 piped / 1e3 / TRIPS, ResidentLayout.phaseReport(ph));
     }
