@@ -227,6 +227,7 @@ final class SignalWatch implements Runnable {
         }
         while (sleeping) {
             LockSupport.park(this); // a registration clears the flag before it unparks
+            Thread.interrupted();   // nobody should interrupt this thread; if someone does, park again, never spin
         }
         return true;
     }

@@ -37,10 +37,7 @@ class SignalWatchTest {
     @Test
     void aLongBlockedWaitParksWithoutATimer() throws Exception {
         Signal s = rt.createSignal(1);
-        WaiterThread<Long> waiter = WaiterThread.start("waiter",
-                () -> s.waitScacquire(SignalCondition.EQ, 0, FOREVER, WaitState.BLOCKED)).awaitParkedOn(s);
-        // WAITING, not TIMED_WAITING: the park arms no timer (the watch may unpark it meanwhile: look until seen)
-        Await.until(() -> waiter.thread().getState() == Thread.State.WAITING, "the waiter to park untimed");
+        WaiterThread<Long> waiter = parkedUntimedOn(s);
         s.storeScrelease(0);
         assertEquals(0, waiter.result());
     }
@@ -48,9 +45,7 @@ class SignalWatchTest {
     @Test
     void theWatchWakesAnUntimedWaiterForAValueWrittenBehindTheApi() throws Exception {
         Signal s = rt.createSignal(1);
-        WaiterThread<Long> waiter = WaiterThread.start("waiter",
-                () -> s.waitScacquire(SignalCondition.EQ, 0, FOREVER, WaitState.BLOCKED)).awaitParkedOn(s);
-        Await.until(() -> waiter.thread().getState() == Thread.State.WAITING, "the waiter to park untimed");
+        WaiterThread<Long> waiter = parkedUntimedOn(s);
         long looks = SignalWatch.get().looks();
         rt.gpuAgent().svm().atomicStoreLong(s.handle() + SignalDescriptor.VALUE, 0, MemoryOrder.RELEASE,
                 MemoryScope.SYSTEM); // no notification: only the watch can see it
@@ -72,9 +67,7 @@ class SignalWatchTest {
     @Test
     void theWatchSleepsWithoutATimerOnceNoWaitIsParked() throws Exception {
         Signal s = rt.createSignal(1);
-        WaiterThread<Long> waiter = WaiterThread.start("waiter",
-                () -> s.waitScacquire(SignalCondition.EQ, 0, FOREVER, WaitState.BLOCKED)).awaitParkedOn(s);
-        Await.until(() -> waiter.thread().getState() == Thread.State.WAITING, "the waiter to park untimed");
+        WaiterThread<Long> waiter = parkedUntimedOn(s);
         s.storeScrelease(0);
         assertEquals(0, waiter.result());
         Thread watch = watchThread();
@@ -105,6 +98,14 @@ class SignalWatchTest {
         } finally {
             fillers.forEach(watch::unregister);
         }
+    }
+
+    /** A thread in a BLOCKED wait for 0 on {@code s}, seen parked untimed: WAITING, not TIMED_WAITING (the watch may unpark it meanwhile: looked at until seen). */
+    private static WaiterThread<Long> parkedUntimedOn(Signal s) {
+        WaiterThread<Long> waiter = WaiterThread.start("waiter",
+                () -> s.waitScacquire(SignalCondition.EQ, 0, FOREVER, WaitState.BLOCKED)).awaitParkedOn(s);
+        Await.until(() -> waiter.thread().getState() == Thread.State.WAITING, "the waiter to park untimed");
+        return waiter;
     }
 
     private static Thread watchThread() {
