@@ -17,7 +17,6 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
-import org.hsa4j.idle.CoreSharing;
 import org.hsa4j.idle.IdleStrategy;
 import org.hsa4j.idle.Idler;
 import org.hsa4j.kernel.Dispatch;
@@ -192,10 +191,7 @@ final class PacketProcessor {
     /** How finished work is completed (the units call it; it never calls back here). */
     final WorkCompletion completion;
     final SignalWaiter waiter = s -> role.notifyWork();
-    /** A doorbell rang: notify, then record the ringing thread's CPU ({@link CoreSharing}). */
-    private final SignalWaiter doorbellWaiter;
-    /** Where the host's doorbells and the units' completions last ran: a role holder on the ringer's core parks at once. */
-    private final CoreSharing sharing;
+    private final SignalWaiter doorbellWaiter = s -> role.notifyDoorbell();
     private volatile QueueSlot[] queues = new QueueSlot[0];
     private ComputeUnit[] units = new ComputeUnit[0];
     /** Per-unit counters (wake-ups, role hand-offs, CAS retries, parks, packets), sized at start. */
@@ -226,12 +222,7 @@ final class PacketProcessor {
                 : LaunchOrder.inOrder(launchRing);
         this.clock = clock;
         IdleStrategy idle = agent.idleStrategy();
-        this.sharing = idle.coreSharing();
-        this.doorbellWaiter = s -> {
-            role.notifyDoorbell();
-            sharing.doorbellRung(); // after the notification: off the doorbell's path, read only by a later idle
-        };
-        this.completion = new WorkCompletion(agent.index(), access, clock, role, launchOrder, sharing);
+        this.completion = new WorkCompletion(agent.index(), access, clock, role, launchOrder, idle.coreSharing());
         this.tracer = agent.tracer();
         this.roleWait = idle.background().withBusyNanos(PROCESSOR_SPIN_NANOS).parkingUnderLoad();
         this.unitIdle = idle.background().withBusyNanos(0).withParks(IdleStrategy.UNTIMED, IdleStrategy.UNTIMED);
@@ -400,9 +391,6 @@ final class PacketProcessor {
                 }
                 if (idler == null) {
                     idler = roleWait.idler().blocker(this);
-                    if (sharing.onDoorbellCpu()) {
-                        return false; // the producer runs on this core: leave it the core, park (a doorbell wakes this unit)
-                    }
                 }
                 if (idler.parksNext()) {
                     return false; // never parks holding the role (under load its first phase may be a park)

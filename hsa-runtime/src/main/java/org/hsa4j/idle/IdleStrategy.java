@@ -39,9 +39,9 @@ import java.util.Map;
  *
  * <h2>A peer on the waiter's core</h2>
  * A spin also pays off only while the thread waited for runs on another core. Where the scheduler
- * put the two sides of a hand-off on one core (busy processes holding the others), the sites that
- * park anyway skip their busy phases at once, by {@link CoreSharing}'s record of where each side
- * last ran, so the unpark hands the core over as a thread pool's does.
+ * put the two sides of a hand-off on one core (busy processes holding the others), a BLOCKED signal
+ * wait skips its busy phases at once, by {@link CoreSharing}'s record of where the last completion
+ * was signalled, so the unit's unpark hands the core over as a thread pool's does.
  *
  * <h2>Interrupt-like blocking and busy waiting</h2>
  * ROCm's {@code HSA_ENABLE_INTERRUPT} picks how a signal wait idles: 1 (the default) blocks on an

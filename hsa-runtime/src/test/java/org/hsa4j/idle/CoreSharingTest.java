@@ -20,23 +20,10 @@ class CoreSharingTest {
     }
 
     @Test
-    void aRoleHolderOnTheCpuWhereTheLastDoorbellRangSharesItsCore() {
-        AtomicInteger cpu = new AtomicInteger(0);
-        CoreSharing sharing = new CoreSharing(cpu::get);
-        sharing.doorbellRung();
-        assertTrue(sharing.onDoorbellCpu());
-        assertFalse(sharing.onCompletionCpu(), "no completion signalled yet");
-        cpu.set(1);
-        assertFalse(sharing.onDoorbellCpu(), "another CPU");
-    }
-
-    @Test
     void anUnknownCpuNeverMatches() {
         CoreSharing sharing = new CoreSharing(() -> -1);
         sharing.completionSignalled();
-        sharing.doorbellRung();
         assertFalse(sharing.onCompletionCpu());
-        assertFalse(sharing.onDoorbellCpu());
     }
 
     @Test
