@@ -108,8 +108,6 @@ final class SignalWatch implements Runnable {
      * a registration due earlier than this unparks it, and one the watch's look sees needs nothing.
      */
     private volatile long plannedWake;
-    /** Looks made so far (tests). */
-    private volatile long looks;
 
     private SignalWatch() {
     }
@@ -148,11 +146,6 @@ final class SignalWatch implements Runnable {
         }
     }
 
-    /** Looks made so far (tests). */
-    long looks() {
-        return looks;
-    }
-
     /** True while the watch sleeps untimed for want of parked waiters (tests). */
     boolean asleep() {
         return sleeping;
@@ -183,7 +176,6 @@ final class SignalWatch implements Runnable {
                     next = p.due;
                 }
             }
-            looks = looks + 1;
             idle = any ? 0 : idle + 1;
             if (idle >= IDLE_TICKS && sleepIfEmpty()) {
                 idle = 0;

@@ -46,11 +46,10 @@ class SignalWatchTest {
     void theWatchWakesAnUntimedWaiterForAValueWrittenBehindTheApi() throws Exception {
         Signal s = rt.createSignal(1);
         WaiterThread<Long> waiter = parkedUntimedOn(s);
-        long looks = SignalWatch.get().looks();
+        // no notification, and the waiter parked without a timer: only the watch can wake it
         rt.gpuAgent().svm().atomicStoreLong(s.handle() + SignalDescriptor.VALUE, 0, MemoryOrder.RELEASE,
-                MemoryScope.SYSTEM); // no notification: only the watch can see it
+                MemoryScope.SYSTEM);
         assertEquals(0, waiter.result());
-        assertTrue(SignalWatch.get().looks() > looks, "the watch looked");
     }
 
     @Test
