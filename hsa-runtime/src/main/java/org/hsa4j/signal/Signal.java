@@ -469,11 +469,6 @@ public final class Signal {
         }
     }
 
-    /** The value as the {@link SignalWatch} reads it: opaque, no abort check (throws once the memory is released). */
-    long peekValue() {
-        return (long) VALUE.getOpaque(block, offset + SignalDescriptor.VALUE);
-    }
-
     /**
      * A kernel waiting for a change of its own packet's completion signal would wait forever: the
      * signal changes only after the kernel returns. Fails the wait at once with ERROR instead.

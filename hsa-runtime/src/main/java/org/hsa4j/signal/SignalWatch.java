@@ -202,9 +202,9 @@ final class SignalWatch implements Runnable {
     /** True when {@code p}'s signal no longer holds the value its waiter saw (or its memory is gone). */
     private static boolean changed(Parked p) {
         try {
-            return p.signal.peekValue() != p.seen;
+            return p.signal.loadRelaxed() != p.seen;
         } catch (RuntimeException e) {
-            return true; // released memory, a destroyed signal: let the waiter find out
+            return true; // a destroyed signal, released memory: let the waiter find out
         }
     }
 
