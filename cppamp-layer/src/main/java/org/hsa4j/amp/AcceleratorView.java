@@ -519,10 +519,7 @@ public final class AcceleratorView implements AutoCloseable {
                 BarrierPacket p = barrierFlyweight.wrap(ring, at);
                 ring.set(ValueLayout.JAVA_SHORT, at + BarrierPacket.RESERVED0, (short) 0);
                 ring.set(ValueLayout.JAVA_INT, at + BarrierPacket.RESERVED1, 0);
-                for (int i = 0; i < BarrierPacket.DEP_SIGNAL_COUNT; i++) {
-                    int d = m * BarrierPacket.DEP_SIGNAL_COUNT + i;
-                    p.depSignal(i, d < handles.length ? handles[d] : 0);
-                }
+                p.depSignals(handles, m * BarrierPacket.DEP_SIGNAL_COUNT);
                 ring.set(ValueLayout.JAVA_LONG, at + BarrierPacket.RESERVED2, 0L);
                 boolean lastPacket = !dispatch && m == markers - 1;
                 p.completionSignal(lastPacket ? handle : 0);

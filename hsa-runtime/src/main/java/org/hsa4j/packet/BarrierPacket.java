@@ -29,6 +29,26 @@ public final class BarrierPacket extends AqlPacket {
         return this;
     }
 
+    /**
+     * Sets all five dependency signals from {@code handles[from]} on, 0 (none) past the array's end.
+     * Written out, not as a loop: HotSpot 25's C2 recompiled a five-step loop of
+     * {@code i < handles.length ? handles[i] : 0} over and over (a profile-predicate trap at its back
+     * edge, every ~60 ms, holding one of two cores: the dependency chain's slow mode).
+     */
+    public BarrierPacket depSignals(long[] handles, int from) {
+        long at = base + DEP_SIGNAL0;
+        ring.set(ValueLayout.JAVA_LONG, at, handleAt(handles, from));
+        ring.set(ValueLayout.JAVA_LONG, at + 8, handleAt(handles, from + 1));
+        ring.set(ValueLayout.JAVA_LONG, at + 16, handleAt(handles, from + 2));
+        ring.set(ValueLayout.JAVA_LONG, at + 24, handleAt(handles, from + 3));
+        ring.set(ValueLayout.JAVA_LONG, at + 32, handleAt(handles, from + 4));
+        return this;
+    }
+
+    private static long handleAt(long[] handles, int i) {
+        return i < handles.length ? handles[i] : 0;
+    }
+
     @Override
     public BarrierPacket completionSignal(long handle) {
         super.completionSignal(handle);

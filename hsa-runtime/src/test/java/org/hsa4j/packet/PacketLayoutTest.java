@@ -183,4 +183,19 @@ class PacketLayoutTest {
         assertEquals(PacketType.INVALID.code(), PacketHeader.typeCode(AqlPacket.loadHeaderWordAcquire(ring, 0)));
         assertThrows(IndexOutOfBoundsException.class, () -> p.depSignal(5, 1));
     }
+
+    @Test
+    void shouldWriteFiveDependenciesFromAnArrayAndZeroPastItsEnd() {
+        BarrierPacket p = new BarrierPacket().wrap(ring, 0);
+        for (long off = 8; off < AqlPacket.SIZE; off += 8) {
+            ring.set(ValueLayout.JAVA_LONG, off, -1L);
+        }
+        p.depSignals(new long[] {1, 2, 3, 4, 5, 6, 7}, 5);
+        assertEquals(6, ring.get(ValueLayout.JAVA_LONG, BarrierPacket.DEP_SIGNAL0));
+        assertEquals(7, ring.get(ValueLayout.JAVA_LONG, BarrierPacket.DEP_SIGNAL0 + 8));
+        for (int i = 2; i < BarrierPacket.DEP_SIGNAL_COUNT; i++) {
+            assertEquals(0, ring.get(ValueLayout.JAVA_LONG, BarrierPacket.DEP_SIGNAL0 + 8L * i), "dependency " + i);
+        }
+        assertEquals(-1L, ring.get(ValueLayout.JAVA_LONG, BarrierPacket.RESERVED2), "the reserved word behind them");
+    }
 }
