@@ -135,7 +135,7 @@ public final class Signal {
     /** {@code hsa_signal_store_relaxed}: opaque store, then wakes waiters. Re-arms a failed signal. */
     public void storeRelaxed(long value) {
         checkLive();
-        failure = null;
+        rearm();
         store(value, false);
         VarHandle.fullFence();
         notifyWaiters();
@@ -145,7 +145,7 @@ public final class Signal {
     public void storeScrelease(long value) {
         checkLive();
         releasing(SCRELEASE);
-        failure = null;
+        rearm();
         store(value, true);
         notifyWaiters();
     }
@@ -167,7 +167,7 @@ public final class Signal {
     /** {@code hsa_signal_silent_store_relaxed}: opaque store that wakes nobody. Re-arms a failed signal. */
     public void silentStoreRelaxed(long value) {
         checkLive();
-        failure = null;
+        rearm();
         store(value, false);
     }
 
@@ -175,7 +175,7 @@ public final class Signal {
     public void silentStoreScrelease(long value) {
         checkLive();
         releasing(SCRELEASE);
-        failure = null;
+        rearm();
         store(value, true);
     }
 
@@ -569,6 +569,18 @@ public final class Signal {
     /** The failure recorded on this signal, or null. */
     public HsaException failure() {
         return failure;
+    }
+
+    /**
+     * Clears a recorded failure (a store re-arms the signal). Written only when there is one: the
+     * field shares its line with {@code destroyed}, which every wait reads when it sees its
+     * condition, so a store that wrote it each time took that line from the waiting thread and
+     * put a second cross-core miss on every hand-off of a ping-pong.
+     */
+    private void rearm() {
+        if (failure != null) {
+            failure = null;
+        }
     }
 
     private void checkFailure() {
