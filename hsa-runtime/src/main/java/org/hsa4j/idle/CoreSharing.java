@@ -62,9 +62,16 @@ public final class CoreSharing {
         }
     }
 
-    /** A compute unit is about to signal a completion from the calling thread's CPU. */
+    /**
+     * A compute unit signalled a completion from the calling thread's CPU. Written only when it
+     * changed: the host's next BLOCKED wait reads it, and a store of the same CPU after every
+     * completion would take the line from that thread each time (one more miss per round trip).
+     */
     public void completionSignalled() {
-        completionCpu = cpu.getAsInt();
+        int c = cpu.getAsInt();
+        if (completionCpu != c) {
+            completionCpu = c;
+        }
     }
 
     /** True when the calling thread runs on the CPU where a completion was last signalled. */
