@@ -81,13 +81,12 @@ public final class ResidentVariantProbe {
             step[3][i] = t4 - t3;
             step[4][i] = t5 - t0;
         }
-        StringBuilder steps = new StringBuilder("raw steps p50 ns: reserve %d, body %d, header %d, doorbell %d, round trip %d; ");
         Object[] p50 = new Object[5];
         for (int k = 0; k < 5; k++) {
             Arrays.sort(step[k]);
             p50[k] = step[k][TRIPS / 2];
         }
-        String rawSteps = String.format(steps.toString(), p50);
+        String rawSteps = String.format("raw steps p50 ns: reserve %d, body %d, header %d, doorbell %d, round trip %d; ", p50);
         short plain = PacketHeader.of(PacketType.KERNEL_DISPATCH, false, FenceScope.SYSTEM, FenceScope.NONE);
         short last = PacketHeader.of(PacketType.KERNEL_DISPATCH, true, FenceScope.SYSTEM, FenceScope.SYSTEM);
         KernelDispatchPacket k = new KernelDispatchPacket();

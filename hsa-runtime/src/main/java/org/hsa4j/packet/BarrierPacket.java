@@ -36,13 +36,11 @@ public final class BarrierPacket extends AqlPacket {
      * edge, every ~60 ms, holding one of two cores: the dependency chain's slow mode).
      */
     public BarrierPacket depSignals(long[] handles, int from) {
-        long at = base + DEP_SIGNAL0;
-        ring.set(ValueLayout.JAVA_LONG, at, handleAt(handles, from));
-        ring.set(ValueLayout.JAVA_LONG, at + 8, handleAt(handles, from + 1));
-        ring.set(ValueLayout.JAVA_LONG, at + 16, handleAt(handles, from + 2));
-        ring.set(ValueLayout.JAVA_LONG, at + 24, handleAt(handles, from + 3));
-        ring.set(ValueLayout.JAVA_LONG, at + 32, handleAt(handles, from + 4));
-        return this;
+        return depSignal(0, handleAt(handles, from))
+                .depSignal(1, handleAt(handles, from + 1))
+                .depSignal(2, handleAt(handles, from + 2))
+                .depSignal(3, handleAt(handles, from + 3))
+                .depSignal(4, handleAt(handles, from + 4));
     }
 
     private static long handleAt(long[] handles, int i) {
