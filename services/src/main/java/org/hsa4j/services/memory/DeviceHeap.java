@@ -27,7 +27,9 @@ import org.hsa4j.status.HsaStatus;
  * it with an atomic OR; having reserved, it is sure to find one. When every chunk is full it asks
  * the host for a refill, passing the list head it saw: if another work-item's refill already
  * pushed a chunk, the host just answers with the new head, so simultaneous refills cost one chunk.
- * Nobody waits for another work-item at any point.
+ * Nobody waits for another work-item at any point. A work-item that loses {@value #MAX_REFILLS}
+ * refilled chunks in a row to others takes its block from the host's malloc instead, so starvation
+ * costs a host call, never a failed malloc (malloc_bench on 2 cores once lost 64 in a row).
  *
  * <h2>Freeing</h2>
  * The address is resolved to its SVM allocation; a chunk is recognised by its magic and its
@@ -122,9 +124,15 @@ public final class DeviceHeap {
                 return 0;
             }
         }
-        lastFailure = String.format("size class %d: other work-items took the blocks of %d refills in a row", cls,
-                MAX_REFILLS);
-        return 0;
+        // every refilled chunk was drained by other work-items before this one looked (its thread
+        // waited for a core meanwhile, say): the host's malloc serves the block, as it serves large
+        // ones, so a lost race never ends as out-of-memory; free sends such a block back there
+        long p = host.malloc(wi, bytes);
+        if (p == 0) {
+            lastFailure = String.format("size class %d: other work-items took the blocks of %d refills in a row, and"
+                    + " the host's malloc failed too", cls, MAX_REFILLS);
+        }
+        return p;
     }
 
     /**
